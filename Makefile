@@ -1,0 +1,109 @@
+# slotscope. All outputs go under $(O); the source tree stays clean. `make V=1` shows commands.
+O        ?= build
+CC       ?= cc
+CLANG    ?= clang
+BPFTOOL  ?= bpftool
+ARCH     := x86
+VERSION  := 0.1.0
+
+CFLAGS   ?= -O2 -g
+WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+CPPFLAGS += -I$(O) -Ibpf -Iuser -MMD -MP -D_GNU_SOURCE -DSLOTSCOPE_VERSION='"$(VERSION)"'
+# libbpf, libelf and zlib are linked in statically so the binary runs on any host (and in the VM)
+# whatever libbpf it has; libc stays dynamic.
+LDLIBS   += -Wl,-Bstatic -lbpf -lelf -lz -Wl,-Bdynamic
+# BPF_PROG() expands to an unused ctx parameter, so no -Wextra here
+BPF_CFLAGS := -g -O2 -mcpu=v3 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) -I. -Ibpf -MMD -MP
+
+BPF_SRCS  := $(wildcard bpf/*.bpf.c)
+SKELS     := $(patsubst bpf/%.bpf.c,$(O)/%.skel.h,$(BPF_SRCS))
+LIB_OBJS  := $(patsubst %.c,$(O)/%.o,$(filter-out user/main.c,$(wildcard user/*.c)))
+UNIT_BINS := $(patsubst %.c,$(O)/%,$(wildcard tests/unit/test_*.c))
+VM_TESTS  := $(sort $(wildcard tests/vm/test_*.sh))
+
+# Debian packages needed to build and test; `make deps` installs what is missing.
+DEB_DEPS := make gcc libc6-dev clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libibverbs-dev \
+	libcmocka-dev pkg-config qemu-system-x86 qemu-system-data cpio xz-utils gawk
+
+ifeq ($(V),1)
+Q =
+msg =
+else
+Q = @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+.PHONY: all deps vm-image test unit-test vm-test demo vmlinux clean distclean
+all: $(O)/slotscope
+
+deps:
+	@missing=$$(for p in $(DEB_DEPS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
+		grep -q '^install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "  DEPS     apt-get install" $$missing; \
+		apt-get update -q >/dev/null && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing >/dev/null; \
+	fi
+
+$(O)/bpf/%.bpf.o: bpf/%.bpf.c vmlinux.h | deps
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D) && $(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(O)/%.skel.h: $(O)/bpf/%.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< > $@
+
+# skeletons must exist before the first compile of anything that includes them
+$(LIB_OBJS) $(O)/user/main.o: | $(SKELS)
+
+$(O)/%.o: %.c | deps
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D) && $(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -c $< -o $@
+
+$(O)/slotscope: $(O)/user/main.o $(LIB_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+$(O)/tests/unit/%: $(O)/tests/unit/%.o $(LIB_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -lcmocka -o $@
+
+$(O)/btfmerge: tools/btfmerge.c | deps
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D) && $(CC) $(WARN) $(CFLAGS) $< -Wl,-Bstatic -lbpf -lelf -lz -Wl,-Bdynamic -o $@
+
+vm-image: $(O)/vm/initrd.cpio
+$(O)/vm/initrd.cpio: tools/vm/build-image tools/vm/packages.txt tools/vm/init | deps
+	$(Q)tools/vm/build-image $(O)/vm
+
+# The one test command: unit tests, then every VM test, one closing line over all of them.
+test: unit-test-bins all vm-image
+	$(Q)tests/run-tests.sh $(UNIT_BINS) $(VM_TESTS)
+
+unit-test: unit-test-bins
+	$(Q)tests/run-tests.sh $(UNIT_BINS)
+
+vm-test: all vm-image
+	$(Q)tests/run-tests.sh $(VM_TESTS)
+
+.PHONY: unit-test-bins
+unit-test-bins: $(UNIT_BINS)
+
+demo: all vm-image
+	$(Q)SLOTSCOPE_NO_MAKE=1 O=$(O) tools/vm/run tools/vm/demo.sh
+
+vmlinux: $(O)/btfmerge
+	tools/gen-vmlinux.sh $(KERNEL_PKG) > vmlinux.h.tmp && mv vmlinux.h.tmp vmlinux.h
+
+clean:
+	$(call msg,CLEAN,$(O))
+	$(Q)rm -rf $(O)/slotscope $(O)/user $(O)/bpf $(O)/tests $(O)/*.skel.h $(O)/btfmerge $(O)/san
+
+.DELETE_ON_ERROR:
+.SECONDARY:
+-include $(patsubst %.o,%.d,$(LIB_OBJS) $(O)/user/main.o) \
+	 $(patsubst $(O)/%.skel.h,$(O)/bpf/%.bpf.d,$(SKELS)) \
+	 $(addsuffix .d,$(UNIT_BINS))
+
+distclean:
+	rm -rf $(O)

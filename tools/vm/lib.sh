@@ -1,0 +1,154 @@
+# tools/vm/lib.sh: helpers for scripts run inside the test VM by tools/vm/run (busybox sh).
+# Documented in tools/vm/README.md. Every helper returns non-zero and says why on failure.
+
+SRV=10.0.2.15           # the VM's eth0 address: the only one soft-RoCE can serve NFS/RDMA on
+RXE_PORT=/sys/class/infiniband/rxe0/ports/1
+
+log() { echo "[vm $(cut -d' ' -f1 /proc/uptime)] $*"; }
+fail() { echo "FAIL: $*"; return 1; }
+x() { echo "+ $*"; "$@"; }
+is_mounted() { grep -q " $1 nfs" /proc/mounts; }
+
+vm_modules() {
+	for m in sunrpc nfsd nfs nfsv3 nfsv4 ib_core rdma_rxe ib_uverbs rdma_ucm rpcrdma; do
+		modprobe $m || { fail "modprobe $m"; return 1; }
+	done
+}
+
+# nfsd_start [THREADS]: nfsd exporting a tmpfs at /export (v3: SERVER:/export, v4: SERVER:/)
+nfsd_start() {
+	vm_modules || return 1
+	grep -q ' /proc/fs/nfsd ' /proc/mounts || mount -t nfsd nfsd /proc/fs/nfsd || return 1
+	grep -q ' /var/lib/nfs/rpc_pipefs ' /proc/mounts || mount -t rpc_pipefs rpc_pipefs /var/lib/nfs/rpc_pipefs
+	grep -q ' /export ' /proc/mounts || mount -t tmpfs -o size=${EXPORT_SIZE:-900m} tmpfs /export || return 1
+	mkdir -p /run/rpcbind
+	rpcbind -w || { fail "rpcbind"; return 1; }
+	exportfs -ra || { fail "exportfs"; return 1; }
+	rpc.mountd || { fail "rpc.mountd"; return 1; }
+	rpc.nfsd ${1:-8} || { fail "rpc.nfsd"; return 1; }
+	# the v4 grace period would stall the first open for the whole grace time
+	echo Y >/proc/fs/nfsd/v4_end_grace 2>/dev/null
+	log "nfsd up: $(tr '\n' ' ' </proc/fs/nfsd/portlist)"
+}
+
+# A new rpc_xprt needs a new server address (mounts of one server share its nfs_client and
+# transports). Every 127/8 address reaches the local nfsd over lo; hand out a fresh one per call.
+_next_lo=10
+new_server_addr() { _next_lo=$((_next_lo + 1)); echo 127.0.0.$_next_lo; }
+
+# mount_tcp MNT VERS [SLOTS] [EXTRA_OPTS]: NFS over TCP on a fresh transport whose slot table is
+# limited to SLOTS (tcp_max_slot_table_entries is read only when a transport is created).
+# VERS: 3, 4.1 or 4.2. Prints nothing; the server address used is in $LAST_SERVER.
+mount_tcp() {
+	mnt=$1 vers=$2 slots=${3:-} extra=${4:-}
+	mkdir -p "$mnt"
+	LAST_SERVER=$(new_server_addr)
+	sysctl=/proc/sys/sunrpc/tcp_max_slot_table_entries
+	old=$(cat $sysctl)
+	[ -n "$slots" ] && echo "$slots" >$sysctl
+	if [ "$vers" = 3 ]; then
+		mount.nfs $LAST_SERVER:/export "$mnt" -o vers=3,proto=tcp,nolock${extra:+,$extra}
+	else
+		mount.nfs4 $LAST_SERVER:/ "$mnt" -o vers=$vers,proto=tcp${extra:+,$extra}
+	fi
+	r=$?
+	echo "$old" >$sysctl
+	[ $r = 0 ] || { fail "mount $LAST_SERVER vers=$vers on $mnt"; return 1; }
+	log "mounted $LAST_SERVER vers=$vers tcp slots=${slots:-default} on $mnt"
+}
+
+# rxe_up: soft-RoCE on eth0 (idempotent)
+rxe_up() {
+	vm_modules || return 1
+	[ -d /sys/class/infiniband/rxe0 ] || rdma link add rxe0 type rxe netdev eth0 || { fail "rdma link add"; return 1; }
+	grep -q rdma /proc/fs/nfsd/portlist 2>/dev/null || echo 'rdma 20049' >/proc/fs/nfsd/portlist ||
+		{ fail "nfsd rdma listener"; return 1; }
+}
+
+# Extra addresses on eth0 become RoCE v2 GIDs of rxe0, so each can carry its own NFS/RDMA transport.
+_next_eth=100
+new_rdma_addr() {
+	_next_eth=$((_next_eth + 1))
+	ip addr add 10.0.2.$_next_eth/24 dev eth0 2>/dev/null
+	echo 10.0.2.$_next_eth
+}
+
+# mount_rdma MNT VERS [SLOTS] [EXTRA_OPTS]: NFS over RDMA (port 20049) on a fresh transport with
+# SLOTS slots (rdma_slot_table_entries, read at transport creation). Needs nfsd_start and rxe_up.
+mount_rdma() {
+	mnt=$1 vers=$2 slots=${3:-} extra=${4:-}
+	mkdir -p "$mnt"
+	LAST_SERVER=$(new_rdma_addr)
+	sysctl=/proc/sys/sunrpc/rdma_slot_table_entries
+	old=$(cat $sysctl)
+	[ -n "$slots" ] && echo "$slots" >$sysctl
+	if [ "$vers" = 3 ]; then
+		timeout 90 mount.nfs $LAST_SERVER:/export "$mnt" -o vers=3,proto=rdma,port=20049,nolock,retry=0${extra:+,$extra}
+	else
+		timeout 90 mount.nfs4 $LAST_SERVER:/ "$mnt" -o vers=$vers,proto=rdma,port=20049,retry=0${extra:+,$extra}
+	fi
+	r=$?
+	echo "$old" >$sysctl
+	[ $r = 0 ] || { fail "mount rdma $LAST_SERVER vers=$vers on $mnt"; dmesg | tail -5; return 1; }
+	log "mounted $LAST_SERVER vers=$vers rdma slots=${slots:-default} on $mnt"
+}
+
+# writers DIR N MIB [direct]: N parallel writers of MIB MiB each, fsync'd (or O_DIRECT), like a
+# checkpoint. Fails if any writer fails.
+writers() {
+	dir=$1 n=$2 mib=$3 mode=${4:-fsync}
+	flag=conv=fsync
+	[ "$mode" = direct ] && flag=oflag=direct
+	i=0 pids=
+	while [ $i -lt "$n" ]; do
+		dd if=/dev/zero of="$dir/ckpt.$i" bs=1M count="$mib" $flag 2>/dev/null &
+		pids="$pids $!"
+		i=$((i + 1))
+	done
+	bad=0
+	for p in $pids; do wait $p || bad=$((bad + 1)); done
+	[ $bad = 0 ] || { fail "$bad of $n writers to $dir failed"; return 1; }
+}
+
+# mountstats_xprt MNT FIELD: a field of MNT's (first) xprt: line in /proc/self/mountstats.
+# FIELD: proto srcport bind_count connect_count connect_time idle_time sends recvs bad_xids req_u
+# bklog_u, and for tcp also max_slots sending_u pending_u (6.1 field order).
+mountstats_xprt() {
+	awk -v m="$1" -v f="$2" '
+		/^device / { on = ($5 == m) }
+		on && $1 == "xprt:" {
+			n = split("proto srcport bind_count connect_count connect_time idle_time sends recvs bad_xids req_u bklog_u", L, " ")
+			if ($2 == "tcp") { L[++n] = "max_slots"; L[++n] = "sending_u"; L[++n] = "pending_u" }
+			for (i = 1; i <= n; i++) if (L[i] == f) { print $(i + 1); exit }
+			exit 1
+		}' /proc/self/mountstats
+}
+
+# mountstats_op MNT OP FIELD: FIELD of the per-op line OP (e.g. WRITE) of MNT:
+# ops ntrans timeouts bytes_sent bytes_recv queue rtt execute errors (queue/rtt/execute in ms)
+mountstats_op() {
+	awk -v m="$1" -v op="$2:" -v f="$3" '
+		/^device / { on = ($5 == m) }
+		on && $1 == op {
+			n = split("ops ntrans timeouts bytes_sent bytes_recv queue rtt execute errors", L, " ")
+			for (i = 1; i <= n; i++) if (L[i] == f) { print $(i + 1); exit }
+		}' /proc/self/mountstats
+}
+
+# rxe_counter NAME: an rxe0 port hw_counter (sent_pkts, rcvd_pkts, rdma_sends, ...)
+rxe_counter() { cat $RXE_PORT/hw_counters/$1; }
+
+# check_eq WHAT GOT WANT / check_ge / check_le: one line per check; a failure sets CHECK_FAILED
+CHECK_FAILED=0
+check_eq() { _check "$1" "$2" = "$3" "[ \"$2\" = \"$3\" ]"; }
+check_ge() { _check "$1" "$2" '>=' "$3" "[ \"$2\" -ge \"$3\" ]"; }
+check_le() { _check "$1" "$2" '<=' "$3" "[ \"$2\" -le \"$3\" ]"; }
+check_gt() { _check "$1" "$2" '>' "$3" "[ \"$2\" -gt \"$3\" ]"; }
+_check() {
+	if eval "$5" 2>/dev/null; then
+		echo "ok   $1: $2 $3 $4"
+	else
+		echo "FAIL $1: $2 $3 $4 does not hold"
+		CHECK_FAILED=1
+	fi
+}
