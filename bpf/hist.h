@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Bucket math shared by the BPF programs and user space (and unit-tested on the host). */
+#ifndef SLOTSCOPE_HIST_H
+#define SLOTSCOPE_HIST_H
+
+/*
+ * Occupancy levels: bucket 0 is exactly "no slot in use", the last bucket exactly "at (or over)
+ * the limit", and the levels in between are spread linearly over the rest. With a limit up to
+ * LEVEL_BUCKETS - 1 every level has a bucket of its own; with 65536 a bucket spans ~2000 levels,
+ * but "at the limit" stays exact.
+ */
+#define LEVEL_BUCKETS 34
+
+static inline unsigned int level_bucket(unsigned int level, unsigned int limit)
+{
+	if (level == 0)
+		return 0;
+	if (limit == 0 || level >= limit)
+		return LEVEL_BUCKETS - 1;
+	if (limit - 1 <= LEVEL_BUCKETS - 2)
+		return level;
+	return 1 + (unsigned int)(((unsigned long long)(level - 1) * (LEVEL_BUCKETS - 2)) / (limit - 1));
+}
+
+/* Lowest level that falls into @bucket (for labelling buckets). */
+static inline unsigned int level_bucket_low(unsigned int bucket, unsigned int limit)
+{
+	if (bucket == 0)
+		return 0;
+	if (limit == 0 || bucket >= LEVEL_BUCKETS - 1)
+		return limit;
+	if (limit - 1 <= LEVEL_BUCKETS - 2)
+		return bucket;
+	/* smallest level with 1 + (level-1)*(B-2)/(limit-1) >= bucket */
+	return 1 + (unsigned int)(((unsigned long long)(bucket - 1) * (limit - 1) + (LEVEL_BUCKETS - 3)) /
+				  (LEVEL_BUCKETS - 2));
+}
+
+/*
+ * Latencies and waits: log2 buckets of nanoseconds. Bucket i holds [2^i, 2^(i+1)) ns, bucket 0
+ * also holds 0; the last bucket holds everything from 2^(LAT_BUCKETS-1) ns (~34 s) up.
+ */
+#define LAT_BUCKETS 36
+
+static inline unsigned int lat_bucket(unsigned long long ns)
+{
+	unsigned int b = 0;
+
+	/* a fixed number of halvings keeps the BPF verifier happy and costs 6 steps */
+	if (ns >> 32) { ns >>= 32; b += 32; }
+	if (ns >> 16) { ns >>= 16; b += 16; }
+	if (ns >> 8) { ns >>= 8; b += 8; }
+	if (ns >> 4) { ns >>= 4; b += 4; }
+	if (ns >> 2) { ns >>= 2; b += 2; }
+	if (ns >> 1) { b += 1; }
+	return b < LAT_BUCKETS ? b : LAT_BUCKETS - 1;
+}
+
+#endif

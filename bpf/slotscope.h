@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The ABI between slotscope.bpf.c and user space: map keys and values. Fixed-width types only,
+ * explicit padding, and a size check on every struct (the skeleton checks globals, not maps).
+ */
+#ifndef SLOTSCOPE_H
+#define SLOTSCOPE_H
+
+#include "hist.h"
+
+#define MAX_XPRTS	1024
+#define MAX_INFLIGHT	65536
+#define MAX_WAITERS	65536
+#define MAX_OPS		8192
+#define MAX_CLIENTS	4096
+#define MAX_SESSIONS	256
+
+#define ADDR_LEN	48
+#define PORT_LEN	8
+#define OPNAME_LEN	16
+
+/* xprt->xprt_class->ident (include/linux/sunrpc/xprt.h); xprt->prot says TCP for RDMA too */
+#define IDENT_UDP	17
+#define IDENT_TCP	6
+#define IDENT_RDMA	256
+
+enum wait_kind {
+	WAIT_SLOT,	/* xprt->backlog: no free slot (rpc_rqst) on the transport */
+	WAIT_SEND,	/* xprt->sending: transport write lock, or RDMA/UDP congestion window (credits) */
+	WAIT_SESSION,	/* NFSv4.1 "ForeChannel Slot table": no free session slot */
+	WAIT_KINDS,
+};
+
+enum lat_stage { STAGE_QUEUE, STAGE_RTT, STAGE_EXECUTE, STAGES };
+
+enum counter {
+	CNT_INFLIGHT_FULL,	/* a slot acquire not tracked: inflight map full */
+	CNT_WAITERS_FULL,	/* a wait not timed: waiters map full */
+	CNT_XPRTS_FULL,		/* a transport not tracked: xprts map full */
+	CNT_OPS_FULL,		/* an op not counted: ops map full */
+	CNT_CLIENTS_FULL,
+	CNT_SESSIONS_FULL,
+	CNT_PREATTACH_RELEASE,	/* released a slot taken before attach */
+	CNT_BC_RELEASE,		/* released a backchannel preallocated request (never a slot) */
+	CNT_EVENTS,		/* every handler run */
+	COUNTERS,
+};
+
+#define XF_DESTROYED	1u	/* xprt_destroy seen; user space drops it after one report */
+
+struct wait_hist {
+	__u64 count;
+	__u64 sum_ns;
+	__u64 max_ns;
+	__u64 buckets[LAT_BUCKETS];
+};
+
+struct xprt_stats {
+	/* identity, written once when the transport is first seen */
+	__u32 id;		/* xprt->id, as in /sys/kernel/sunrpc/.../xprt-<id>-<proto> */
+	__u32 ident;		/* IDENT_* */
+	__u32 max_reqs;		/* the slot limit */
+	__u32 min_reqs;
+	char addr[ADDR_LEN];	/* server address */
+	char port[PORT_LEN];
+	__u64 first_seen_ns;
+	__u64 destroyed_ns;
+	__u32 flags;		/* XF_* */
+
+	/* occupancy: changed atomically on every acquire/release */
+	__s32 in_use;
+	__u64 last_change_ns;	/* start of the current level's stretch (xchg'd) */
+	__u64 level_ns[LEVEL_BUCKETS];
+	__u32 peak;		/* highest in_use since attach */
+	__u32 epoch_peak[2];	/* highest in_use in the interval whose epoch parity is the index */
+	__u32 epoch_of[2];	/* the epoch epoch_peak[i] belongs to */
+	__u32 backlog_max;	/* longest backlog queue seen */
+	__u32 sending_max;	/* longest sending queue seen */
+	__u32 __pad0;
+	__u64 acquires;		/* slots taken, including handoffs */
+	__u64 handoffs;		/* slots passed from a releasing task straight to a backlogged one */
+	__u64 releases;
+	__u64 sends;		/* successful transmissions: mountstats "sends" */
+	__u64 send_errors;	/* failed transmit attempts */
+	__u64 preattach_releases; /* releases of slots taken before attach: still warming up */
+
+	/* sampled at every event: RDMA credits (congestion window) and the live queue */
+	__u32 cwnd;		/* xprt->cwnd >> RPC_CWNDSHIFT: credits granted */
+	__u32 cong;		/* xprt->cong >> RPC_CWNDSHIFT: credits in use */
+	__u32 cwnd_min;		/* lowest grant seen (0 = none seen) */
+	__u32 cong_max;
+	__u32 num_reqs;		/* xprt->num_reqs: slot structures allocated (TCP/UDP) */
+	__u32 backlog_now;
+
+	struct wait_hist waits[WAIT_KINDS];
+};
+
+/* per (transport, client, procedure): what mountstats keeps per op, plus histograms */
+struct op_key {
+	__u64 xprt;
+	__u32 clid;		/* rpc_clnt->cl_clid: one per NFS mount (superblock) */
+	__u32 prog;
+	__u32 vers;
+	__u32 proc;		/* rpc_procinfo->p_statidx */
+};
+
+struct op_stats {
+	char name[OPNAME_LEN];
+	__u64 count;
+	__u64 ntrans;
+	__u64 timeouts;
+	__u64 errors;
+	__u64 bytes_sent;
+	__u64 bytes_recv;
+	__u64 sum_ns[STAGES];
+	__u64 hist[STAGES][LAT_BUCKETS];
+};
+
+/* per rpc_clnt: the superblock it serves, learned from NFS page I/O */
+struct client_info {
+	__u32 dev;		/* kernel dev_t of the superblock: MAJOR << 20 | MINOR */
+	__u32 flags;
+};
+
+/* per NFSv4.1+ session: the fore channel slot table */
+struct session_stats {
+	__u64 xprt;		/* main transport of the session's nfs_client */
+	__u32 clid;		/* clp->cl_rpcclient->cl_clid */
+	__u32 max_slots;
+	__u32 target_highest_slotid;
+	__u32 highest_used_slotid;
+	__u32 server_highest_slotid;
+	__u32 peak_used_slotid;	/* highest highest_used_slotid seen */
+	__u64 sequences;
+	__u64 last_ns;
+};
+
+struct waiter {
+	__u64 start_ns;
+	__u64 xprt;
+	__u32 kind;
+	__u32 __pad;
+};
+
+_Static_assert(sizeof(struct wait_hist) == 8 * (3 + LAT_BUCKETS), "wait_hist ABI");
+_Static_assert(sizeof(struct op_key) == 24, "op_key ABI");
+_Static_assert(sizeof(struct client_info) == 8, "client_info ABI");
+_Static_assert(sizeof(struct session_stats) == 48, "session_stats ABI");
+_Static_assert(sizeof(struct waiter) == 24, "waiter ABI");
+_Static_assert(sizeof(struct xprt_stats) == 1416, "xprt_stats ABI");
+
+#endif

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The slot engine's user half: probe the kernel, load and attach slotscope.bpf.c, and read its
+ * maps into plain snapshots. No printing beyond diagnostics; renderers take snapshots.
+ */
+#ifndef SLOTSCOPE_ENGINE_H
+#define SLOTSCOPE_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+#include "slotscope.h"
+
+struct engine;
+
+enum hook_method { HOOK_OFF, HOOK_TP_BTF, HOOK_RAW_TP, HOOK_FENTRY, HOOK_KPROBE };
+
+struct hook_status {
+	const char *name;
+	enum hook_method method;
+	bool required;
+};
+
+struct xprt_snap {
+	__u64 key;			/* struct rpc_xprt * */
+	struct xprt_stats s;		/* level_ns includes the open stretch up to the snapshot */
+};
+
+struct op_snap {
+	struct op_key k;
+	struct op_stats s;
+};
+
+struct client_snap {
+	__u32 clid;
+	struct client_info ci;
+};
+
+struct session_snap {
+	__u64 key;
+	struct session_stats s;
+};
+
+struct snapshot {
+	__u64 ts_ns;			/* CLOCK_MONOTONIC, the clock of bpf_ktime_get_ns() */
+	__u32 epoch;			/* the interval that ended with this snapshot */
+	size_t nxprts, nops, nclients, nsessions;
+	struct xprt_snap *xprts;
+	struct op_snap *ops;
+	struct client_snap *clients;
+	struct session_snap *sessions;
+	__u64 counters[COUNTERS];
+};
+
+struct engine_opts {
+	const char *procfs_root;	/* for tracefs/kallsyms probes; "/" normally */
+	const char *sysfs_root;
+};
+
+/* 0 or -errno; on error *why names the problem for the one-line message */
+int engine_open(struct engine **e, const struct engine_opts *o, const char **why);
+int engine_attach(struct engine *e, const char **why);
+/* Ends the current interval and fills @snap (which it owns until snapshot_free). */
+int engine_snapshot(struct engine *e, struct snapshot *snap);
+size_t engine_hooks(const struct engine *e, const struct hook_status **hooks);
+/* forget transports reported destroyed, so the map never fills with dead ones */
+void engine_reap(struct engine *e, const struct snapshot *snap);
+void engine_close(struct engine *e);
+
+void snapshot_free(struct snapshot *snap);
+/* deep copy; 0 or -ENOMEM */
+int snapshot_dup(struct snapshot *dst, const struct snapshot *src);
+const struct xprt_snap *snapshot_find_xprt(const struct snapshot *s, __u64 key, __u64 first_seen);
+const struct op_snap *snapshot_find_op(const struct snapshot *s, const struct op_key *k);
+
+const char *hook_method_name(enum hook_method m);
+const char *proto_name(__u32 ident);
+
+#endif

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <inttypes.h>
+#include <math.h>
+#include "json.h"
+
+void jw_init(struct jw *w, FILE *f)
+{
+	w->f = f;
+	w->depth = 0;
+	w->need_comma[0] = false;
+}
+
+static void put_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void prefix(struct jw *w, const char *key)
+{
+	if (w->need_comma[w->depth])
+		fputc(',', w->f);
+	w->need_comma[w->depth] = true;
+	if (key) {
+		put_str(w->f, key);
+		fputc(':', w->f);
+	}
+}
+
+static void open(struct jw *w, const char *key, char c)
+{
+	prefix(w, key);
+	fputc(c, w->f);
+	if (w->depth < 31)
+		w->need_comma[++w->depth] = false;
+}
+
+void jw_obj(struct jw *w, const char *key) { open(w, key, '{'); }
+void jw_arr(struct jw *w, const char *key) { open(w, key, '['); }
+
+void jw_end_obj(struct jw *w)
+{
+	fputc('}', w->f);
+	if (w->depth > 0)
+		w->depth--;
+}
+
+void jw_end_arr(struct jw *w)
+{
+	fputc(']', w->f);
+	if (w->depth > 0)
+		w->depth--;
+}
+
+void jw_u64(struct jw *w, const char *key, uint64_t v)
+{
+	prefix(w, key);
+	fprintf(w->f, "%" PRIu64, v);
+}
+
+void jw_i64(struct jw *w, const char *key, int64_t v)
+{
+	prefix(w, key);
+	fprintf(w->f, "%" PRId64, v);
+}
+
+void jw_dbl(struct jw *w, const char *key, double v)
+{
+	prefix(w, key);
+	if (isfinite(v))
+		fprintf(w->f, "%.9g", v);
+	else
+		fputs("null", w->f);
+}
+
+void jw_str(struct jw *w, const char *key, const char *s)
+{
+	prefix(w, key);
+	if (s)
+		put_str(w->f, s);
+	else
+		fputs("null", w->f);
+}
+
+void jw_bool(struct jw *w, const char *key, bool v)
+{
+	prefix(w, key);
+	fputs(v ? "true" : "false", w->f);
+}
+
+void jw_null(struct jw *w, const char *key)
+{
+	prefix(w, key);
+	fputs("null", w->f);
+}
+
+void jw_done(struct jw *w)
+{
+	fputc('\n', w->f);
+	fflush(w->f);
+	w->depth = 0;
+	w->need_comma[0] = false;
+}

@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdio.h>
+#include <bpf/libbpf.h>
+#include "log.h"
+
+enum log_level log_level = LOG_WARN;
+
+void pr_log(enum log_level lvl, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (lvl > log_level)
+		return;
+	va_start(ap, fmt);
+	fputs("slotscope: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+}
+
+int log_libbpf(enum libbpf_print_level level, const char *fmt, va_list args)
+{
+	if (log_level < LOG_DEBUG && level != LIBBPF_WARN)
+		return 0;
+	if (log_level < LOG_WARN)
+		return 0;
+	return vfprintf(stderr, fmt, args);
+}

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "mounts.h"
+
+/* mountinfo escapes space, tab, newline and backslash as \ooo */
+static void unescape(char *s)
+{
+	char *d = s;
+
+	while (*s) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+		    s[3] >= '0' && s[3] <= '7') {
+			*d++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+			s += 4;
+		} else {
+			*d++ = *s++;
+		}
+	}
+	*d = 0;
+}
+
+static void copy(char *dst, size_t len, const char *src)
+{
+	snprintf(dst, len, "%s", src);
+	unescape(dst);
+}
+
+int mounts_parse(FILE *f, struct mount_table *t)
+{
+	char *line = NULL;
+	size_t cap = 0, alloc = 0;
+	int err = 0;
+
+	t->n = 0;
+	t->m = NULL;
+	while (getline(&line, &cap, f) > 0) {
+		char *save = NULL, *tok, *fields[10] = { 0 };
+		unsigned int major, minor;
+		int nf = 0, sep = -1;
+		struct nfs_mount *m;
+
+		/* id parent maj:min root mountpoint options [optional...] - fstype source superopts */
+		for (tok = strtok_r(line, " \n", &save); tok && nf < 64; tok = strtok_r(NULL, " \n", &save), nf++) {
+			if (nf < 5)
+				fields[nf] = tok;
+			else if (sep < 0 && strcmp(tok, "-") == 0)
+				sep = nf;
+			else if (sep >= 0 && nf == sep + 1)
+				fields[5] = tok;
+			else if (sep >= 0 && nf == sep + 2)
+				fields[6] = tok;
+		}
+		if (nf == 0)
+			continue;
+		if (nf < 5 || sep < 0 || !fields[5] || !fields[6] ||
+		    sscanf(fields[2], "%u:%u", &major, &minor) != 2) {
+			err = -EINVAL;
+			break;
+		}
+		if (strcmp(fields[5], "nfs") && strcmp(fields[5], "nfs4"))
+			continue;
+		if (t->n == alloc) {
+			struct nfs_mount *nm = realloc(t->m, (alloc = alloc ? alloc * 2 : 8) * sizeof(*nm));
+
+			if (!nm) {
+				err = -ENOMEM;
+				break;
+			}
+			t->m = nm;
+		}
+		m = &t->m[t->n++];
+		m->major = major;
+		m->minor = minor;
+		copy(m->mountpoint, sizeof(m->mountpoint), fields[4]);
+		copy(m->fstype, sizeof(m->fstype), fields[5]);
+		copy(m->source, sizeof(m->source), fields[6]);
+	}
+	free(line);
+	if (err)
+		mounts_free(t);
+	return err;
+}
+
+int mounts_load(const char *procfs_root, struct mount_table *t)
+{
+	char path[512];
+	FILE *f;
+	int err;
+
+	snprintf(path, sizeof(path), "%s/proc/self/mountinfo",
+		 procfs_root && strcmp(procfs_root, "/") ? procfs_root : "");
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	err = mounts_parse(f, t);
+	fclose(f);
+	return err;
+}
+
+void mounts_free(struct mount_table *t)
+{
+	free(t->m);
+	t->m = NULL;
+	t->n = 0;
+}
+
+const struct nfs_mount *mounts_by_kdev(const struct mount_table *t, unsigned int kdev)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->m[i].major == kdev >> 20 && t->m[i].minor == (kdev & 0xfffff))
+			return &t->m[i];
+	return NULL;
+}
+
+const struct nfs_mount *mounts_by_path(const struct mount_table *t, const char *path)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (strcmp(t->m[i].mountpoint, path) == 0)
+			return &t->m[i];
+	return NULL;
+}

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef SLOTSCOPE_MOUNTS_H
+#define SLOTSCOPE_MOUNTS_H
+
+#include <stdio.h>
+#include <stddef.h>
+
+struct nfs_mount {
+	unsigned int major, minor;
+	char mountpoint[256];
+	char fstype[16];	/* nfs or nfs4 */
+	char source[256];	/* server:/path */
+};
+
+struct mount_table {
+	size_t n;
+	struct nfs_mount *m;
+};
+
+/* NFS mounts of a /proc/PID/mountinfo stream; 0 or -errno (-EINVAL: malformed line) */
+int mounts_parse(FILE *f, struct mount_table *t);
+/* the same, from ROOT/proc/self/mountinfo */
+int mounts_load(const char *procfs_root, struct mount_table *t);
+void mounts_free(struct mount_table *t);
+/* the mount of a kernel dev_t as kept in struct super_block (MAJOR << 20 | MINOR) */
+const struct nfs_mount *mounts_by_kdev(const struct mount_table *t, unsigned int kdev);
+const struct nfs_mount *mounts_by_path(const struct mount_table *t, const char *path);
+
+#endif

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "engine.h"
+#include "json.h"
+#include "output.h"
+#include "uhist.h"
+
+static void hist_json(struct jw *w, const char *key, const __u64 *b)
+{
+	jw_arr(w, key);
+	for (unsigned int i = 0; i < LAT_BUCKETS; i++) {
+		if (!b[i])
+			continue;
+		jw_arr(w, NULL);
+		jw_u64(w, NULL, lat_bucket_hi(i));
+		jw_u64(w, NULL, b[i]);
+		jw_end_arr(w);
+	}
+	jw_end_arr(w);
+}
+
+static void wait_json(struct jw *w, const char *key, const struct wait_view *wv)
+{
+	jw_obj(w, key);
+	jw_u64(w, "count", wv->count);
+	jw_u64(w, "sum_ns", wv->sum_ns);
+	jw_u64(w, "max_ns", wv->max_ns);
+	jw_dbl(w, "p50_ns", wv->p50_ns);
+	jw_dbl(w, "p99_ns", wv->p99_ns);
+	hist_json(w, "hist", wv->buckets);
+	jw_end_obj(w);
+}
+
+static void xprt_json(struct jw *w, const struct xprt_view *x)
+{
+	jw_obj(w, NULL);
+	jw_u64(w, "id", x->id);
+	jw_str(w, "proto", proto_name(x->ident));
+	jw_str(w, "server", x->addr);
+	jw_str(w, "port", x->port);
+	jw_u64(w, "limit", x->limit);
+	jw_u64(w, "min_reqs", x->min_reqs);
+	jw_u64(w, "in_use", x->in_use);
+	jw_u64(w, "peak", x->peak);
+	jw_u64(w, "interval_peak", x->interval_peak);
+	jw_bool(w, "warming_up", x->warming_up);
+	jw_bool(w, "destroyed", x->destroyed);
+	jw_dbl(w, "span_s", x->span_ns / 1e9);
+	jw_dbl(w, "at_limit_s", x->at_limit_ns / 1e9);
+	jw_dbl(w, "at_limit_pct", x->span_ns > 0 ? 100.0 * x->at_limit_ns / x->span_ns : 0);
+	jw_dbl(w, "busy_s", x->busy_ns / 1e9);
+	jw_dbl(w, "mean_in_use", x->mean_in_use);
+	jw_arr(w, "levels");
+	for (unsigned int b = 0; b < LEVEL_BUCKETS; b++) {
+		unsigned int lo = level_bucket_low(b, x->limit);
+		unsigned int hi = b + 1 < LEVEL_BUCKETS ? level_bucket_low(b + 1, x->limit) - 1 : lo;
+
+		if (!x->level_ns[b])
+			continue;
+		jw_obj(w, NULL);
+		jw_u64(w, "from", lo);
+		jw_u64(w, "to", hi < lo ? lo : hi);
+		jw_u64(w, "ns", x->level_ns[b]);
+		jw_end_obj(w);
+	}
+	jw_end_arr(w);
+	jw_u64(w, "acquires", x->acquires);
+	jw_u64(w, "handoffs", x->handoffs);
+	jw_u64(w, "releases", x->releases);
+	jw_u64(w, "preattach_releases", x->preattach_releases);
+	jw_u64(w, "sends", x->sends);
+	jw_u64(w, "send_errors", x->send_errors);
+	jw_u64(w, "backlog_now", x->backlog_now);
+	jw_u64(w, "backlog_max", x->backlog_max);
+	jw_u64(w, "sending_max", x->sending_max);
+	jw_u64(w, "num_reqs", x->num_reqs);
+	jw_obj(w, "credits");
+	jw_u64(w, "granted", x->cwnd);
+	jw_u64(w, "in_use", x->cong);
+	jw_u64(w, "min_granted", x->cwnd_min);
+	jw_u64(w, "max_in_use", x->cong_max);
+	jw_end_obj(w);
+	jw_obj(w, "waits");
+	for (int k = 0; k < WAIT_KINDS; k++)
+		wait_json(w, wait_kind_names[k], &x->waits[k]);
+	jw_end_obj(w);
+	jw_u64(w, "ops", x->ops);
+	jw_u64(w, "bytes_written", x->bytes_written);
+	jw_u64(w, "bytes_read", x->bytes_read);
+	jw_arr(w, "mounts");
+	for (size_t i = 0; i < x->nmounts; i++) {
+		jw_obj(w, NULL);
+		jw_str(w, "mountpoint", x->mounts[i].mountpoint);
+		jw_u64(w, "clid", x->mounts[i].clid);
+		jw_u64(w, "ops", x->mounts[i].ops);
+		jw_u64(w, "bytes_written", x->mounts[i].bytes_written);
+		jw_u64(w, "bytes_read", x->mounts[i].bytes_read);
+		jw_end_obj(w);
+	}
+	jw_end_arr(w);
+	jw_end_obj(w);
+}
+
+static __u32 xprt_id_of(const struct view *v, __u64 key)
+{
+	for (size_t i = 0; i < v->nxprts; i++)
+		if (v->xprts[i].key == key)
+			return v->xprts[i].id;
+	return 0;
+}
+
+static void op_json(struct jw *w, const struct view *v, const struct op_view *o)
+{
+	jw_obj(w, NULL);
+	jw_u64(w, "xprt_id", xprt_id_of(v, o->k.xprt));
+	jw_u64(w, "clid", o->k.clid);
+	jw_str(w, "mountpoint", o->mountpoint);
+	jw_u64(w, "prog", o->k.prog);
+	jw_u64(w, "vers", o->k.vers);
+	jw_str(w, "op", o->name);
+	jw_u64(w, "count", o->count);
+	jw_u64(w, "ntrans", o->ntrans);
+	jw_u64(w, "timeouts", o->timeouts);
+	jw_u64(w, "errors", o->errors);
+	jw_u64(w, "bytes_sent", o->bytes_sent);
+	jw_u64(w, "bytes_recv", o->bytes_recv);
+	for (int s = 0; s < STAGES; s++) {
+		char key[32];
+
+		jw_obj(w, stage_names[s]);
+		jw_u64(w, "sum_ns", o->sum_ns[s]);
+		jw_dbl(w, "p50_ns", o->p50_ns[s]);
+		jw_dbl(w, "p99_ns", o->p99_ns[s]);
+		snprintf(key, sizeof(key), "hist");
+		hist_json(w, key, o->hist[s]);
+		jw_end_obj(w);
+	}
+	jw_end_obj(w);
+}
+
+void out_json(FILE *f, const struct view *v)
+{
+	struct jw w;
+
+	jw_init(&w, f);
+	jw_obj(&w, NULL);
+	jw_str(&w, "type", v->final ? "summary" : "interval");
+	jw_dbl(&w, "ts", v->ts_s);
+	jw_dbl(&w, "interval_s", v->interval_s);
+	jw_arr(&w, "transports");
+	for (size_t i = 0; i < v->nxprts; i++)
+		xprt_json(&w, &v->xprts[i]);
+	jw_end_arr(&w);
+	jw_arr(&w, "ops");
+	for (size_t i = 0; i < v->nops; i++)
+		if (v->ops[i].count || v->final)
+			op_json(&w, v, &v->ops[i]);
+	jw_end_arr(&w);
+	jw_arr(&w, "sessions");
+	for (size_t i = 0; i < v->nsessions; i++) {
+		const struct session_view *s = &v->sessions[i];
+
+		jw_obj(&w, NULL);
+		jw_u64(&w, "xprt_id", xprt_id_of(v, s->xprt));
+		jw_u64(&w, "clid", s->clid);
+		jw_str(&w, "mountpoint", s->mountpoint);
+		jw_u64(&w, "max_slots", s->s.max_slots);
+		jw_i64(&w, "target_highest_slotid", (__s32)s->s.target_highest_slotid);
+		jw_i64(&w, "highest_used_slotid", (__s32)s->s.highest_used_slotid);
+		jw_i64(&w, "server_highest_slotid", (__s32)s->s.server_highest_slotid);
+		jw_u64(&w, "peak_used_slotid", s->s.peak_used_slotid);
+		jw_u64(&w, "sequences", s->sequences);
+		jw_end_obj(&w);
+	}
+	jw_end_arr(&w);
+	jw_obj(&w, "counters");
+	for (int c = 0; c < COUNTERS; c++)
+		jw_u64(&w, counter_names[c], v->counters[c]);
+	jw_end_obj(&w);
+	jw_end_obj(&w);
+	jw_done(&w);
+}

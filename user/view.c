@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "view.h"
+#include "uhist.h"
+
+const char *const wait_kind_names[WAIT_KINDS] = { "slot", "send", "session" };
+const char *const stage_names[STAGES] = { "queue", "rtt", "execute" };
+const char *const counter_names[COUNTERS] = {
+	"inflight_full", "waiters_full", "xprts_full", "ops_full", "clients_full", "sessions_full",
+	"preattach_release", "backchannel_release", "events",
+};
+
+static const char *mountpoint_of(const struct snapshot *s, const struct mount_table *mt, __u32 clid)
+{
+	const struct nfs_mount *m;
+
+	for (size_t i = 0; i < s->nclients; i++) {
+		if (s->clients[i].clid != clid)
+			continue;
+		m = mt ? mounts_by_kdev(mt, s->clients[i].ci.dev) : NULL;
+		return m ? m->mountpoint : NULL;
+	}
+	return NULL;
+}
+
+static void wait_view(struct wait_view *w, const struct wait_hist *cur, const struct wait_hist *prev)
+{
+	w->count = cur->count - (prev ? prev->count : 0);
+	w->sum_ns = cur->sum_ns - (prev ? prev->sum_ns : 0);
+	w->max_ns = cur->max_ns;
+	hist_sub(w->buckets, cur->buckets, prev ? prev->buckets : NULL, LAT_BUCKETS);
+	w->p50_ns = hist_quantile(w->buckets, LAT_BUCKETS, 0.50);
+	w->p99_ns = hist_quantile(w->buckets, LAT_BUCKETS, 0.99);
+}
+
+static void xprt_view(struct xprt_view *v, const struct xprt_snap *c, const struct xprt_snap *p,
+		      __u32 epoch, bool final)
+{
+	const struct xprt_stats *x = &c->s, *o = p ? &p->s : NULL;
+	double weighted = 0;
+
+	memset(v, 0, sizeof(*v));
+	v->key = c->key;
+	v->id = x->id;
+	v->ident = x->ident;
+	v->limit = x->max_reqs;
+	v->min_reqs = x->min_reqs;
+	memcpy(v->addr, x->addr, sizeof(v->addr));
+	memcpy(v->port, x->port, sizeof(v->port));
+	v->addr[ADDR_LEN - 1] = v->port[PORT_LEN - 1] = 0;
+	v->in_use = x->in_use > 0 ? (__u32)x->in_use : 0;
+	v->peak = x->peak;
+	if (final)
+		v->interval_peak = x->peak;
+	else if (x->epoch_of[epoch & 1] == epoch)
+		v->interval_peak = x->epoch_peak[epoch & 1];
+	else
+		v->interval_peak = v->in_use;	/* no change in the interval */
+	v->destroyed = x->flags & XF_DESTROYED;
+	hist_sub(v->level_ns, x->level_ns, o ? o->level_ns : NULL, LEVEL_BUCKETS);
+	for (unsigned int b = 0; b < LEVEL_BUCKETS; b++) {
+		unsigned int lo = level_bucket_low(b, x->max_reqs);
+		unsigned int hi = b + 1 < LEVEL_BUCKETS ? level_bucket_low(b + 1, x->max_reqs) - 1 : lo;
+
+		if (hi < lo)
+			hi = lo;
+		v->span_ns += (double)v->level_ns[b];
+		weighted += (double)v->level_ns[b] * (lo + hi) / 2.0;
+		if (b > 0)
+			v->busy_ns += (double)v->level_ns[b];
+	}
+	v->at_limit_ns = (double)v->level_ns[LEVEL_BUCKETS - 1];
+	v->mean_in_use = v->span_ns > 0 ? weighted / v->span_ns : 0;
+#define D(f) (x->f - (o ? o->f : 0))
+	v->acquires = D(acquires);
+	v->handoffs = D(handoffs);
+	v->releases = D(releases);
+	v->sends = D(sends);
+	v->send_errors = D(send_errors);
+	v->preattach_releases = D(preattach_releases);
+#undef D
+	v->warming_up = v->preattach_releases > 0;
+	v->backlog_now = x->backlog_now;
+	v->backlog_max = x->backlog_max;
+	v->sending_max = x->sending_max;
+	v->num_reqs = x->num_reqs;
+	v->cwnd = x->cwnd;
+	v->cong = x->cong;
+	v->cwnd_min = x->cwnd_min;
+	v->cong_max = x->cong_max;
+	for (int k = 0; k < WAIT_KINDS; k++)
+		wait_view(&v->waits[k], &x->waits[k], o ? &o->waits[k] : NULL);
+}
+
+static void op_view(struct op_view *v, const struct op_snap *c, const struct op_snap *p)
+{
+	const struct op_stats *x = &c->s, *o = p ? &p->s : NULL;
+
+	memset(v, 0, sizeof(*v));
+	v->k = c->k;
+	memcpy(v->name, x->name, sizeof(v->name));
+	v->name[OPNAME_LEN - 1] = 0;
+#define D(f) (x->f - (o ? o->f : 0))
+	v->count = D(count);
+	v->ntrans = D(ntrans);
+	v->timeouts = D(timeouts);
+	v->errors = D(errors);
+	v->bytes_sent = D(bytes_sent);
+	v->bytes_recv = D(bytes_recv);
+	for (int s = 0; s < STAGES; s++) {
+		v->sum_ns[s] = D(sum_ns[s]);
+		hist_sub(v->hist[s], x->hist[s], o ? o->hist[s] : NULL, LAT_BUCKETS);
+		v->p50_ns[s] = hist_quantile(v->hist[s], LAT_BUCKETS, 0.50);
+		v->p99_ns[s] = hist_quantile(v->hist[s], LAT_BUCKETS, 0.99);
+	}
+#undef D
+}
+
+/* Ops of a transport, summed and split per mount (per rpc_clnt). */
+static void attribute_ops(struct view *v)
+{
+	for (size_t i = 0; i < v->nops; i++) {
+		const struct op_view *op = &v->ops[i];
+		struct xprt_view *x = NULL;
+		struct mount_view *m = NULL;
+		__u64 wr = 0, rd = 0;
+
+		for (size_t j = 0; j < v->nxprts && !x; j++)
+			if (v->xprts[j].key == op->k.xprt)
+				x = &v->xprts[j];
+		if (!x)
+			continue;
+		/* NFS READ/WRITE in every version share the name */
+		if (!strcmp(op->name, "WRITE"))
+			wr = op->bytes_sent;
+		else if (!strcmp(op->name, "READ"))
+			rd = op->bytes_recv;
+		x->ops += op->count;
+		x->bytes_written += wr;
+		x->bytes_read += rd;
+		for (size_t j = 0; j < x->nmounts && !m; j++)
+			if (x->mounts[j].clid == op->k.clid)
+				m = &x->mounts[j];
+		if (!m && x->nmounts < sizeof(x->mounts) / sizeof(x->mounts[0])) {
+			m = &x->mounts[x->nmounts++];
+			m->clid = op->k.clid;
+			m->mountpoint = op->mountpoint;
+		}
+		if (m) {
+			m->ops += op->count;
+			m->bytes_written += wr;
+			m->bytes_read += rd;
+		}
+	}
+}
+
+int view_build(struct view *v, const struct snapshot *prev, const struct snapshot *cur,
+	       const struct mount_table *mt, bool final)
+{
+	memset(v, 0, sizeof(*v));
+	v->final = final;
+	v->ts_s = (double)cur->ts_ns / 1e9;
+	v->interval_s = prev->ts_ns ? (double)(cur->ts_ns - prev->ts_ns) / 1e9 : 0;
+	v->xprts = calloc(cur->nxprts + 1, sizeof(*v->xprts));
+	v->ops = calloc(cur->nops + 1, sizeof(*v->ops));
+	v->sessions = calloc(cur->nsessions + 1, sizeof(*v->sessions));
+	if (!v->xprts || !v->ops || !v->sessions) {
+		view_free(v);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < cur->nxprts; i++) {
+		const struct xprt_snap *c = &cur->xprts[i];
+
+		xprt_view(&v->xprts[v->nxprts++], c, snapshot_find_xprt(prev, c->key, c->s.first_seen_ns),
+			  cur->epoch, final);
+	}
+	for (size_t i = 0; i < cur->nops; i++) {
+		struct op_view *o = &v->ops[v->nops++];
+
+		op_view(o, &cur->ops[i], snapshot_find_op(prev, &cur->ops[i].k));
+		o->mountpoint = mountpoint_of(cur, mt, o->k.clid);
+	}
+	for (size_t i = 0; i < cur->nsessions; i++) {
+		struct session_view *s = &v->sessions[v->nsessions++];
+		__u64 before = 0;
+
+		s->key = cur->sessions[i].key;
+		s->s = cur->sessions[i].s;
+		s->xprt = s->s.xprt;
+		s->clid = s->s.clid;
+		s->mountpoint = mountpoint_of(cur, mt, s->clid);
+		for (size_t j = 0; j < prev->nsessions; j++)
+			if (prev->sessions[j].key == s->key)
+				before = prev->sessions[j].s.sequences;
+		s->sequences = s->s.sequences - before;
+	}
+	for (int c = 0; c < COUNTERS; c++)
+		v->counters[c] = cur->counters[c] - prev->counters[c];
+	attribute_ops(v);
+	return 0;
+}
+
+void view_free(struct view *v)
+{
+	free(v->xprts);
+	free(v->ops);
+	free(v->sessions);
+	memset(v, 0, sizeof(*v));
+}
+
+bool xprt_view_idle(const struct xprt_view *x)
+{
+	return x->acquires == 0 && x->releases == 0 && x->sends == 0 && x->in_use == 0 &&
+	       x->waits[WAIT_SLOT].count == 0;
+}

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A view: what happened between two snapshots, per transport, per op and per session, in plain
+ * numbers. Renderers (JSON, text) take views; tests build views from recorded snapshots.
+ */
+#ifndef SLOTSCOPE_VIEW_H
+#define SLOTSCOPE_VIEW_H
+
+#include <stdbool.h>
+#include "engine.h"
+#include "mounts.h"
+
+struct wait_view {
+	__u64 count;
+	__u64 sum_ns;
+	__u64 max_ns;			/* since attach: a maximum has no delta */
+	__u64 buckets[LAT_BUCKETS];
+	double p50_ns, p99_ns;
+};
+
+struct op_view {
+	struct op_key k;
+	char name[OPNAME_LEN];
+	const char *mountpoint;		/* NULL: client of no known mount (e.g. v4 lease renewal) */
+	__u64 count, ntrans, timeouts, errors, bytes_sent, bytes_recv;
+	__u64 sum_ns[STAGES];
+	__u64 hist[STAGES][LAT_BUCKETS];
+	double p50_ns[STAGES], p99_ns[STAGES];
+};
+
+struct session_view {
+	__u64 key, xprt;
+	__u32 clid;
+	const char *mountpoint;
+	struct session_stats s;
+	__u64 sequences;		/* in this view */
+};
+
+struct mount_view {
+	const char *mountpoint;
+	__u32 clid;
+	__u64 ops, bytes_written, bytes_read;
+};
+
+struct xprt_view {
+	__u64 key;
+	__u32 id, ident, limit, min_reqs;
+	char addr[ADDR_LEN], port[PORT_LEN];
+	__u32 in_use, peak, interval_peak;
+	bool warming_up, destroyed;
+	double span_ns;			/* time the level histogram covers in this view */
+	double at_limit_ns, busy_ns, mean_in_use;
+	__u64 level_ns[LEVEL_BUCKETS];
+	__u64 acquires, handoffs, releases, sends, send_errors, preattach_releases;
+	__u32 backlog_now, backlog_max, sending_max, num_reqs;
+	__u32 cwnd, cong, cwnd_min, cong_max;
+	struct wait_view waits[WAIT_KINDS];
+	__u64 ops, bytes_written, bytes_read;
+	size_t nmounts;
+	struct mount_view mounts[16];	/* per-mount split of the ops on this transport */
+};
+
+struct view {
+	bool final;			/* the summary since attach */
+	double ts_s;			/* CLOCK_MONOTONIC at the end of the view */
+	double interval_s;
+	size_t nxprts, nops, nsessions;
+	struct xprt_view *xprts;
+	struct op_view *ops;
+	struct session_view *sessions;
+	__u64 counters[COUNTERS];	/* in this view */
+};
+
+/* @prev may be an empty snapshot (the start). 0 or -ENOMEM. */
+int view_build(struct view *v, const struct snapshot *prev, const struct snapshot *cur,
+	       const struct mount_table *mt, bool final);
+void view_free(struct view *v);
+bool xprt_view_idle(const struct xprt_view *x);
+
+extern const char *const wait_kind_names[WAIT_KINDS];
+extern const char *const stage_names[STAGES];
+extern const char *const counter_names[COUNTERS];
+
+#endif
