@@ -8,7 +8,7 @@ VERSION  := 0.1.0
 
 CFLAGS   ?= -O2 -g
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
-CPPFLAGS += -I$(O) -Ibpf -Iuser -MMD -MP -D_GNU_SOURCE -DSLOTSCOPE_VERSION='"$(VERSION)"'
+CPPFLAGS += -I$(O) -Ibpf -Iuser -DFIXTURES='"$(CURDIR)/tests/fixtures"' -MMD -MP -D_GNU_SOURCE -DSLOTSCOPE_VERSION='"$(VERSION)"'
 # libbpf, libelf and zlib are linked in statically so the binary runs on any host (and in the VM)
 # whatever libbpf it has; libc stays dynamic.
 LDLIBS   += -Wl,-Bstatic -lbpf -lelf -lz -Wl,-Bdynamic

@@ -41,7 +41,7 @@ void out_text(FILE *f, const struct view *v)
 	for (size_t i = 0; i < v->nxprts; i++) {
 		const struct xprt_view *x = &v->xprts[i];
 		const struct wait_view *sw = &x->waits[WAIT_SLOT];
-		char a[16], b[16], c[16], d[16], srv[24];
+		char a[24], b[16], c[16], d[16], e[16], srv[24];
 		double r50, r99;
 
 		if (!v->final && xprt_view_idle(x))
@@ -55,13 +55,13 @@ void out_text(FILE *f, const struct view *v)
 		rtt_pct(v, x->key, &r50, &r99);
 		snprintf(srv, sizeof(srv), "%.18s", x->addr);
 		snprintf(a, sizeof(a), "%u/%u", v->final ? x->peak : x->interval_peak, x->limit);
-		fprintf(f, "%-4u %-5s %-18s %11s %5.1f%% %5u %8s/%-8s %7.0f %7.1f %7s/%-7s%s\n", x->id,
+		fprintf(f, "%-4u %-5s %-18s %11s %5.1f%% %5u %8s/%-8s %7.0f %7.1f %7s/%s%s\n", x->id,
 			proto_name(x->ident), srv, a,
 			x->span_ns > 0 ? 100.0 * x->at_limit_ns / x->span_ns : 0.0,
 			v->final ? x->backlog_max : x->backlog_now, dur(b, sizeof(b), sw->p50_ns),
 			dur(c, sizeof(c), sw->p99_ns), (double)x->ops / secs,
 			(double)x->bytes_written / secs / 1e6, dur(d, sizeof(d), r50),
-			dur(a, sizeof(a), r99), x->warming_up ? " (warming up)" : "");
+			dur(e, sizeof(e), r99), x->warming_up ? " (warming up)" : "");
 	}
 	if (v->final && !shown)
 		fprintf(f, "\nSummary over %.1fs: no RPC transport was active\n", v->interval_s);

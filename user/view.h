@@ -46,7 +46,8 @@ struct xprt_view {
 	__u64 key;
 	__u32 id, ident, limit, min_reqs;
 	char addr[ADDR_LEN], port[PORT_LEN];
-	__u32 in_use, peak, interval_peak;
+	__s32 in_use;			/* raw: a negative value would be a counting bug */
+	__u32 peak, interval_peak;
 	bool warming_up, destroyed;
 	double span_ns;			/* time the level histogram covers in this view */
 	double at_limit_ns, busy_ns, mean_in_use;

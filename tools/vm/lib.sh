@@ -152,3 +152,19 @@ _check() {
 		CHECK_FAILED=1
 	fi
 }
+
+# ---- reading slotscope --json output (JSON lines; the last is the summary)
+# ss_xprt FILE SERVER [LINE]: the transport to SERVER in the summary (or in line LINE)
+ss_xprt() {
+	if [ -n "${3:-}" ]; then sed -n "${3}p" "$1"; else tail -n 1 "$1"; fi |
+		jq -c --arg s "$2" '.transports[] | select(.server == $s)'
+}
+# ss_get FILE SERVER JQ_FILTER: a value of that transport in the summary, e.g. '.peak'
+ss_get() { ss_xprt "$1" "$2" | jq -r "$3"; }
+# ss_op FILE MOUNTPOINT OP FIELD: an op's field in the summary for one mount, e.g. WRITE count
+ss_op() {
+	tail -n 1 "$1" | jq -r --arg m "$2" --arg o "$3" \
+		"[.ops[] | select(.mountpoint == \$m and .op == \$o) | $4] | add // 0"
+}
+# ms_to_ns_close A_NS B_MS: |A/1e6 - B| <= 1, for sums mountstats prints truncated to ms
+ms_close() { awk -v a="$1" -v b="$2" 'BEGIN { d = a / 1e6 - b; if (d < 0) d = -d; exit !(d <= 1.0) }'; }

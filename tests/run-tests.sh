@@ -1,0 +1,58 @@
+#!/bin/bash
+# run-tests.sh TEST...: run cmocka binaries and VM test scripts, then one closing line over all:
+#   tests: N passed, N failed, N skipped
+# cmocka binaries count their own test cases; a binary that exits non-zero without reporting a
+# failed case (a crash, a sanitizer or leak report) counts one failure. A VM script (tests/vm/*.sh)
+# is one test, run through tools/vm/run: exit 0 passes, 77 skips, anything else fails.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+pass=0 fail=0 skip=0
+failed=()
+logdir=${O:-$top/build}/test-logs
+mkdir -p "$logdir"
+
+for t in "$@"; do
+	name=${t#"$top"/}
+	log=$logdir/$(basename "$t").log
+	case $t in
+	*.sh)
+		start=$SECONDS
+		echo "--- VM $name"
+		SLOTSCOPE_NO_MAKE=1 VM_QUIET=1 "$top/tools/vm/run" "$t" >"$log.host" 2>&1
+		rc=$?
+		cons=${O:-$top/build}/vm/runs/$(basename "$t" .sh)/console.log
+		cp "$cons" "$log" 2>/dev/null
+		# the checks the script made, and its own words on failure
+		grep -aE '^(ok |FAIL|SKIP|note )' "$log" 2>/dev/null | sed 's/\r$//; s/^/    /'
+		case $rc in
+		0) pass=$((pass + 1)); echo "PASS $name ($((SECONDS - start))s)" ;;
+		77) skip=$((skip + 1)); echo "SKIP $name" ;;
+		*) fail=$((fail + 1)); failed+=("$name"); echo "FAIL $name (exit $rc; console: $log)"
+		   tail -n 30 "$log" 2>/dev/null | sed 's/\r$//; s/^/    | /'
+		   cat "$log.host" | sed 's/^/    host| /' ;;
+		esac
+		;;
+	*)
+		"$t" >"$log" 2>&1
+		rc=$?
+		p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -n 1)
+		f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -n 1)
+		s=$(sed -n 's/^\[  SKIPPED \] \([0-9]*\) test.*/\1/p' "$log" | tail -n 1)
+		p=${p:-0} f=${f:-0} s=${s:-0}
+		if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
+			f=1
+		fi
+		pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
+		if [ "$f" != 0 ]; then
+			failed+=("$name")
+			echo "FAIL $name ($p passed, $f failed, exit $rc)"
+			sed 's/^/    | /' "$log"
+		else
+			[ "$s" = 0 ] && echo "PASS $name ($p passed)" || echo "PASS $name ($p passed, $s skipped)"
+		fi
+		;;
+	esac
+done
+[ ${#failed[@]} = 0 ] || echo "failed: ${failed[*]}"
+echo "tests: $pass passed, $fail failed, $skip skipped"
+[ "$fail" = 0 ]

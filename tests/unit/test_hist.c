@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include "uhist.h"
+
+/* 0 and the limit have buckets of their own whatever the limit */
+static void test_level_bucket_edges(void **state)
+{
+	static const unsigned int limits[] = { 2, 16, 33, 34, 128, 1000, 65536 };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
+		unsigned int l = limits[i];
+
+		assert_int_equal(level_bucket(0, l), 0);
+		assert_int_equal(level_bucket(l, l), LEVEL_BUCKETS - 1);
+		assert_int_equal(level_bucket(l + 5, l), LEVEL_BUCKETS - 1);
+		assert_true(level_bucket(1, l) >= 1);
+		assert_true(level_bucket(l - 1, l) <= LEVEL_BUCKETS - 2);
+	}
+}
+
+/* small limits: one bucket per level, so time per level is exact */
+static void test_level_bucket_exact_small(void **state)
+{
+	(void)state;
+	for (unsigned int lvl = 0; lvl <= 16; lvl++)
+		assert_int_equal(level_bucket(lvl, 16), lvl == 16 ? LEVEL_BUCKETS - 1 : lvl);
+}
+
+/* bucket_low is the inverse: every level lies in [low(b), low(b+1)) of its bucket */
+static void test_level_bucket_low_inverse(void **state)
+{
+	static const unsigned int limits[] = { 16, 33, 34, 128, 1000, 65536 };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
+		unsigned int l = limits[i], prev = 0;
+
+		for (unsigned int lvl = 0; lvl <= l; lvl++) {
+			unsigned int b = level_bucket(lvl, l);
+
+			assert_true(b >= prev);	/* monotonic */
+			prev = b;
+			assert_true(level_bucket_low(b, l) <= lvl);
+			if (b + 1 < LEVEL_BUCKETS && level_bucket_low(b + 1, l) <= l)
+				assert_true(lvl < level_bucket_low(b + 1, l));
+			assert_int_equal(level_bucket(level_bucket_low(b, l), l), b);
+		}
+	}
+}
+
+static void test_lat_bucket(void **state)
+{
+	(void)state;
+	assert_int_equal(lat_bucket(0), 0);
+	assert_int_equal(lat_bucket(1), 0);
+	assert_int_equal(lat_bucket(2), 1);
+	assert_int_equal(lat_bucket(3), 1);
+	assert_int_equal(lat_bucket(1024), 10);
+	assert_int_equal(lat_bucket(2047), 10);
+	assert_int_equal(lat_bucket(1000000000ull), 29);
+	assert_int_equal(lat_bucket(UINT64_MAX), LAT_BUCKETS - 1);
+	for (unsigned int b = 1; b < LAT_BUCKETS - 1; b++) {
+		assert_int_equal(lat_bucket((uint64_t)1 << b), b);
+		assert_int_equal(lat_bucket(((uint64_t)1 << (b + 1)) - 1), b);
+	}
+}
+
+static void test_quantile(void **state)
+{
+	__u64 h[LAT_BUCKETS] = { 0 };
+
+	(void)state;
+	assert_true(hist_quantile(h, LAT_BUCKETS, 0.5) == 0);
+	/* 100 samples in [1024, 2048): the median interpolates to the middle */
+	h[10] = 100;
+	assert_true(hist_quantile(h, LAT_BUCKETS, 0.5) > 1500 && hist_quantile(h, LAT_BUCKETS, 0.5) < 1550);
+	/* 99 fast, 1 slow: p50 stays fast, p99 lands on the fast bucket's top, p100 on the slow one */
+	h[10] = 99;
+	h[20] = 1;
+	assert_true(hist_quantile(h, LAT_BUCKETS, 0.5) < 2048);
+	assert_true(hist_quantile(h, LAT_BUCKETS, 0.99) <= 2048);
+	assert_true(hist_quantile(h, LAT_BUCKETS, 1.0) >= 1 << 20);
+	assert_int_equal(hist_total(h, LAT_BUCKETS), 100);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_level_bucket_edges),
+		cmocka_unit_test(test_level_bucket_exact_small),
+		cmocka_unit_test(test_level_bucket_low_inverse),
+		cmocka_unit_test(test_lat_bucket),
+		cmocka_unit_test(test_quantile),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

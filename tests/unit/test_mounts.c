@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+#include "mounts.h"
+
+#ifndef FIXTURES
+#define FIXTURES "tests/fixtures"
+#endif
+
+static void test_fixture(void **state)
+{
+	struct mount_table t;
+	const struct nfs_mount *m;
+
+	(void)state;
+	assert_int_equal(mounts_load(FIXTURES, &t), 0);
+	assert_int_equal(t.n, 3);	/* tmpfs and proc are not NFS */
+	m = mounts_by_path(&t, "/mnt/a");
+	assert_non_null(m);
+	assert_string_equal(m->fstype, "nfs");
+	assert_string_equal(m->source, "127.0.0.11:/export");
+	assert_int_equal(m->major, 0);
+	assert_int_equal(m->minor, 32);
+	/* octal escapes are undone; optional fields before "-" are skipped */
+	m = mounts_by_path(&t, "/mnt/with space");
+	assert_non_null(m);
+	assert_string_equal(m->fstype, "nfs4");
+	/* a kernel dev_t (major << 20 | minor), as the BPF side reads it from the superblock */
+	assert_ptr_equal(mounts_by_kdev(&t, 33), m);
+	assert_ptr_equal(mounts_by_kdev(&t, (259u << 20) | 1048575u), mounts_by_path(&t, "/mnt/big"));
+	assert_null(mounts_by_kdev(&t, 34));
+	mounts_free(&t);
+}
+
+static void test_malformed(void **state)
+{
+	static const char bad[] = "37 1 0:32 / /mnt/a rw,relatime nfs 127.0.0.11:/export rw\n";
+	struct mount_table t;
+	FILE *f = fmemopen((void *)bad, sizeof(bad) - 1, "r");
+
+	(void)state;
+	assert_int_equal(mounts_parse(f, &t), -22);
+	assert_int_equal(t.n, 0);
+	fclose(f);
+}
+
+static void test_missing_root(void **state)
+{
+	struct mount_table t;
+
+	(void)state;
+	assert_int_equal(mounts_load("/nonexistent-root", &t), -2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fixture),
+		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_missing_root),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: GPL-2.0
+/* view_build on recorded snapshots, and the JSON and text renderers against golden files. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "output.h"
+#include "view.h"
+
+#ifndef FIXTURES
+#define FIXTURES "tests/fixtures"
+#endif
+#define GOLDEN FIXTURES "/../golden"
+
+static struct xprt_snap xs_prev, xs_cur;
+static struct op_snap os_prev, os_cur, os_other;
+static struct client_snap cs = { .clid = 3, .ci = { .dev = 32 } };	/* 0:32 is /mnt/a */
+
+/* A TCP transport limited to 16 slots, 1 s apart: 0.6 s of that second at the limit. */
+static void make_snaps(struct snapshot *prev, struct snapshot *cur)
+{
+	struct xprt_stats *p = &xs_prev.s, *c = &xs_cur.s;
+
+	memset(prev, 0, sizeof(*prev));
+	memset(cur, 0, sizeof(*cur));
+	memset(&xs_prev, 0, sizeof(xs_prev));
+	xs_prev.key = 0xffff888012345000ull;
+	p->id = 4;
+	p->ident = IDENT_TCP;
+	p->max_reqs = 16;
+	p->min_reqs = 2;
+	strcpy(p->addr, "127.0.0.11");
+	strcpy(p->port, "2049");
+	p->first_seen_ns = 1000000000ull;
+	p->in_use = 2;
+	p->level_ns[0] = 500000000ull;
+	p->level_ns[2] = 500000000ull;
+	p->acquires = 10;
+	p->releases = 8;
+	p->sends = 10;
+	xs_cur = xs_prev;
+	c->in_use = 16;
+	c->level_ns[2] += 100000000ull;
+	c->level_ns[8] += 300000000ull;
+	c->level_ns[LEVEL_BUCKETS - 1] += 600000000ull;
+	c->peak = 16;
+	c->epoch_of[1] = 7;		/* epoch 7 ended with this snapshot */
+	c->epoch_peak[1] = 16;
+	c->epoch_of[0] = 6;
+	c->epoch_peak[0] = 9;
+	c->acquires = 150;
+	c->handoffs = 100;
+	c->releases = 134;
+	c->sends = 150;
+	c->backlog_now = 40;
+	c->backlog_max = 48;
+	c->waits[WAIT_SLOT].count = 100;
+	c->waits[WAIT_SLOT].sum_ns = 100 * 3000000ull;
+	c->waits[WAIT_SLOT].max_ns = 9000000;
+	c->waits[WAIT_SLOT].buckets[21] = 100;	/* [2.1 ms, 4.2 ms) */
+
+	memset(&os_prev, 0, sizeof(os_prev));
+	os_prev.k = (struct op_key){ .xprt = xs_prev.key, .clid = 3, .prog = 100003, .vers = 3, .proc = 7 };
+	strcpy(os_prev.s.name, "WRITE");
+	os_prev.s.count = 4;
+	os_prev.s.bytes_sent = 4 * 1048700;
+	os_cur = os_prev;
+	os_cur.s.count = 132;
+	os_cur.s.ntrans = 128;
+	os_cur.s.bytes_sent = 132 * 1048700ull;
+	os_cur.s.sum_ns[STAGE_RTT] = 128 * 2000000ull;
+	os_cur.s.hist[STAGE_RTT][20] = 128;
+	os_cur.s.sum_ns[STAGE_EXECUTE] = 128 * 5000000ull;
+	os_cur.s.hist[STAGE_EXECUTE][22] = 128;
+	/* a client with no mount (lease renewal): shown with a null mount point */
+	memset(&os_other, 0, sizeof(os_other));
+	os_other.k = (struct op_key){ .xprt = xs_prev.key, .clid = 9, .prog = 100003, .vers = 4, .proc = 1 };
+	strcpy(os_other.s.name, "RENEW");
+	os_other.s.count = 1;
+
+	prev->ts_ns = 10000000000ull;
+	prev->epoch = 6;
+	prev->nxprts = 1;
+	prev->xprts = &xs_prev;
+	prev->nops = 1;
+	prev->ops = &os_prev;
+	cur->ts_ns = 11000000000ull;
+	cur->epoch = 7;
+	cur->nxprts = 1;
+	cur->xprts = &xs_cur;
+	cur->nops = 2;
+	cur->ops = (struct op_snap[2]){ 0 };
+	cur->nclients = 1;
+	cur->clients = &cs;
+	cur->counters[CNT_EVENTS] = 500;
+}
+
+static void test_interval(void **state)
+{
+	struct snapshot prev, cur;
+	struct op_snap ops[2];
+	struct mount_table mt;
+	struct view v;
+	const struct xprt_view *x;
+
+	(void)state;
+	make_snaps(&prev, &cur);
+	ops[0] = os_cur;
+	ops[1] = os_other;
+	cur.ops = ops;
+	assert_int_equal(mounts_load(FIXTURES, &mt), 0);
+	assert_int_equal(view_build(&v, &prev, &cur, &mt, false), 0);
+	assert_int_equal(v.nxprts, 1);
+	x = &v.xprts[0];
+	assert_true(v.interval_s > 0.999 && v.interval_s < 1.001);
+	assert_int_equal(x->interval_peak, 16);	/* the slot of epoch 7, not 6 */
+	assert_int_equal(x->acquires, 140);
+	assert_int_equal(x->handoffs, 100);
+	assert_int_equal(x->sends, 140);
+	assert_true(x->span_ns == 1e9);
+	assert_true(x->at_limit_ns == 6e8);
+	/* 0.1 s at 2, 0.3 s at 8, 0.6 s at 16 */
+	assert_true(x->mean_in_use > 12.19 && x->mean_in_use < 12.21);
+	assert_false(x->warming_up);
+	assert_int_equal(x->waits[WAIT_SLOT].count, 100);
+	assert_true(x->waits[WAIT_SLOT].p50_ns > 2097152 && x->waits[WAIT_SLOT].p50_ns < 4194304);
+	/* ops split per mount: /mnt/a by its superblock, the lease client with none */
+	assert_int_equal(x->ops, 129);
+	assert_int_equal(x->bytes_written, 128 * 1048700ull);
+	assert_int_equal(x->nmounts, 2);
+	assert_string_equal(x->mounts[0].mountpoint, "/mnt/a");
+	assert_null(x->mounts[1].mountpoint);
+	view_free(&v);
+	mounts_free(&mt);
+}
+
+/* no change in an interval: its peak is the level it stayed at */
+static void test_quiet_interval_peak(void **state)
+{
+	struct snapshot prev, cur;
+	struct view v;
+
+	(void)state;
+	make_snaps(&prev, &cur);
+	cur.nops = 0;
+	cur.epoch = 9;
+	assert_int_equal(view_build(&v, &prev, &cur, NULL, false), 0);
+	assert_int_equal(v.xprts[0].interval_peak, 16);
+	view_free(&v);
+}
+
+static void test_warming_up(void **state)
+{
+	struct snapshot prev, cur;
+	struct view v;
+
+	(void)state;
+	make_snaps(&prev, &cur);
+	cur.nops = 0;
+	xs_cur.s.preattach_releases = 3;
+	assert_int_equal(view_build(&v, &prev, &cur, NULL, false), 0);
+	assert_true(v.xprts[0].warming_up);
+	view_free(&v);
+}
+
+static char *render(void (*fn)(FILE *, const struct view *), const struct view *v, size_t *len)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+
+	fn(f, v);
+	fclose(f);
+	return buf;
+}
+
+static void golden(const char *name, const char *got, size_t len)
+{
+	char path[512], *want;
+	size_t wlen = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", GOLDEN, name);
+	if (getenv("UPDATE_GOLDEN")) {
+		f = fopen(path, "w");
+		assert_non_null(f);
+		fwrite(got, 1, len, f);
+		fclose(f);
+	}
+	f = fopen(path, "r");
+	assert_non_null(f);
+	want = malloc(1 << 16);
+	wlen = fread(want, 1, 1 << 16, f);
+	fclose(f);
+	want[wlen] = 0;
+	assert_string_equal(got, want);
+	free(want);
+}
+
+static void test_golden_outputs(void **state)
+{
+	struct snapshot prev, cur;
+	struct op_snap ops[2];
+	struct mount_table mt;
+	struct view v;
+	size_t len;
+	char *s;
+
+	(void)state;
+	make_snaps(&prev, &cur);
+	xs_cur.s.preattach_releases = 0;
+	ops[0] = os_cur;
+	ops[1] = os_other;
+	cur.ops = ops;
+	assert_int_equal(mounts_load(FIXTURES, &mt), 0);
+	assert_int_equal(view_build(&v, &prev, &cur, &mt, false), 0);
+	s = render(out_json, &v, &len);
+	golden("interval.json", s, len);
+	free(s);
+	s = render(out_text, &v, &len);
+	golden("interval.txt", s, len);
+	free(s);
+	view_free(&v);
+	mounts_free(&mt);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_interval),
+		cmocka_unit_test(test_quiet_interval_peak),
+		cmocka_unit_test(test_warming_up),
+		cmocka_unit_test(test_golden_outputs),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
