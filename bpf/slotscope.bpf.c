@@ -21,6 +21,13 @@ char LICENSE[] SEC("license") = "GPL";
 
 /* bumped by user space at every interval boundary; selects the interval-peak slot */
 __u32 epoch;
+/*
+ * Set by user space once every program is attached. Programs attach one by one, and a slot
+ * whose acquire is counted before its release hook exists would stay "in use" for ever.
+ */
+__u32 armed;
+/* set by user space from the rpcrdma module's BTF, see effective_limit() */
+__u32 rdma_slack_shift = SLACK_UNKNOWN;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -90,6 +97,15 @@ struct {
 	__type(value, struct op_stats);
 } op_zero SEC(".maps");
 
+static __always_inline void count(__u32 c);
+
+#define ARMED_OR_RETURN()		\
+	do {				\
+		if (!armed)		\
+			return 0;	\
+		count(CNT_EVENTS);	\
+	} while (0)
+
 static __always_inline void count(__u32 c)
 {
 	__u64 *v = bpf_map_lookup_elem(&counters, &c);
@@ -124,6 +140,28 @@ static __always_inline void hist_add(struct wait_hist *h, __u64 ns)
 	}
 }
 
+/*
+ * "xprtrdma: Decouple RPC completion from Send completion" (Chuck Lever, May 2026; in Debian's
+ * 6.1.192) keeps a request off the free pool until its Send completes too, and sizes the pool
+ * max_reqs + max_reqs/8 so concurrency does not drop: RPCs can then hold that many. User space
+ * detects it in BTF (struct rpcrdma_stats lost reply_waits_for_send in the same patch).
+ */
+static __always_inline void effective_limit(struct xprt_stats *x)
+{
+	__u32 shift = rdma_slack_shift;
+
+	x->limit = x->max_reqs;
+	if (x->ident != IDENT_RDMA)
+		return;
+	if (shift == SLACK_UNKNOWN) {
+		x->flags |= XF_LIMIT_GUESS;
+		return;
+	}
+	x->flags &= ~XF_LIMIT_GUESS;
+	if (shift < 32)
+		x->limit += x->max_reqs >> shift;
+}
+
 static __always_inline void init_identity(struct xprt_stats *z, struct rpc_xprt *xprt, __u64 now)
 {
 	const char *s;
@@ -138,6 +176,7 @@ static __always_inline void init_identity(struct xprt_stats *z, struct rpc_xprt 
 	bpf_probe_read_kernel_str(z->port, sizeof(z->port), s);
 	z->first_seen_ns = now;
 	z->last_change_ns = now;
+	effective_limit(z);
 }
 
 /* A new entry replaces a destroyed one: the kernel may reuse the address for a new transport. */
@@ -150,8 +189,13 @@ static __always_inline struct xprt_stats *get_xprt(struct rpc_xprt *xprt, __u64 
 	if (!xprt)
 		return NULL;
 	x = bpf_map_lookup_elem(&xprts, &key);
-	if (x && !(x->flags & XF_DESTROYED))
+	if (x && !(x->flags & XF_DESTROYED)) {
+		/* created with port 0: rpcbind fills it in later (xs_set_port) */
+		if (x->port[0] == '0' && x->port[1] == 0)
+			bpf_probe_read_kernel_str(x->port, sizeof(x->port),
+						  BPF_CORE_READ(xprt, address_strings[RPC_DISPLAY_PORT]));
 		return x;
+	}
 	x = bpf_map_lookup_elem(&xprt_zero, &zero);
 	if (!x)
 		return NULL;
@@ -188,10 +232,16 @@ static __always_inline void sample(struct xprt_stats *x, struct rpc_xprt *xprt)
  */
 static __always_inline void slot_change(struct xprt_stats *x, int delta, __u64 now)
 {
-	__s32 old = __sync_fetch_and_add(&x->in_use, delta);
-	__s32 new = old + delta;
-	__u64 prev = __sync_lock_test_and_set(&x->last_change_ns, now);
-	__u32 b = level_bucket(old > 0 ? old : 0, x->max_reqs);
+	__s32 old, new;
+	__u64 prev;
+	__u32 b;
+
+	if (x->flags & XF_LIMIT_GUESS)
+		effective_limit(x);
+	old = __sync_fetch_and_add(&x->in_use, delta);
+	new = old + delta;
+	prev = __sync_lock_test_and_set(&x->last_change_ns, now);
+	b = level_bucket(old > 0 ? old : 0, x->limit);
 	__u32 e = epoch, i = e & 1;
 
 	if (now > prev && b < LEVEL_BUCKETS)
@@ -234,7 +284,7 @@ static __always_inline void slot_acquired(struct rpc_rqst *rqst, struct rpc_xprt
 
 static __always_inline int handle_xprt_reserve(struct rpc_rqst *rqst)
 {
-	count(CNT_EVENTS);
+	ARMED_OR_RETURN();
 	slot_acquired(rqst, BPF_CORE_READ(rqst, rq_xprt), false);
 	return 0;
 }
@@ -246,7 +296,7 @@ static __always_inline int handle_xprt_release(struct rpc_task *task)
 	struct rpc_xprt *xprt;
 	struct xprt_stats *x;
 
-	count(CNT_EVENTS);
+	ARMED_OR_RETURN();
 	if (!rqst)
 		return 0;
 	/* NFSv4.1 callbacks reply on preallocated backchannel requests, never a slot */
@@ -279,7 +329,7 @@ static __always_inline int handle_task_sleep(struct rpc_task *task, struct rpc_w
 	struct xprt_stats *x;
 	char name[24];
 
-	count(CNT_EVENTS);
+	ARMED_OR_RETURN();
 	if (!xprt)
 		return 0;
 	/* the most frequent sleep by far: every RPC waits for its reply */
@@ -325,7 +375,7 @@ static __always_inline int handle_task_wakeup(struct rpc_task *task, struct rpc_
 	struct xprt_stats *x;
 	struct waiter *w;
 
-	count(CNT_EVENTS);
+	ARMED_OR_RETURN();
 	if (!xprt || (void *)q == (void *)&xprt->pending)
 		return 0;
 	/*
@@ -355,7 +405,7 @@ static __always_inline int handle_xprt_transmit(struct rpc_rqst *rqst, int statu
 	struct rpc_xprt *xprt = BPF_CORE_READ(rqst, rq_xprt);
 	struct xprt_stats *x;
 
-	count(CNT_EVENTS);
+	ARMED_OR_RETURN();
 	x = get_xprt(xprt, bpf_ktime_get_ns());
 	if (!x)
 		return 0;
@@ -380,7 +430,7 @@ static __always_inline int handle_stats_latency(struct rpc_task *task, __s64 bac
 	__u32 zero = 0;
 	int ntrans;
 
-	count(CNT_EVENTS);
+	ARMED_OR_RETURN();
 	if (!rqst || !clnt)
 		return 0;
 	k.xprt = (__u64)BPF_CORE_READ(rqst, rq_xprt);
@@ -426,7 +476,7 @@ static __always_inline int handle_xprt_create(struct rpc_xprt *xprt)
 {
 	__u64 key = (__u64)xprt;
 
-	count(CNT_EVENTS);
+	ARMED_OR_RETURN();
 	/* an entry left under this address belongs to a destroyed transport */
 	bpf_map_delete_elem(&xprts, &key);
 	get_xprt(xprt, bpf_ktime_get_ns());
@@ -438,7 +488,7 @@ static __always_inline int handle_xprt_destroy(struct rpc_xprt *xprt)
 	__u64 key = (__u64)xprt, now = bpf_ktime_get_ns();
 	struct xprt_stats *x = bpf_map_lookup_elem(&xprts, &key);
 
-	count(CNT_EVENTS);
+	ARMED_OR_RETURN();
 	if (!x)
 		return 0;
 	/* close the last stretch so time at each level adds up to the transport's lifetime */
@@ -456,7 +506,7 @@ static __always_inline int note_client(struct inode *inode)
 	struct client_info ci = {};
 	__u32 clid;
 
-	count(CNT_EVENTS);
+	ARMED_OR_RETURN();
 	if (!server)
 		return 0;
 	clid = BPF_CORE_READ(server, client, cl_clid);
@@ -475,7 +525,7 @@ static __always_inline int handle_session(struct nfs4_session *session)
 	struct rpc_clnt *clnt;
 	__u32 used;
 
-	count(CNT_EVENTS);
+	ARMED_OR_RETURN();
 	if (!session)
 		return 0;
 	s = bpf_map_lookup_elem(&sessions, &key);

@@ -47,6 +47,11 @@ enum counter {
 };
 
 #define XF_DESTROYED	1u	/* xprt_destroy seen; user space drops it after one report */
+#define XF_LIMIT_GUESS	2u	/* RDMA pool slack unknown when first seen: limit = max_reqs */
+
+/* rdma_slack_shift values: the RDMA request pool holds max_reqs + (max_reqs >> shift) */
+#define SLACK_NONE	0xfe
+#define SLACK_UNKNOWN	0xff
 
 struct wait_hist {
 	__u64 count;
@@ -59,7 +64,7 @@ struct xprt_stats {
 	/* identity, written once when the transport is first seen */
 	__u32 id;		/* xprt->id, as in /sys/kernel/sunrpc/.../xprt-<id>-<proto> */
 	__u32 ident;		/* IDENT_* */
-	__u32 max_reqs;		/* the slot limit */
+	__u32 max_reqs;		/* the slot table size the transport was created with */
 	__u32 min_reqs;
 	char addr[ADDR_LEN];	/* server address */
 	char port[PORT_LEN];
@@ -76,7 +81,7 @@ struct xprt_stats {
 	__u32 epoch_of[2];	/* the epoch epoch_peak[i] belongs to */
 	__u32 backlog_max;	/* longest backlog queue seen */
 	__u32 sending_max;	/* longest sending queue seen */
-	__u32 __pad0;
+	__u32 limit;		/* effective slot limit: max_reqs, plus the RDMA pool slack */
 	__u64 acquires;		/* slots taken, including handoffs */
 	__u64 handoffs;		/* slots passed from a releasing task straight to a backlogged one */
 	__u64 releases;

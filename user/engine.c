@@ -221,13 +221,51 @@ fail:
 	return err;
 }
 
+/*
+ * The RDMA request pool has max_reqs + max_reqs/8 entries on kernels with "xprtrdma: Decouple
+ * RPC completion from Send completion" (May 2026), which also dropped reply_waits_for_send from
+ * struct rpcrdma_stats: that member is the probe. Unknown until rpcrdma's BTF is there.
+ */
+static void probe_rdma_slack(struct engine *e)
+{
+	const struct btf_type *t;
+	char path[512];
+	int id;
+
+	if (e->skel->data->rdma_slack_shift != SLACK_UNKNOWN)
+		return;
+	if (!e->mods[3]) {
+		e->mods[3] = btf__parse_split(rooted(e->o.sysfs_root, "/sys/kernel/btf/rpcrdma", path,
+						     sizeof(path)), e->vmlinux);
+		if (!e->mods[3])
+			return;
+	}
+	id = btf__find_by_name_kind(e->mods[3], "rpcrdma_stats", BTF_KIND_STRUCT);
+	if (id <= 0)
+		return;
+	t = btf__type_by_id(e->mods[3], id);
+	for (int i = 0; i < btf_vlen(t); i++)
+		if (!strcmp(btf__name_by_offset(e->mods[3], btf_members(t)[i].name_off),
+			    "reply_waits_for_send")) {
+			e->skel->data->rdma_slack_shift = SLACK_NONE;
+			return;
+		}
+	e->skel->data->rdma_slack_shift = 3;
+	pr_debug("rpcrdma request pool: max_reqs + max_reqs/8\n");
+}
+
 int engine_attach(struct engine *e, const char **why)
 {
 	int err = slotscope_bpf__attach(e->skel);
 
-	if (err)
+	if (err) {
 		*why = "attach BPF programs";
-	return err;
+		return err;
+	}
+	probe_rdma_slack(e);
+	/* count from here: every hook is in place */
+	__atomic_store_n(&e->skel->bss->armed, 1, __ATOMIC_SEQ_CST);
+	return 0;
 }
 
 size_t engine_hooks(const struct engine *e, const struct hook_status **hooks)
@@ -286,6 +324,7 @@ int engine_snapshot(struct engine *e, struct snapshot *snap)
 	__u64 *percpu;
 
 	memset(snap, 0, sizeof(*snap));
+	probe_rdma_slack(e);
 	/* close the interval first: programs now record interval peaks in the other slot */
 	snap->epoch = s->bss->epoch;
 	__atomic_store_n(&s->bss->epoch, snap->epoch + 1, __ATOMIC_SEQ_CST);
@@ -316,7 +355,7 @@ int engine_snapshot(struct engine *e, struct snapshot *snap)
 		__s32 lvl = x->in_use > 0 ? x->in_use : 0;
 
 		if (end > x->last_change_ns)
-			x->level_ns[level_bucket((unsigned int)lvl, x->max_reqs)] += end - x->last_change_ns;
+			x->level_ns[level_bucket((unsigned int)lvl, x->limit)] += end - x->last_change_ns;
 	}
 	percpu = calloc(ncpu > 0 ? ncpu : 1, sizeof(__u64));
 	if (!percpu) {

@@ -38,6 +38,7 @@ static void xprt_json(struct jw *w, const struct xprt_view *x)
 	jw_str(w, "server", x->addr);
 	jw_str(w, "port", x->port);
 	jw_u64(w, "limit", x->limit);
+	jw_u64(w, "max_reqs", x->max_reqs);
 	jw_u64(w, "min_reqs", x->min_reqs);
 	jw_i64(w, "in_use", x->in_use);
 	jw_u64(w, "peak", x->peak);

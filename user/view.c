@@ -45,7 +45,8 @@ static void xprt_view(struct xprt_view *v, const struct xprt_snap *c, const stru
 	v->key = c->key;
 	v->id = x->id;
 	v->ident = x->ident;
-	v->limit = x->max_reqs;
+	v->limit = x->limit;
+	v->max_reqs = x->max_reqs;
 	v->min_reqs = x->min_reqs;
 	memcpy(v->addr, x->addr, sizeof(v->addr));
 	memcpy(v->port, x->port, sizeof(v->port));
@@ -61,8 +62,8 @@ static void xprt_view(struct xprt_view *v, const struct xprt_snap *c, const stru
 	v->destroyed = x->flags & XF_DESTROYED;
 	hist_sub(v->level_ns, x->level_ns, o ? o->level_ns : NULL, LEVEL_BUCKETS);
 	for (unsigned int b = 0; b < LEVEL_BUCKETS; b++) {
-		unsigned int lo = level_bucket_low(b, x->max_reqs);
-		unsigned int hi = b + 1 < LEVEL_BUCKETS ? level_bucket_low(b + 1, x->max_reqs) - 1 : lo;
+		unsigned int lo = level_bucket_low(b, x->limit);
+		unsigned int hi = b + 1 < LEVEL_BUCKETS ? level_bucket_low(b + 1, x->limit) - 1 : lo;
 
 		if (hi < lo)
 			hi = lo;

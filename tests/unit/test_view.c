@@ -31,6 +31,7 @@ static void make_snaps(struct snapshot *prev, struct snapshot *cur)
 	p->id = 4;
 	p->ident = IDENT_TCP;
 	p->max_reqs = 16;
+	p->limit = 16;
 	p->min_reqs = 2;
 	strcpy(p->addr, "127.0.0.11");
 	strcpy(p->port, "2049");

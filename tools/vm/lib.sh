@@ -154,10 +154,11 @@ _check() {
 }
 
 # ---- reading slotscope --json output (JSON lines; the last is the summary)
-# ss_xprt FILE SERVER [LINE]: the transport to SERVER in the summary (or in line LINE)
+# ss_xprt FILE SERVER [LINE]: the NFS transport to SERVER in the summary (or in line LINE);
+# mount.nfs also talks to rpcbind and mountd there, on transports of their own
 ss_xprt() {
 	if [ -n "${3:-}" ]; then sed -n "${3}p" "$1"; else tail -n 1 "$1"; fi |
-		jq -c --arg s "$2" '.transports[] | select(.server == $s)'
+		jq -c --arg s "$2" '.transports[] | select(.server == $s and (.port == "2049" or .port == "20049"))'
 }
 # ss_get FILE SERVER JQ_FILTER: a value of that transport in the summary, e.g. '.peak'
 ss_get() { ss_xprt "$1" "$2" | jq -r "$3"; }

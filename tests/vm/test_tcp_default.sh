@@ -1,0 +1,15 @@
+# A TCP transport with the default (dynamic, 65536) limit, traced from before the mount: the
+# highest occupancy equals the kernel's lifetime max_slots exactly.
+nfsd_start >/dev/null || exit 1
+srv=127.0.0.99
+mkdir -p /mnt/d
+slotscope --json -- sh -c ". /src/tools/vm/lib.sh; mount.nfs $srv:/export /mnt/d -o vers=3,proto=tcp,nolock && writers /mnt/d 24 4" \
+	>/tmp/s.json || exit 1
+x=$(ss_xprt /tmp/s.json $srv)
+echo "note all: $(tail -n 1 /tmp/s.json | jq -c "[.transports[] | {id,server,port,peak,acquires}]")"
+echo "note transport: $(echo "$x" | jq -c '{id,limit,peak,min_reqs,num_reqs,acquires,releases,preattach_releases}')"
+check_eq "limit is the dynamic maximum" "$(echo "$x" | jq .limit)" 65536
+check_gt "slots were used" "$(echo "$x" | jq .peak)" 2
+check_eq "max in use = mountstats max_slots" "$(echo "$x" | jq .peak)" "$(mountstats_xprt /mnt/d max_slots)"
+check_eq "nothing taken before attach" "$(echo "$x" | jq .preattach_releases)" 0
+exit $CHECK_FAILED
