@@ -263,9 +263,12 @@ int engine_attach(struct engine *e, const char **why)
 		return err;
 	}
 	probe_rdma_slack(e);
-	/* count from here: every hook is in place */
-	__atomic_store_n(&e->skel->bss->armed, 1, __ATOMIC_SEQ_CST);
 	return 0;
+}
+
+void engine_arm(struct engine *e)
+{
+	__atomic_store_n(&e->skel->bss->armed, 1, __ATOMIC_SEQ_CST);
 }
 
 size_t engine_hooks(const struct engine *e, const struct hook_status **hooks)

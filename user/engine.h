@@ -60,6 +60,11 @@ struct engine_opts {
 /* 0 or -errno; on error *why names the problem for the one-line message */
 int engine_open(struct engine **e, const struct engine_opts *o, const char **why);
 int engine_attach(struct engine *e, const char **why);
+/*
+ * Start counting. Programs attach one by one; a slot whose acquire was counted before its
+ * release hook existed would stay "in use" for ever, so they count nothing until armed.
+ */
+void engine_arm(struct engine *e);
 /* Ends the current interval and fills @snap (which it owns until snapshot_free). */
 int engine_snapshot(struct engine *e, struct snapshot *snap);
 size_t engine_hooks(const struct engine *e, const struct hook_status **hooks);

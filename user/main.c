@@ -287,6 +287,8 @@ int main(int argc, char **argv)
 		engine_close(e);
 		return EXIT_RUNTIME;
 	}
+	/* the start snapshot is empty: everything counted comes after it */
+	engine_arm(e);
 	err = snapshot_dup(&prev, &start);
 	if (err) {
 		pr_err("out of memory\n");
