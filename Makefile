@@ -7,11 +7,16 @@ ARCH     := x86
 VERSION  := 0.1.0
 
 CFLAGS   ?= -O2 -g
-WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+	    -Wno-format-truncation
 CPPFLAGS += -I$(O) -Ibpf -Iuser -DFIXTURES='"$(CURDIR)/tests/fixtures"' -MMD -MP -D_GNU_SOURCE -DSLOTSCOPE_VERSION='"$(VERSION)"'
 # libbpf, libelf and zlib are linked in statically so the binary runs on any host (and in the VM)
 # whatever libbpf it has; libc stays dynamic.
 LDLIBS   += -Wl,-Bstatic -lbpf -lelf -lz -Wl,-Bdynamic
+# active_speed_ex (XDR) exists only in newer rdma-core headers
+HAVE_SPEED_EX := $(shell printf '\043include <infiniband/verbs.h>\nint x = sizeof(((struct ibv_port_attr *)0)->active_speed_ex);\n' | \
+	$(CC) -x c -c -o /dev/null - 2>/dev/null && echo -DHAVE_ACTIVE_SPEED_EX)
+CPPFLAGS += $(HAVE_SPEED_EX)
 # BPF_PROG() expands to an unused ctx parameter, so no -Wextra here
 BPF_CFLAGS := -g -O2 -mcpu=v3 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) -I. -Ibpf -MMD -MP
 

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "rdma.h"
+
+#ifndef FIXTURES
+#define FIXTURES "tests/fixtures"
+#endif
+
+static const struct rdma_port *port(const struct link_sample *s, const char *dev)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (!strcmp(s->ports[i].dev, dev))
+			return &s->ports[i];
+	return NULL;
+}
+
+static const struct port_delta *delta(const struct port_delta *d, size_t n, const char *dev)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(d[i].dev, dev))
+			return &d[i];
+	return NULL;
+}
+
+static const struct counter *hw(const struct port_delta *d, const char *name)
+{
+	for (size_t i = 0; i < d->nhw; i++)
+		if (!strcmp(d->hw[i].name, name))
+			return &d->hw[i];
+	return NULL;
+}
+
+static void test_parse_rate(void **state)
+{
+	double g;
+
+	(void)state;
+	assert_int_equal(parse_rate("200 Gb/sec (4X HDR)", &g), 0);
+	assert_true(g == 200);
+	assert_int_equal(parse_rate("2.5 Gb/sec (1X SDR)", &g), 0);
+	assert_true(g == 2.5);
+	assert_int_equal(parse_rate("N/A", &g), -22);
+	assert_int_equal(parse_rate("", &g), -22);
+	assert_int_equal(parse_rate("100 Mb/sec", &g), -22);
+}
+
+static void test_verbs_rate(void **state)
+{
+	(void)state;
+	assert_true(verbs_rate_gbps(64, 2) == 200);	/* HDR 4x */
+	assert_true(verbs_rate_gbps(128, 2) == 400);	/* NDR 4x */
+	assert_true(verbs_rate_gbps(128, 16) == 200);	/* NDR 2x */
+	assert_true(verbs_rate_gbps(32, 2) == 100);	/* EDR 4x, as the kernel quotes it */
+	assert_true(verbs_rate_gbps(1, 1) == 2.5);	/* SDR 1x: what rxe claims */
+	assert_true(verbs_rate_gbps(256, 2) == 800);	/* XDR 4x (active_speed_ex) */
+	assert_true(verbs_rate_gbps(0, 2) == 0);
+	assert_true(verbs_rate_gbps(1024, 2) == 0);
+}
+
+static void test_counter_delta(void **state)
+{
+	(void)state;
+	assert_int_equal(counter_delta(10, 25), 15);
+	assert_int_equal(counter_delta(4294967000u, 704), 1000);		/* 32-bit wrap */
+	assert_int_equal(counter_delta(UINT64_MAX - 9, 10), 20);		/* 64-bit wrap */
+}
+
+static void test_sample(void **state)
+{
+	struct link_sample s;
+	const struct rdma_port *p;
+
+	(void)state;
+	assert_int_equal(link_sample(FIXTURES "/links/t0", NULL, 0, &s), 0);
+	assert_int_equal(s.n, 5);
+	p = port(&s, "mlx5_0");
+	assert_non_null(p);
+	assert_string_equal(p->state, "ACTIVE");
+	assert_string_equal(p->link_layer, "Ethernet");
+	assert_true(p->rate_gbps == 200);
+	assert_int_equal(p->pc_valid, 15);
+	assert_int_equal(p->pc[PC_XMIT_WORDS], 1000000);
+	assert_int_equal(p->nhw, 4);				/* lifespan is a knob, not a counter */
+	assert_string_equal(p->nd.name, "ens1f0");
+	assert_true(p->nd.speed_gbps == 200);
+	p = port(&s, "rxe0");
+	assert_int_equal(p->pc_valid, 0);			/* rxe has no counters/ */
+	assert_string_equal(p->nd.name, "eth0");
+	assert_true(p->nd.speed_gbps == 0);
+	assert_int_equal(port(&s, "mlx5_2")->pc_valid, 0);	/* N/A (no PMA) */
+	assert_string_equal(port(&s, "mlx5_2")->state, "DOWN");
+	assert_int_equal(port_of_netdev(&s, "eth0"), (int)(port(&s, "rxe0") - s.ports));
+	assert_int_equal(port_of_netdev(&s, "lo"), -1);
+	link_sample_free(&s);
+}
+
+static void test_verbs_rate_overrides_sysfs(void **state)
+{
+	struct verbs_rate r = { .dev = "rxe0", .port = 1, .gbps = 10 };
+	struct link_sample s;
+
+	(void)state;
+	assert_int_equal(link_sample(FIXTURES "/links/t0", &r, 1, &s), 0);
+	assert_true(port(&s, "rxe0")->rate_gbps == 10);
+	assert_true(port(&s, "rxe0")->rate_from_verbs);
+	assert_false(port(&s, "mlx5_0")->rate_from_verbs);
+	link_sample_free(&s);
+}
+
+static void test_delta(void **state)
+{
+	struct link_sample a, b;
+	struct port_delta *d;
+	const struct port_delta *x;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(link_sample(FIXTURES "/links/t0", NULL, 0, &a), 0);
+	assert_int_equal(link_sample(FIXTURES "/links/t1", NULL, 0, &b), 0);
+	b.ts_ns = a.ts_ns + 2000000000ull;	/* two seconds apart */
+	assert_int_equal(link_delta(&a, &b, &d, &n), 0);
+	assert_int_equal(n, 5);
+	/* mlx5: 25e6 words = 100 MB in 2 s = 0.4 Gb/s of 200 */
+	x = delta(d, n, "mlx5_0");
+	assert_string_equal(x->bytes_from, "counters");
+	assert_int_equal(x->tx_bytes, 100000000);
+	assert_int_equal(x->rx_bytes, 2000000);
+	assert_int_equal(x->tx_pkts, 100000);
+	assert_true(x->tx_gbps > 0.3999 && x->tx_gbps < 0.4001);
+	assert_true(x->tx_util_pct > 0.19999 && x->tx_util_pct < 0.20001);
+	assert_int_equal(hw(x, "np_cnp_sent")->v, 15);
+	/* a 32-bit PMA counter that wrapped: 1000 words */
+	assert_int_equal(delta(d, n, "mlx5_1")->tx_bytes, 4000);
+	/* rxe: bytes from eth0 */
+	x = delta(d, n, "rxe0");
+	assert_string_equal(x->bytes_from, "netdev");
+	assert_int_equal(x->tx_bytes, 1000000);
+	assert_int_equal(hw(x, "sent_pkts")->v, 1000);
+	/* no PMA: no bytes, no utilization, no crash */
+	assert_false(delta(d, n, "mlx5_2")->have_bytes);
+	/* gone between the samples */
+	assert_true(delta(d, n, "mlx5_3")->removed);
+	free(d);
+	link_sample_free(&a);
+	link_sample_free(&b);
+}
+
+static void test_no_rdma(void **state)
+{
+	struct link_sample s;
+
+	(void)state;
+	assert_int_equal(link_sample(FIXTURES "/nonexistent", NULL, 0, &s), 0);
+	assert_int_equal(s.n, 0);
+	assert_non_null(strstr(s.why_empty, "no RDMA devices"));
+}
+
+static void test_route(void **state)
+{
+	char ifn[32];
+
+	(void)state;
+	assert_int_equal(route_netdev(FIXTURES, "127.0.0.11", ifn, sizeof(ifn)), 0);
+	assert_string_equal(ifn, "lo");
+	assert_int_equal(route_netdev(FIXTURES, "10.0.2.101", ifn, sizeof(ifn)), 0);
+	assert_string_equal(ifn, "eth0");
+	assert_int_equal(route_netdev(FIXTURES, "192.168.50.7", ifn, sizeof(ifn)), 0);	/* /24 beats /16 */
+	assert_string_equal(ifn, "ens1f0");
+	assert_int_equal(route_netdev(FIXTURES, "192.168.9.7", ifn, sizeof(ifn)), 0);
+	assert_string_equal(ifn, "ens1f0");
+	assert_int_equal(route_netdev(FIXTURES, "8.8.8.8", ifn, sizeof(ifn)), 0);		/* default */
+	assert_string_equal(ifn, "eth0");
+	assert_int_equal(route_netdev(FIXTURES, "fe80::1", ifn, sizeof(ifn)), -97);
+	assert_int_equal(route_netdev(FIXTURES "/nonexistent", "10.0.2.1", ifn, sizeof(ifn)), -2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_rate),
+		cmocka_unit_test(test_verbs_rate),
+		cmocka_unit_test(test_counter_delta),
+		cmocka_unit_test(test_sample),
+		cmocka_unit_test(test_verbs_rate_overrides_sysfs),
+		cmocka_unit_test(test_delta),
+		cmocka_unit_test(test_no_rdma),
+		cmocka_unit_test(test_route),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

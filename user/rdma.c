@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <arpa/inet.h>
+#include "rdma.h"
+
+static const char *root_of(const char *root)
+{
+	return root && strcmp(root, "/") ? root : "";
+}
+
+/* first line of a sysfs file, newline stripped; -errno */
+static int read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	int err = 0;
+
+	if (!f)
+		return -errno;
+	if (!fgets(buf, (int)len, f))
+		err = -ENODATA;
+	else
+		buf[strcspn(buf, "\n")] = 0;
+	fclose(f);
+	return err;
+}
+
+/* a counter file: decimal, or "N/A (no PMA)" and the like (-ENODATA) */
+static int read_u64(const char *path, uint64_t *v)
+{
+	char buf[64], *end;
+	int err = read_line(path, buf, sizeof(buf));
+
+	if (err)
+		return err;
+	errno = 0;
+	*v = strtoull(buf, &end, 0);
+	if (errno || end == buf || (*end && *end != ' '))
+		return -ENODATA;
+	return 0;
+}
+
+int parse_rate(const char *s, double *gbps)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || v < 0 || strncmp(end, " Gb/sec", 7))
+		return -EINVAL;
+	*gbps = v;
+	return 0;
+}
+
+double verbs_rate_gbps(unsigned int speed, unsigned int width)
+{
+	/* per-lane Gb/s of IBV_SPEED_* (1 SDR ... 256 XDR), lanes of IBV_WIDTH_* (1 1x ... 16 2x) */
+	static const double lane[] = { 2.5, 5, 10, 10.3125, 14.0625, 25.78125, 50, 100, 200 };
+	static const unsigned int lanes[] = { 1, 4, 8, 12, 2 };
+	int s = __builtin_ffs((int)speed) - 1, w = __builtin_ffs((int)width) - 1;
+
+	if (s < 0 || s >= (int)(sizeof(lane) / sizeof(lane[0])) || w < 0 ||
+	    w >= (int)(sizeof(lanes) / sizeof(lanes[0])))
+		return 0;
+	/* FDR10 and EDR are quoted at their data rates (10 and 25) by the kernel's rate file */
+	if (speed == 8)
+		return 10.0 * lanes[w];
+	if (speed == 32)
+		return 25.0 * lanes[w];
+	if (speed == 16)
+		return 14.0 * lanes[w];
+	return lane[s] * lanes[w];
+}
+
+uint64_t counter_delta(uint64_t old, uint64_t now)
+{
+	if (now >= old)
+		return now - old;
+	/* went backwards: a 32-bit counter wrapped if the old value fit in 32 bits */
+	if (old <= UINT32_MAX)
+		return (uint64_t)UINT32_MAX - old + now + 1;
+	return UINT64_MAX - old + now + 1;
+}
+
+int netdev_read(const char *sysfs_root, const char *name, struct netdev_stat *st)
+{
+	static const char *const f[] = { "tx_bytes", "rx_bytes", "tx_packets", "rx_packets" };
+	uint64_t *v[] = { &st->tx_bytes, &st->rx_bytes, &st->tx_packets, &st->rx_packets };
+	char path[512], buf[32];
+	int err;
+
+	memset(st, 0, sizeof(*st));
+	snprintf(st->name, sizeof(st->name), "%s", name);
+	for (int i = 0; i < 4; i++) {
+		snprintf(path, sizeof(path), "%s/sys/class/net/%s/statistics/%s", root_of(sysfs_root),
+			 name, f[i]);
+		err = read_u64(path, v[i]);
+		if (err)
+			return err;
+	}
+	snprintf(path, sizeof(path), "%s/sys/class/net/%s/speed", root_of(sysfs_root), name);
+	/* virtual devices answer EINVAL or -1 */
+	if (read_line(path, buf, sizeof(buf)) == 0 && atoi(buf) > 0)
+		st->speed_gbps = atoi(buf) / 1000.0;
+	st->valid = true;
+	return 0;
+}
+
+static int cmp_counter(const void *a, const void *b)
+{
+	return strcmp(((const struct counter *)a)->name, ((const struct counter *)b)->name);
+}
+
+static void read_port(const char *root, const char *dev, unsigned int port, struct rdma_port *p)
+{
+	static const char *const pc[] = { "port_xmit_data", "port_rcv_data", "port_xmit_packets",
+					  "port_rcv_packets" };
+	char dir[384], path[512], buf[128];
+	struct dirent *de;
+	DIR *d;
+
+	memset(p, 0, sizeof(*p));
+	snprintf(p->dev, sizeof(p->dev), "%s", dev);
+	p->port = port;
+	snprintf(dir, sizeof(dir), "%s/sys/class/infiniband/%s/ports/%u", root, dev, port);
+	snprintf(path, sizeof(path), "%s/state", dir);
+	/* "4: ACTIVE" */
+	if (read_line(path, buf, sizeof(buf)) == 0)
+		snprintf(p->state, sizeof(p->state), "%s", strchr(buf, ' ') ? strchr(buf, ' ') + 1 : buf);
+	snprintf(path, sizeof(path), "%s/link_layer", dir);
+	read_line(path, p->link_layer, sizeof(p->link_layer));
+	snprintf(path, sizeof(path), "%s/rate", dir);
+	if (read_line(path, p->rate_str, sizeof(p->rate_str)) == 0)
+		parse_rate(p->rate_str, &p->rate_gbps);
+	/* rxe has no counters/ at all; mlx5 may answer "N/A (no PMA)" */
+	for (int i = 0; i < PORT_COUNTERS; i++) {
+		snprintf(path, sizeof(path), "%s/counters/%s", dir, pc[i]);
+		if (read_u64(path, &p->pc[i]) == 0)
+			p->pc_valid |= 1u << i;
+	}
+	snprintf(path, sizeof(path), "%s/hw_counters", dir);
+	d = opendir(path);
+	while (d && (de = readdir(d)) && p->nhw < MAX_HW_COUNTERS) {
+		struct counter *c = &p->hw[p->nhw];
+
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, "lifespan"))
+			continue;
+		snprintf(path, sizeof(path), "%s/hw_counters/%s", dir, de->d_name);
+		snprintf(c->name, sizeof(c->name), "%s", de->d_name);
+		if (read_u64(path, &c->v) == 0)
+			p->nhw++;
+	}
+	if (d)
+		closedir(d);
+	qsort(p->hw, p->nhw, sizeof(p->hw[0]), cmp_counter);
+	/* the netdev of a RoCE port: the first GID's */
+	for (int i = 0; i < 8; i++) {
+		snprintf(path, sizeof(path), "%s/gid_attrs/ndevs/%d", dir, i);
+		if (read_line(path, buf, sizeof(buf)) == 0 && buf[0]) {
+			netdev_read(root, buf, &p->nd);
+			snprintf(p->nd.name, sizeof(p->nd.name), "%s", buf);
+			break;
+		}
+	}
+}
+
+int link_sample(const char *sysfs_root, const struct verbs_rate *rates, size_t nrates,
+		struct link_sample *s)
+{
+	const char *root = root_of(sysfs_root);
+	char path[512];
+	struct dirent *de, *pe;
+	struct timespec ts;
+	size_t cap = 0;
+	DIR *d, *pd;
+
+	memset(s, 0, sizeof(*s));
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	s->ts_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	snprintf(path, sizeof(path), "%s/sys/class/infiniband", root);
+	d = opendir(path);
+	if (!d) {
+		snprintf(s->why_empty, sizeof(s->why_empty),
+			 "no RDMA devices: %s does not exist (no RDMA driver loaded)", path);
+		return 0;
+	}
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/sys/class/infiniband/%s/ports", root, de->d_name);
+		pd = opendir(path);
+		while (pd && (pe = readdir(pd))) {
+			unsigned int port;
+			char *end;
+
+			port = (unsigned int)strtoul(pe->d_name, &end, 10);
+			if (pe->d_name[0] == '.' || *end)
+				continue;
+			if (s->n == cap) {
+				struct rdma_port *np = realloc(s->ports, (cap = cap ? cap * 2 : 4) * sizeof(*np));
+
+				if (!np) {
+					closedir(pd);
+					closedir(d);
+					link_sample_free(s);
+					return -ENOMEM;
+				}
+				s->ports = np;
+			}
+			read_port(root, de->d_name, port, &s->ports[s->n]);
+			for (size_t r = 0; r < nrates; r++)
+				if (!strcmp(rates[r].dev, de->d_name) && rates[r].port == port && rates[r].gbps > 0) {
+					s->ports[s->n].rate_gbps = rates[r].gbps;
+					s->ports[s->n].rate_from_verbs = true;
+				}
+			s->n++;
+		}
+		if (pd)
+			closedir(pd);
+	}
+	closedir(d);
+	if (!s->n)
+		snprintf(s->why_empty, sizeof(s->why_empty),
+			 "no RDMA devices: %s/sys/class/infiniband is empty", root);
+	return 0;
+}
+
+void link_sample_free(struct link_sample *s)
+{
+	free(s->ports);
+	s->ports = NULL;
+	s->n = 0;
+}
+
+static const struct rdma_port *find_port(const struct link_sample *s, const char *dev, unsigned int port)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (!strcmp(s->ports[i].dev, dev) && s->ports[i].port == port)
+			return &s->ports[i];
+	return NULL;
+}
+
+static void port_delta(struct port_delta *d, const struct rdma_port *o, const struct rdma_port *p,
+		       double secs)
+{
+	unsigned int both = o->pc_valid & p->pc_valid;
+
+	d->port = p;
+	d->secs = secs;
+	/* PMA counters see RDMA traffic the netdev does not (offloaded RoCE); rxe has none */
+	if ((both & 3) == 3) {
+		d->have_bytes = true;
+		d->bytes_from = "counters";
+		/* 4-byte words (IBA 16.1.3.5); a 32-bit counter wraps in words, not bytes */
+		d->tx_bytes = 4 * counter_delta(o->pc[PC_XMIT_WORDS], p->pc[PC_XMIT_WORDS]);
+		d->rx_bytes = 4 * counter_delta(o->pc[PC_RCV_WORDS], p->pc[PC_RCV_WORDS]);
+		if ((both & 12) == 12) {
+			d->tx_pkts = counter_delta(o->pc[PC_XMIT_PKTS], p->pc[PC_XMIT_PKTS]);
+			d->rx_pkts = counter_delta(o->pc[PC_RCV_PKTS], p->pc[PC_RCV_PKTS]);
+		}
+	} else if (o->nd.valid && p->nd.valid && !strcmp(o->nd.name, p->nd.name)) {
+		d->have_bytes = true;
+		d->bytes_from = "netdev";
+		d->tx_bytes = counter_delta(o->nd.tx_bytes, p->nd.tx_bytes);
+		d->rx_bytes = counter_delta(o->nd.rx_bytes, p->nd.rx_bytes);
+		d->tx_pkts = counter_delta(o->nd.tx_packets, p->nd.tx_packets);
+		d->rx_pkts = counter_delta(o->nd.rx_packets, p->nd.rx_packets);
+	}
+	if (d->have_bytes && secs > 0) {
+		d->tx_gbps = (double)d->tx_bytes * 8 / secs / 1e9;
+		d->rx_gbps = (double)d->rx_bytes * 8 / secs / 1e9;
+		if (p->rate_gbps > 0) {
+			d->tx_util_pct = 100 * d->tx_gbps / p->rate_gbps;
+			d->rx_util_pct = 100 * d->rx_gbps / p->rate_gbps;
+		}
+	}
+	for (size_t i = 0; i < p->nhw; i++)
+		for (size_t j = 0; j < o->nhw; j++)
+			if (!strcmp(p->hw[i].name, o->hw[j].name)) {
+				struct counter *c = &d->hw[d->nhw++];
+
+				*c = p->hw[i];
+				c->v = counter_delta(o->hw[j].v, p->hw[i].v);
+				break;
+			}
+}
+
+int link_delta(const struct link_sample *a, const struct link_sample *b, struct port_delta **out,
+	       size_t *n)
+{
+	double secs = (double)(b->ts_ns - a->ts_ns) / 1e9;
+	struct port_delta *d = calloc(a->n + b->n + 1, sizeof(*d));
+	size_t k = 0;
+
+	if (!d)
+		return -ENOMEM;
+	for (size_t i = 0; i < b->n; i++) {
+		const struct rdma_port *o = find_port(a, b->ports[i].dev, b->ports[i].port);
+
+		snprintf(d[k].dev, sizeof(d[k].dev), "%s", b->ports[i].dev);
+		d[k].port_num = b->ports[i].port;
+		if (o)
+			port_delta(&d[k], o, &b->ports[i], secs);
+		else {
+			d[k].port = &b->ports[i];
+			d[k].added = true;
+		}
+		k++;
+	}
+	for (size_t i = 0; i < a->n; i++)
+		if (!find_port(b, a->ports[i].dev, a->ports[i].port)) {
+			snprintf(d[k].dev, sizeof(d[k].dev), "%s", a->ports[i].dev);
+			d[k].port_num = a->ports[i].port;
+			d[k++].removed = true;
+		}
+	*out = d;
+	*n = k;
+	return 0;
+}
+
+int route_netdev(const char *procfs_root, const char *addr, char *ifname, size_t len)
+{
+	char path[512], line[512], iface[64], best[64] = "";
+	unsigned int dst, gw, flags, mask;
+	struct in_addr a;
+	int bestbits = -1;
+	FILE *f;
+
+	if (inet_pton(AF_INET, addr, &a) != 1)
+		return -EAFNOSUPPORT;
+	/* the local table is not in /proc/net/route; 127/8 always leaves by lo */
+	if ((ntohl(a.s_addr) >> 24) == 127) {
+		snprintf(ifname, len, "lo");
+		return 0;
+	}
+	snprintf(path, sizeof(path), "%s/proc/net/route", root_of(procfs_root));
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		/* Iface Destination Gateway Flags RefCnt Use Metric Mask ...; hex in network order */
+		if (sscanf(line, "%63s %x %x %x %*d %*d %*d %x", iface, &dst, &gw, &flags, &mask) != 5)
+			continue;
+		if (!(flags & 1) || (a.s_addr & mask) != dst)	/* RTF_UP */
+			continue;
+		if (__builtin_popcount(mask) > bestbits) {
+			bestbits = __builtin_popcount(mask);
+			snprintf(best, sizeof(best), "%s", iface);
+		}
+	}
+	fclose(f);
+	if (bestbits < 0)
+		return -ENOENT;
+	snprintf(ifname, len, "%s", best);
+	return 0;
+}
+
+int port_of_netdev(const struct link_sample *s, const char *ifname)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->ports[i].nd.name[0] && !strcmp(s->ports[i].nd.name, ifname))
+			return (int)i;
+	return -1;
+}

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The link side: RDMA ports (sysfs counters, libibverbs rate), the netdevs under them, and which
+ * port or netdev an RPC transport's traffic crosses. Every reader takes a root directory so tests
+ * run on fixture trees.
+ */
+#ifndef SLOTSCOPE_RDMA_H
+#define SLOTSCOPE_RDMA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define MAX_HW_COUNTERS 96
+
+/* counters/ of a port: the PMA counters, raw (data counters are in 4-byte words) */
+enum port_counter { PC_XMIT_WORDS, PC_RCV_WORDS, PC_XMIT_PKTS, PC_RCV_PKTS, PORT_COUNTERS };
+
+struct counter {
+	char name[48];
+	uint64_t v;
+};
+
+struct netdev_stat {
+	char name[32];
+	bool valid;
+	uint64_t tx_bytes, rx_bytes, tx_packets, rx_packets;
+	double speed_gbps;		/* /sys/class/net/X/speed; 0 when unknown (virtual devices) */
+};
+
+struct rdma_port {
+	char dev[64];
+	unsigned int port;
+	char state[32];			/* "ACTIVE" ... */
+	char link_layer[16];		/* "InfiniBand" or "Ethernet" (RoCE) */
+	char rate_str[64];		/* sysfs rate, e.g. "200 Gb/sec (4X HDR)" */
+	double rate_gbps;		/* from libibverbs when it answered, else the sysfs string */
+	bool rate_from_verbs;
+	unsigned int pc_valid;		/* bit i: counters[i] was readable (not "N/A (no PMA)") */
+	uint64_t pc[PORT_COUNTERS];
+	size_t nhw;
+	struct counter hw[MAX_HW_COUNTERS];	/* hw_counters/, sorted by name */
+	struct netdev_stat nd;		/* the netdev bound to a RoCE port, if any */
+};
+
+struct link_sample {
+	uint64_t ts_ns;			/* CLOCK_MONOTONIC, like the BPF clock */
+	size_t n;
+	struct rdma_port *ports;
+	char why_empty[160];		/* set when n == 0 */
+};
+
+struct verbs_rate {
+	char dev[64];
+	unsigned int port;
+	double gbps;
+};
+
+/* Sample every port under ROOT/sys/class/infiniband. @rates (may be NULL) overrides sysfs rates. */
+int link_sample(const char *sysfs_root, const struct verbs_rate *rates, size_t nrates,
+		struct link_sample *s);
+void link_sample_free(struct link_sample *s);
+int netdev_read(const char *sysfs_root, const char *name, struct netdev_stat *st);
+
+/* "200 Gb/sec (4X HDR)" -> 200; -EINVAL when the string is not a rate */
+int parse_rate(const char *s, double *gbps);
+/* ibv_port_attr active_speed (or active_speed_ex) and active_width -> Gb/s; 0 if unknown */
+double verbs_rate_gbps(unsigned int speed, unsigned int width);
+/* new - old for a counter that may have wrapped at 32 or 64 bits */
+uint64_t counter_delta(uint64_t old, uint64_t now);
+
+struct port_delta {
+	const struct rdma_port *port;	/* in the newer sample; NULL when removed */
+	char dev[64];
+	unsigned int port_num;
+	bool removed, added;
+	double secs;
+	bool have_bytes;		/* bytes from PMA counters or the netdev */
+	const char *bytes_from;		/* "counters" or "netdev" */
+	uint64_t tx_bytes, rx_bytes, tx_pkts, rx_pkts;
+	double tx_gbps, rx_gbps, tx_util_pct, rx_util_pct;
+	size_t nhw;
+	struct counter hw[MAX_HW_COUNTERS];	/* deltas */
+};
+
+/* deltas between two samples of the same ports (matched by device and port) */
+int link_delta(const struct link_sample *a, const struct link_sample *b, struct port_delta **out,
+	       size_t *n);
+
+/*
+ * Which netdev traffic to @addr (dotted IPv4) leaves by: 127/8 is lo, otherwise the longest
+ * match in ROOT/proc/net/route. -ENOENT when no route matches, -EAFNOSUPPORT for non-IPv4.
+ */
+int route_netdev(const char *procfs_root, const char *addr, char *ifname, size_t len);
+/* the RDMA port whose GID table is bound to netdev @ifname, or -1 */
+int port_of_netdev(const struct link_sample *s, const char *ifname);
+
+#endif
