@@ -14,6 +14,8 @@
 #include "log.h"
 #include "mounts.h"
 #include "output.h"
+#include "rdma.h"
+#include "verbs.h"
 #include "view.h"
 
 enum exit_code { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 64, EXIT_NOPERM = 77 };
@@ -24,6 +26,7 @@ static struct env {
 	double duration;	/* seconds; 0 = unlimited */
 	bool json;
 	bool have_interval;
+	bool no_rdma;
 	const char *procfs_root;
 	const char *sysfs_root;
 	char **command;
@@ -50,13 +53,14 @@ static const char doc[] =
 	"77 missing privilege or kernel feature.";
 static const char args_doc[] = "[INTERVAL [COUNT]]";
 
-enum { OPT_PROCFS = 1000, OPT_SYSFS };
+enum { OPT_PROCFS = 1000, OPT_SYSFS, OPT_NO_RDMA };
 
 static const struct argp_option options[] = {
 	{ "duration", 'd', "SECONDS", 0, "Trace for SECONDS, then print the summary", 0 },
 	{ "json", 'j', NULL, 0, "JSON lines: one per interval, then a summary (see README)", 0 },
 	{ "quiet", 'q', NULL, 0, "Only errors on stderr", 0 },
 	{ "verbose", 'v', NULL, 0, "Say how each hook attached; libbpf's messages too", 0 },
+	{ "no-rdma", OPT_NO_RDMA, NULL, 0, "Do not read RDMA ports or netdev counters", 0 },
 	{ "procfs-root", OPT_PROCFS, "DIR", 0, "Read proc files under DIR (tests)", 0 },
 	{ "sysfs-root", OPT_SYSFS, "DIR", 0, "Read sysfs files under DIR (tests)", 0 },
 	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show the full help", 0 },
@@ -95,6 +99,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case 'v':
 		log_level = LOG_DEBUG;
+		break;
+	case OPT_NO_RDMA:
+		env.no_rdma = true;
 		break;
 	case OPT_PROCFS:
 		env.procfs_root = arg;
@@ -172,7 +179,8 @@ static void render(const struct view *v)
 		out_text(stdout, v);
 }
 
-static int report(const struct snapshot *prev, const struct snapshot *cur, bool final)
+static int report(const struct snapshot *prev, const struct snapshot *cur,
+		  const struct link_sample *la, const struct link_sample *lb, bool final)
 {
 	struct mount_table mt = { 0 };
 	struct view v;
@@ -182,12 +190,35 @@ static int report(const struct snapshot *prev, const struct snapshot *cur, bool 
 	if (mounts_load(env.procfs_root, &mt))
 		pr_debug("cannot read mountinfo: mount points left out\n");
 	err = view_build(&v, prev, cur, &mt, final);
-	if (!err) {
+	if (!err && la && lb)
+		err = view_add_links(&v, la, lb, env.procfs_root);
+	if (!err)
 		render(&v);
-		view_free(&v);
-	}
+	view_free(&v);
 	mounts_free(&mt);
 	return err;
+}
+
+/* RDMA ports and netdevs, sampled on the same clock as the maps; NULL-safe when disabled */
+static struct verbs_rate *rates;
+static size_t nrates;
+
+static void links_init(void)
+{
+	const char *why = "";
+
+	if (env.no_rdma)
+		return;
+	/* libibverbs knows the real rate (and XDR); a fixture tree has no verbs to ask */
+	if (!strcmp(env.sysfs_root, "/") && verbs_rates(&rates, &nrates, &why))
+		pr_info("link rates from sysfs only: %s\n", why);
+}
+
+static int links_take(struct link_sample *s)
+{
+	if (env.no_rdma)
+		return 0;
+	return link_sample(env.sysfs_root, rates, nrates, s);
 }
 
 static pid_t start_command(char **argv)
@@ -250,6 +281,7 @@ int main(int argc, char **argv)
 {
 	static const struct argp argp = { options, parse_arg, args_doc, doc, NULL, NULL, NULL };
 	struct snapshot start = { 0 }, prev = { 0 }, cur;
+	struct link_sample lstart = { 0 }, lprev = { 0 }, lcur = { 0 };
 	int dashdash = argc, rc, status = 0, err;
 	struct engine *e = NULL;
 	double t0, next;
@@ -281,7 +313,10 @@ int main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGHUP, on_signal);
+	links_init();
 	err = engine_snapshot(e, &start);
+	if (!err)
+		err = links_take(&lstart);
 	if (err) {
 		pr_err("cannot read the BPF maps: %s\n", strerror(-err));
 		engine_close(e);
@@ -290,6 +325,10 @@ int main(int argc, char **argv)
 	/* the start snapshot is empty: everything counted comes after it */
 	engine_arm(e);
 	err = snapshot_dup(&prev, &start);
+	if (!err)
+		err = links_take(&lprev);
+	if (!err && !env.no_rdma && !lstart.n)
+		pr_warn("%s: RDMA columns stay empty; TCP transports get their netdev\n", lstart.why_empty);
 	if (err) {
 		pr_err("out of memory\n");
 		snapshot_free(&start);
@@ -316,16 +355,20 @@ int main(int argc, char **argv)
 		if (env.interval <= 0)
 			continue;
 		err = engine_snapshot(e, &cur);
+		if (!err)
+			err = links_take(&lcur);
 		if (err) {
-			pr_err("cannot read the BPF maps: %s\n", strerror(-err));
+			pr_err("cannot read the BPF maps or links: %s\n", strerror(-err));
 			rc = EXIT_RUNTIME;
 			break;
 		}
-		err = report(&prev, &cur, false);
+		err = report(&prev, &cur, env.no_rdma ? NULL : &lprev, env.no_rdma ? NULL : &lcur, false);
 		if (err)
 			pr_warn("interval report failed: %s\n", strerror(-err));
 		snapshot_free(&prev);
 		prev = cur;
+		link_sample_free(&lprev);
+		lprev = lcur;
 		if (prev.nxprts > MAX_XPRTS * 3 / 4)
 			engine_reap(e, &prev);
 		next += env.interval;
@@ -344,9 +387,12 @@ int main(int argc, char **argv)
 			rc = 128 + WTERMSIG(status);
 	}
 	err = engine_snapshot(e, &cur);
+	if (!err)
+		err = links_take(&lcur);
 	if (!err) {
-		report(&start, &cur, true);
+		report(&start, &cur, env.no_rdma ? NULL : &lstart, env.no_rdma ? NULL : &lcur, true);
 		snapshot_free(&cur);
+		link_sample_free(&lcur);
 	} else {
 		pr_err("cannot read the BPF maps for the summary: %s\n", strerror(-err));
 		if (!rc)
@@ -354,6 +400,9 @@ int main(int argc, char **argv)
 	}
 	snapshot_free(&prev);
 	snapshot_free(&start);
+	link_sample_free(&lprev);
+	link_sample_free(&lstart);
+	free(rates);
 	engine_close(e);
 	return rc;
 }

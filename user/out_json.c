@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <string.h>
 #include "engine.h"
 #include "json.h"
 #include "output.h"
@@ -30,7 +31,7 @@ static void wait_json(struct jw *w, const char *key, const struct wait_view *wv)
 	jw_end_obj(w);
 }
 
-static void xprt_json(struct jw *w, const struct xprt_view *x)
+static void xprt_json(struct jw *w, const struct view *v, const struct xprt_view *x)
 {
 	jw_obj(w, NULL);
 	jw_u64(w, "id", x->id);
@@ -98,6 +99,94 @@ static void xprt_json(struct jw *w, const struct xprt_view *x)
 		jw_end_obj(w);
 	}
 	jw_end_arr(w);
+	if (v->links.sampled) {
+		const struct xprt_link *k = &x->link;
+		const struct port_delta *p = k->port >= 0 ? &v->links.ports[k->port] : NULL;
+
+		jw_obj(w, "link");
+		jw_str(w, "netdev", k->known ? k->netdev : NULL);
+		jw_str(w, "rdma_device", p ? p->dev : NULL);
+		if (p)
+			jw_u64(w, "rdma_port", p->port_num);
+		else
+			jw_null(w, "rdma_port");
+		jw_dbl(w, "rate_gbps", k->rate_gbps);
+		jw_str(w, "bytes_from", k->bytes_from);
+		jw_dbl(w, "tx_gbps", k->tx_gbps);
+		jw_dbl(w, "rx_gbps", k->rx_gbps);
+		jw_dbl(w, "tx_util_pct", k->tx_util_pct);
+		jw_dbl(w, "rx_util_pct", k->rx_util_pct);
+		jw_end_obj(w);
+	}
+	jw_end_obj(w);
+}
+
+static void links_json(struct jw *w, const struct view *v)
+{
+	const struct links_view *l = &v->links;
+
+	jw_obj(w, "links");
+	jw_str(w, "note", l->nports ? NULL : l->why_empty);
+	jw_arr(w, "rdma_ports");
+	for (size_t i = 0; i < l->nports; i++) {
+		const struct port_delta *d = &l->ports[i];
+		const struct rdma_port *p = d->port;
+
+		jw_obj(w, NULL);
+		jw_str(w, "device", d->dev);
+		jw_u64(w, "port", d->port_num);
+		jw_bool(w, "removed", d->removed);
+		jw_bool(w, "added", d->added);
+		if (p) {
+			jw_str(w, "state", p->state);
+			jw_str(w, "link_layer", p->link_layer);
+			jw_str(w, "rate", p->rate_str);
+			jw_dbl(w, "rate_gbps", p->rate_gbps);
+			jw_str(w, "rate_from", p->rate_from_verbs ? "verbs" : "sysfs");
+			jw_str(w, "netdev", p->nd.name[0] ? p->nd.name : NULL);
+		}
+		jw_str(w, "bytes_from", d->have_bytes ? d->bytes_from : NULL);
+		jw_u64(w, "tx_bytes", d->tx_bytes);
+		jw_u64(w, "rx_bytes", d->rx_bytes);
+		jw_u64(w, "tx_packets", d->tx_pkts);
+		jw_u64(w, "rx_packets", d->rx_pkts);
+		jw_dbl(w, "tx_gbps", d->tx_gbps);
+		jw_dbl(w, "rx_gbps", d->rx_gbps);
+		jw_dbl(w, "tx_util_pct", d->tx_util_pct);
+		jw_dbl(w, "rx_util_pct", d->rx_util_pct);
+		jw_obj(w, "hw_counters");
+		for (size_t c = 0; c < d->nhw; c++)
+			jw_u64(w, d->hw[c].name, d->hw[c].v);
+		jw_end_obj(w);
+		jw_end_obj(w);
+	}
+	jw_end_arr(w);
+	/* the netdevs that matter: under an RDMA port or on a transport's route */
+	jw_arr(w, "netdevs");
+	for (size_t i = 0; i < l->nnds; i++) {
+		const struct netdev_delta *n = &l->nds[i];
+		bool used = false;
+
+		for (size_t j = 0; j < v->nxprts && !used; j++)
+			used = v->xprts[j].link.known && !strcmp(v->xprts[j].link.netdev, n->name);
+		for (size_t j = 0; j < l->nports && !used; j++)
+			used = l->ports[j].port && !strcmp(l->ports[j].port->nd.name, n->name);
+		if (!used)
+			continue;
+		jw_obj(w, NULL);
+		jw_str(w, "name", n->name);
+		jw_dbl(w, "speed_gbps", n->speed_gbps);
+		jw_u64(w, "tx_bytes", n->tx_bytes);
+		jw_u64(w, "rx_bytes", n->rx_bytes);
+		jw_u64(w, "tx_packets", n->tx_packets);
+		jw_u64(w, "rx_packets", n->rx_packets);
+		jw_dbl(w, "tx_gbps", n->tx_gbps);
+		jw_dbl(w, "rx_gbps", n->rx_gbps);
+		jw_dbl(w, "tx_util_pct", n->tx_util_pct);
+		jw_dbl(w, "rx_util_pct", n->rx_util_pct);
+		jw_end_obj(w);
+	}
+	jw_end_arr(w);
 	jw_end_obj(w);
 }
 
@@ -149,7 +238,7 @@ void out_json(FILE *f, const struct view *v)
 	jw_dbl(&w, "interval_s", v->interval_s);
 	jw_arr(&w, "transports");
 	for (size_t i = 0; i < v->nxprts; i++)
-		xprt_json(&w, &v->xprts[i]);
+		xprt_json(&w, v, &v->xprts[i]);
 	jw_end_arr(&w);
 	jw_arr(&w, "ops");
 	for (size_t i = 0; i < v->nops; i++)
@@ -173,6 +262,8 @@ void out_json(FILE *f, const struct view *v)
 		jw_end_obj(&w);
 	}
 	jw_end_arr(&w);
+	if (v->links.sampled)
+		links_json(&w, v);
 	jw_obj(&w, "counters");
 	for (int c = 0; c < COUNTERS; c++)
 		jw_u64(&w, counter_names[c], v->counters[c]);

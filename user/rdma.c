@@ -112,7 +112,7 @@ int netdev_read(const char *sysfs_root, const char *name, struct netdev_stat *st
 
 static int cmp_counter(const void *a, const void *b)
 {
-	return strcmp(((const struct counter *)a)->name, ((const struct counter *)b)->name);
+	return strcmp(((const struct hw_counter *)a)->name, ((const struct hw_counter *)b)->name);
 }
 
 static void read_port(const char *root, const char *dev, unsigned int port, struct rdma_port *p)
@@ -145,7 +145,7 @@ static void read_port(const char *root, const char *dev, unsigned int port, stru
 	snprintf(path, sizeof(path), "%s/hw_counters", dir);
 	d = opendir(path);
 	while (d && (de = readdir(d)) && p->nhw < MAX_HW_COUNTERS) {
-		struct counter *c = &p->hw[p->nhw];
+		struct hw_counter *c = &p->hw[p->nhw];
 
 		if (de->d_name[0] == '.' || !strcmp(de->d_name, "lifespan"))
 			continue;
@@ -168,6 +168,35 @@ static void read_port(const char *root, const char *dev, unsigned int port, stru
 	}
 }
 
+static int sample_netdevs(const char *root, struct link_sample *s)
+{
+	char path[512];
+	struct dirent *de;
+	size_t cap = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/sys/class/net", root);
+	d = opendir(path);
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (s->nnd == cap) {
+			struct netdev_stat *n = realloc(s->nds, (cap = cap ? cap * 2 : 8) * sizeof(*n));
+
+			if (!n) {
+				closedir(d);
+				return -ENOMEM;
+			}
+			s->nds = n;
+		}
+		if (netdev_read(root, de->d_name, &s->nds[s->nnd]) == 0)
+			s->nnd++;
+	}
+	if (d)
+		closedir(d);
+	return 0;
+}
+
 int link_sample(const char *sysfs_root, const struct verbs_rate *rates, size_t nrates,
 		struct link_sample *s)
 {
@@ -181,6 +210,8 @@ int link_sample(const char *sysfs_root, const struct verbs_rate *rates, size_t n
 	memset(s, 0, sizeof(*s));
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	s->ts_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	if (sample_netdevs(root, s))
+		return -ENOMEM;
 	snprintf(path, sizeof(path), "%s/sys/class/infiniband", root);
 	d = opendir(path);
 	if (!d) {
@@ -232,8 +263,47 @@ int link_sample(const char *sysfs_root, const struct verbs_rate *rates, size_t n
 void link_sample_free(struct link_sample *s)
 {
 	free(s->ports);
+	free(s->nds);
 	s->ports = NULL;
-	s->n = 0;
+	s->nds = NULL;
+	s->n = s->nnd = 0;
+}
+
+int netdev_delta(const struct link_sample *a, const struct link_sample *b, struct netdev_delta **out,
+		 size_t *n)
+{
+	double secs = (double)(b->ts_ns - a->ts_ns) / 1e9;
+	struct netdev_delta *d = calloc(b->nnd + 1, sizeof(*d));
+
+	if (!d)
+		return -ENOMEM;
+	*n = 0;
+	for (size_t i = 0; i < b->nnd; i++)
+		for (size_t j = 0; j < a->nnd; j++) {
+			const struct netdev_stat *o = &a->nds[j], *c = &b->nds[i];
+			struct netdev_delta *x = &d[*n];
+
+			if (strcmp(o->name, c->name))
+				continue;
+			snprintf(x->name, sizeof(x->name), "%s", c->name);
+			x->speed_gbps = c->speed_gbps;
+			x->tx_bytes = counter_delta(o->tx_bytes, c->tx_bytes);
+			x->rx_bytes = counter_delta(o->rx_bytes, c->rx_bytes);
+			x->tx_packets = counter_delta(o->tx_packets, c->tx_packets);
+			x->rx_packets = counter_delta(o->rx_packets, c->rx_packets);
+			if (secs > 0) {
+				x->tx_gbps = (double)x->tx_bytes * 8 / secs / 1e9;
+				x->rx_gbps = (double)x->rx_bytes * 8 / secs / 1e9;
+			}
+			if (x->speed_gbps > 0) {
+				x->tx_util_pct = 100 * x->tx_gbps / x->speed_gbps;
+				x->rx_util_pct = 100 * x->rx_gbps / x->speed_gbps;
+			}
+			(*n)++;
+			break;
+		}
+	*out = d;
+	return 0;
 }
 
 static const struct rdma_port *find_port(const struct link_sample *s, const char *dev, unsigned int port)
@@ -281,7 +351,7 @@ static void port_delta(struct port_delta *d, const struct rdma_port *o, const st
 	for (size_t i = 0; i < p->nhw; i++)
 		for (size_t j = 0; j < o->nhw; j++)
 			if (!strcmp(p->hw[i].name, o->hw[j].name)) {
-				struct counter *c = &d->hw[d->nhw++];
+				struct hw_counter *c = &d->hw[d->nhw++];
 
 				*c = p->hw[i];
 				c->v = counter_delta(o->hw[j].v, p->hw[i].v);

@@ -17,7 +17,7 @@
 /* counters/ of a port: the PMA counters, raw (data counters are in 4-byte words) */
 enum port_counter { PC_XMIT_WORDS, PC_RCV_WORDS, PC_XMIT_PKTS, PC_RCV_PKTS, PORT_COUNTERS };
 
-struct counter {
+struct hw_counter {
 	char name[48];
 	uint64_t v;
 };
@@ -40,7 +40,7 @@ struct rdma_port {
 	unsigned int pc_valid;		/* bit i: counters[i] was readable (not "N/A (no PMA)") */
 	uint64_t pc[PORT_COUNTERS];
 	size_t nhw;
-	struct counter hw[MAX_HW_COUNTERS];	/* hw_counters/, sorted by name */
+	struct hw_counter hw[MAX_HW_COUNTERS];	/* hw_counters/, sorted by name */
 	struct netdev_stat nd;		/* the netdev bound to a RoCE port, if any */
 };
 
@@ -48,6 +48,8 @@ struct link_sample {
 	uint64_t ts_ns;			/* CLOCK_MONOTONIC, like the BPF clock */
 	size_t n;
 	struct rdma_port *ports;
+	size_t nnd;
+	struct netdev_stat *nds;	/* every netdev under /sys/class/net */
 	char why_empty[160];		/* set when n == 0 */
 };
 
@@ -81,12 +83,22 @@ struct port_delta {
 	uint64_t tx_bytes, rx_bytes, tx_pkts, rx_pkts;
 	double tx_gbps, rx_gbps, tx_util_pct, rx_util_pct;
 	size_t nhw;
-	struct counter hw[MAX_HW_COUNTERS];	/* deltas */
+	struct hw_counter hw[MAX_HW_COUNTERS];	/* deltas */
 };
 
 /* deltas between two samples of the same ports (matched by device and port) */
 int link_delta(const struct link_sample *a, const struct link_sample *b, struct port_delta **out,
 	       size_t *n);
+
+struct netdev_delta {
+	char name[32];
+	double speed_gbps;
+	uint64_t tx_bytes, rx_bytes, tx_packets, rx_packets;
+	double tx_gbps, rx_gbps, tx_util_pct, rx_util_pct;
+};
+
+int netdev_delta(const struct link_sample *a, const struct link_sample *b, struct netdev_delta **out,
+		 size_t *n);
 
 /*
  * Which netdev traffic to @addr (dotted IPv4) leaves by: 127/8 is lo, otherwise the longest

@@ -203,8 +203,68 @@ int view_build(struct view *v, const struct snapshot *prev, const struct snapsho
 	return 0;
 }
 
+static void map_link(struct xprt_view *x, const struct links_view *l, const struct link_sample *b,
+		     const char *procfs_root)
+{
+	struct xprt_link *k = &x->link;
+	int pi;
+
+	k->port = -1;
+	if (route_netdev(procfs_root, x->addr, k->netdev, sizeof(k->netdev)))
+		return;
+	k->known = true;
+	pi = port_of_netdev(b, k->netdev);
+	if (pi >= 0)
+		for (size_t i = 0; i < l->nports; i++)
+			if (l->ports[i].port == &b->ports[pi]) {
+				const struct port_delta *d = &l->ports[i];
+
+				k->port = (int)i;
+				k->rate_gbps = b->ports[pi].rate_gbps;
+				if (d->have_bytes) {
+					k->bytes_from = d->bytes_from;
+					k->tx_gbps = d->tx_gbps;
+					k->rx_gbps = d->rx_gbps;
+					k->tx_util_pct = d->tx_util_pct;
+					k->rx_util_pct = d->rx_util_pct;
+				}
+				return;
+			}
+	for (size_t i = 0; i < l->nnds; i++)
+		if (!strcmp(l->nds[i].name, k->netdev)) {
+			const struct netdev_delta *d = &l->nds[i];
+
+			k->bytes_from = "netdev";
+			k->rate_gbps = d->speed_gbps;
+			k->tx_gbps = d->tx_gbps;
+			k->rx_gbps = d->rx_gbps;
+			k->tx_util_pct = d->tx_util_pct;
+			k->rx_util_pct = d->rx_util_pct;
+		}
+}
+
+int view_add_links(struct view *v, const struct link_sample *a, const struct link_sample *b,
+		   const char *procfs_root)
+{
+	struct links_view *l = &v->links;
+	int err;
+
+	l->sampled = true;
+	snprintf(l->why_empty, sizeof(l->why_empty), "%s", b->why_empty);
+	err = link_delta(a, b, &l->ports, &l->nports);
+	if (!err)
+		err = netdev_delta(a, b, &l->nds, &l->nnds);
+	if (err)
+		return err;
+	for (size_t i = 0; i < v->nxprts; i++)
+		map_link(&v->xprts[i], l, b, procfs_root);
+	return 0;
+}
+
 void view_free(struct view *v)
 {
+	free(v->links.ports);
+	free(v->links.nds);
 	free(v->xprts);
 	free(v->ops);
 	free(v->sessions);

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include "engine.h"
 #include "mounts.h"
+#include "rdma.h"
 
 struct wait_view {
 	__u64 count;
@@ -42,6 +43,24 @@ struct mount_view {
 	__u64 ops, bytes_written, bytes_read;
 };
 
+/* the link a transport's traffic crosses, and how busy it was */
+struct xprt_link {
+	bool known;
+	char netdev[32];		/* from the route to the server */
+	int port;			/* index into view.links.ports, or -1 */
+	const char *bytes_from;		/* "counters", "netdev" or NULL */
+	double rate_gbps;		/* 0: unknown (virtual netdev) */
+	double tx_gbps, rx_gbps, tx_util_pct, rx_util_pct;
+};
+
+struct links_view {
+	bool sampled;			/* false with --no-rdma */
+	char why_empty[160];
+	size_t nports, nnds;
+	struct port_delta *ports;
+	struct netdev_delta *nds;
+};
+
 struct xprt_view {
 	__u64 key;
 	__u32 id, ident, limit, max_reqs, min_reqs;
@@ -59,6 +78,7 @@ struct xprt_view {
 	__u64 ops, bytes_written, bytes_read;
 	size_t nmounts;
 	struct mount_view mounts[16];	/* per-mount split of the ops on this transport */
+	struct xprt_link link;
 };
 
 struct view {
@@ -70,11 +90,15 @@ struct view {
 	struct op_view *ops;
 	struct session_view *sessions;
 	__u64 counters[COUNTERS];	/* in this view */
+	struct links_view links;
 };
 
 /* @prev may be an empty snapshot (the start). 0 or -ENOMEM. */
 int view_build(struct view *v, const struct snapshot *prev, const struct snapshot *cur,
 	       const struct mount_table *mt, bool final);
+/* Link deltas between two samples, and each transport's link; valid while @b lives. */
+int view_add_links(struct view *v, const struct link_sample *a, const struct link_sample *b,
+		   const char *procfs_root);
 void view_free(struct view *v);
 bool xprt_view_idle(const struct xprt_view *x);
 

@@ -28,7 +28,7 @@ static const struct port_delta *delta(const struct port_delta *d, size_t n, cons
 	return NULL;
 }
 
-static const struct counter *hw(const struct port_delta *d, const char *name)
+static const struct hw_counter *hw(const struct port_delta *d, const char *name)
 {
 	for (size_t i = 0; i < d->nhw; i++)
 		if (!strcmp(d->hw[i].name, name))
