@@ -3,7 +3,8 @@
 #   tests: N passed, N failed, N skipped
 # cmocka binaries count their own test cases; a binary that exits non-zero without reporting a
 # failed case (a crash, a sanitizer or leak report) counts one failure. A VM script (tests/vm/*.sh)
-# is one test, run through tools/vm/run: exit 0 passes, 77 skips, anything else fails.
+# is one test, run through tools/vm/run (with a server VM when it says "#% server: SCRIPT"):
+# exit 0 passes, 77 skips, anything else fails.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 pass=0 fail=0 skip=0
@@ -18,7 +19,10 @@ for t in "$@"; do
 	*.sh)
 		start=$SECONDS
 		echo "--- VM $name"
-		SLOTSCOPE_NO_MAKE=1 VM_QUIET=1 "$top/tools/vm/run" "$t" >"$log.host" 2>&1
+		# "#% server: SCRIPT" in a test asks for a second VM running SCRIPT
+		server=$(sed -n 's/^#% server: *//p' "$t" | head -n 1)
+		VM_SERVER=${server:+$top/$server} SLOTSCOPE_NO_MAKE=1 VM_QUIET=1 "$top/tools/vm/run" "$t" \
+			>"$log.host" 2>&1
 		rc=$?
 		cons=${O:-$top/build}/vm/runs/$(basename "$t" .sh)/console.log
 		cp "$cons" "$log" 2>/dev/null

@@ -57,12 +57,17 @@ mount_tcp() {
 	log "mounted $LAST_SERVER vers=$vers tcp slots=${slots:-default} on $mnt"
 }
 
-# rxe_up: soft-RoCE on eth0 (idempotent)
+# rxe_up [NETDEV]: soft-RoCE rxe0 on NETDEV (default eth0), nfsd listening for RDMA (idempotent)
 rxe_up() {
 	vm_modules || return 1
-	[ -d /sys/class/infiniband/rxe0 ] || rdma link add rxe0 type rxe netdev eth0 || { fail "rdma link add"; return 1; }
+	[ -d /sys/class/infiniband/rxe0 ] || rdma link add rxe0 type rxe netdev ${1:-eth0} || { fail "rdma link add"; return 1; }
 	grep -q rdma /proc/fs/nfsd/portlist 2>/dev/null || echo 'rdma 20049' >/proc/fs/nfsd/portlist ||
 		{ fail "nfsd rdma listener"; return 1; }
+}
+
+# wire_up ADDR: the two-VM network (tools/vm/run with VM_SERVER) on eth1
+wire_up() {
+	ip link set eth1 up && ip addr add $1/24 dev eth1 || { fail "eth1 $1"; return 1; }
 }
 
 # Extra addresses on eth0 become RoCE v2 GIDs of rxe0, so each can carry its own NFS/RDMA transport.
