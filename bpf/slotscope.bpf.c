@@ -345,10 +345,15 @@ static __always_inline int handle_task_sleep(struct rpc_task *task, struct rpc_w
 		if (!qn || bpf_probe_read_kernel_str(name, sizeof(name), qn) < 0)
 			return 0;
 		/* fs/nfs/nfs4session.c: rpc_init_priority_wait_queue(..., "ForeChannel Slot table") */
-		if (name[0] != 'F' || name[1] != 'o' || name[2] != 'r' || name[3] != 'e' ||
-		    name[12] != 'S' || name[17] != 't')
+		if (name[0] == 'F' && name[1] == 'o' && name[2] == 'r' && name[3] == 'e' &&
+		    name[12] == 'S' && name[17] == 't')
+			w.kind = WAIT_SESSION;
+		/* net/sunrpc/sched.c: rpc_init_wait_queue(&delay_queue, "delayq") */
+		else if (name[0] == 'd' && name[1] == 'e' && name[2] == 'l' && name[3] == 'a' &&
+			 name[4] == 'y' && name[5] == 'q' && name[6] == 0)
+			w.kind = WAIT_DELAY;
+		else
 			return 0;
-		w.kind = WAIT_SESSION;
 	}
 	w.start_ns = bpf_ktime_get_ns();
 	w.xprt = (__u64)xprt;

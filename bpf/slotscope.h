@@ -28,6 +28,7 @@ enum wait_kind {
 	WAIT_SLOT,	/* xprt->backlog: no free slot (rpc_rqst) on the transport */
 	WAIT_SEND,	/* xprt->sending: transport write lock, or RDMA/UDP congestion window (credits) */
 	WAIT_SESSION,	/* NFSv4.1 "ForeChannel Slot table": no free session slot */
+	WAIT_DELAY,	/* rpc_delay() ("delayq"): e.g. 250 ms after an RDMA slot -ENOMEM */
 	WAIT_KINDS,
 };
 
@@ -152,6 +153,6 @@ _Static_assert(sizeof(struct op_key) == 24, "op_key ABI");
 _Static_assert(sizeof(struct client_info) == 8, "client_info ABI");
 _Static_assert(sizeof(struct session_stats) == 48, "session_stats ABI");
 _Static_assert(sizeof(struct waiter) == 24, "waiter ABI");
-_Static_assert(sizeof(struct xprt_stats) == 1416, "xprt_stats ABI");
+_Static_assert(sizeof(struct xprt_stats) == 1728, "xprt_stats ABI");
 
 #endif

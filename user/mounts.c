@@ -51,6 +51,8 @@ int mounts_parse(FILE *f, struct mount_table *t)
 				fields[5] = tok;
 			else if (sep >= 0 && nf == sep + 2)
 				fields[6] = tok;
+			else if (sep >= 0 && nf == sep + 3)
+				fields[7] = tok;
 		}
 		if (nf == 0)
 			continue;
@@ -76,6 +78,7 @@ int mounts_parse(FILE *f, struct mount_table *t)
 		copy(m->mountpoint, sizeof(m->mountpoint), fields[4]);
 		copy(m->fstype, sizeof(m->fstype), fields[5]);
 		copy(m->source, sizeof(m->source), fields[6]);
+		copy(m->opts, sizeof(m->opts), fields[7] ? fields[7] : "");
 	}
 	free(line);
 	if (err)

@@ -10,6 +10,7 @@ struct nfs_mount {
 	char mountpoint[256];
 	char fstype[16];	/* nfs or nfs4 */
 	char source[256];	/* server:/path */
+	char opts[512];		/* super options: vers=3,rsize=...,proto=tcp,addr=... */
 };
 
 struct mount_table {

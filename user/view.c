@@ -5,7 +5,7 @@
 #include "view.h"
 #include "uhist.h"
 
-const char *const wait_kind_names[WAIT_KINDS] = { "slot", "send", "session" };
+const char *const wait_kind_names[WAIT_KINDS] = { "slot", "send", "session", "delay" };
 const char *const stage_names[STAGES] = { "queue", "rtt", "execute" };
 const char *const counter_names[COUNTERS] = {
 	"inflight_full", "waiters_full", "xprts_full", "ops_full", "clients_full", "sessions_full",

@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <dirent.h>
+#include <stdarg.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "audit.h"
+
+static const char *root_of(const char *root)
+{
+	return root && strcmp(root, "/") ? root : "";
+}
+
+static long read_long(const char *path)
+{
+	char buf[64];
+	FILE *f = fopen(path, "r");
+	long v = -1;
+
+	if (!f)
+		return -1;
+	if (fgets(buf, sizeof(buf), f))
+		v = strtol(buf, NULL, 10);
+	fclose(f);
+	return v;
+}
+
+bool mount_option(const char *opts, const char *key, char *val, size_t len)
+{
+	size_t kl = strlen(key);
+
+	for (const char *p = opts; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
+		if (strncmp(p, key, kl) || (p[kl] != '=' && p[kl] != ',' && p[kl]))
+			continue;
+		if (p[kl] == '=') {
+			size_t n = strcspn(p + kl + 1, ",");
+
+			snprintf(val, len, "%.*s", (int)n, p + kl + 1);
+		} else {
+			snprintf(val, len, "%s", "");
+		}
+		return true;
+	}
+	return false;
+}
+
+/* xprt_info: "key=value" lines (net/sunrpc/sysfs.c) */
+static void read_xprt(const char *dir, struct audit_xprt *x)
+{
+	char path[600], line[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/xprt_info", dir);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		char *eq = strchr(line, '=');
+		unsigned long v;
+
+		if (!eq)
+			continue;
+		*eq = 0;
+		v = strtoul(eq + 1, NULL, 10);
+		if (!strcmp(line, "max_num_slots"))
+			x->max_slots = (unsigned int)v;
+		else if (!strcmp(line, "min_num_slots"))
+			x->min_slots = (unsigned int)v;
+		else if (!strcmp(line, "num_reqs"))
+			x->num_reqs = (unsigned int)v;
+		else if (!strcmp(line, "backlog_q_len"))
+			x->backlog_q_len = (unsigned int)v;
+		else if (!strcmp(line, "cur_cong"))
+			x->cur_cong = v;
+		else if (!strcmp(line, "cong_win"))
+			x->cong_win = v;
+		else if (!strcmp(line, "main_xprt"))
+			x->main = v != 0;
+		else if (!strcmp(line, "dst_port"))
+			x->dst_port = (unsigned int)v;
+		else if (!strcmp(line, "src_port"))
+			x->src_port = (unsigned int)v;
+	}
+	if (f)
+		fclose(f);
+	snprintf(path, sizeof(path), "%s/dstaddr", dir);
+	f = fopen(path, "r");
+	if (f && fgets(x->dstaddr, sizeof(x->dstaddr), f))
+		x->dstaddr[strcspn(x->dstaddr, "\n")] = 0;
+	if (f)
+		fclose(f);
+}
+
+static int load_xprts(struct audit *a, const char *root)
+{
+	char base[512], dir[600];
+	struct dirent *sw, *xe;
+	size_t cap = 0;
+	DIR *d, *sd;
+
+	snprintf(base, sizeof(base), "%s/sys/kernel/sunrpc/xprt-switches", root);
+	d = opendir(base);
+	if (!d)
+		return 0;
+	a->have_sysfs = true;
+	while ((sw = readdir(d))) {
+		unsigned int swid;
+
+		if (sscanf(sw->d_name, "switch-%u", &swid) != 1)
+			continue;
+		snprintf(dir, sizeof(dir), "%s/%s", base, sw->d_name);
+		sd = opendir(dir);
+		while (sd && (xe = readdir(sd))) {
+			struct audit_xprt *x;
+			unsigned int id;
+			char proto[16];
+
+			if (sscanf(xe->d_name, "xprt-%u-%15s", &id, proto) != 2)
+				continue;
+			if (a->nx == cap) {
+				struct audit_xprt *nx = realloc(a->x, (cap = cap ? cap * 2 : 8) * sizeof(*nx));
+
+				if (!nx) {
+					closedir(sd);
+					closedir(d);
+					return -ENOMEM;
+				}
+				a->x = nx;
+			}
+			x = &a->x[a->nx++];
+			memset(x, 0, sizeof(*x));
+			x->id = id;
+			x->switch_id = swid;
+			snprintf(x->proto, sizeof(x->proto), "%s", proto);
+			snprintf(dir, sizeof(dir), "%s/%s/%s", base, sw->d_name, xe->d_name);
+			read_xprt(dir, x);
+		}
+		if (sd)
+			closedir(sd);
+	}
+	closedir(d);
+	return 0;
+}
+
+static void warn(struct audit *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void warn(struct audit *a, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (a->nwarn >= AUDIT_MAX_WARN)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(a->warn[a->nwarn++], sizeof(a->warn[0]), fmt, ap);
+	va_end(ap);
+}
+
+/* source ports of the xprt: lines of one mount in ROOT/proc/self/mountstats; count or -errno */
+static int mountstats_ports(const char *procfs_root, const char *mnt, unsigned int *ports, int max)
+{
+	char path[512], line[512], dev[256], on[256];
+	bool in = false;
+	int n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/proc/self/mountstats", root_of(procfs_root));
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned int port;
+
+		if (sscanf(line, "device %255s mounted on %255s", dev, on) == 2)
+			in = !strcmp(on, mnt);
+		else if (in && n < max && sscanf(line, " xprt: tcp %u", &port) == 1)
+			ports[n++] = port;
+	}
+	fclose(f);
+	return n;
+}
+
+static void audit_mounts(struct audit *a, const struct mount_table *mt, const char *procfs_root)
+{
+	for (size_t i = 0; i < mt->n; i++) {
+		struct audit_mount *am = &a->m[a->nm++];
+		char v[32];
+		bool v41;
+
+		memset(am, 0, sizeof(*am));
+		am->m = &mt->m[i];
+		mount_option(am->m->opts, "vers", am->vers, sizeof(am->vers));
+		mount_option(am->m->opts, "proto", am->proto, sizeof(am->proto));
+		mount_option(am->m->opts, "addr", am->addr, sizeof(am->addr));
+		am->rsize = mount_option(am->m->opts, "rsize", v, sizeof(v)) ? strtoul(v, NULL, 10) : 0;
+		am->wsize = mount_option(am->m->opts, "wsize", v, sizeof(v)) ? strtoul(v, NULL, 10) : 0;
+		am->nconnect = mount_option(am->m->opts, "nconnect", v, sizeof(v)) ? atoi(v) : 1;
+		v41 = !strncmp(am->vers, "4.", 2) && strcmp(am->vers, "4.0");
+		/*
+		 * The transports of a mount. TCP: mountstats lists each one's source port, and so
+		 * does sysfs. RDMA has no source port: take the first switch to the same server.
+		 */
+		if (!strcmp(am->proto, "tcp")) {
+			unsigned int ports[64];
+			int np = mountstats_ports(procfs_root, am->m->mountpoint, ports, 64);
+
+			for (size_t j = 0; j < a->nx; j++)
+				for (int k = 0; k < np; k++)
+					if (!strcmp(a->x[j].proto, "tcp") && a->x[j].src_port == ports[k] &&
+					    !strcmp(a->x[j].dstaddr, am->addr)) {
+						am->xprts++;
+						if (a->x[j].main || !am->max_slots)
+							am->max_slots = a->x[j].max_slots;
+					}
+		} else {
+			int sw = -1;
+
+			for (size_t j = 0; j < a->nx; j++) {
+				const struct audit_xprt *x = &a->x[j];
+
+				if (strcmp(x->dstaddr, am->addr) || strcmp(x->proto, am->proto) ||
+				    (sw >= 0 && (unsigned int)sw != x->switch_id))
+					continue;
+				sw = (int)x->switch_id;
+				am->xprts++;
+				if (x->main || !am->max_slots)
+					am->max_slots = x->max_slots;
+			}
+		}
+		if (!strcmp(am->proto, "tcp") && v41)
+			continue;	/* NFS_CS_INFINITE_SLOTS: the session limits it, below */
+		if (!strcmp(am->proto, "tcp") && a->tcp_max_slots > 0 && am->max_slots &&
+		    am->max_slots != (unsigned long)a->tcp_max_slots)
+			warn(a, "%s: transport has %u slots but tcp_max_slot_table_entries is now %ld: "
+			     "unmount every mount of %s and mount again to apply", am->m->mountpoint,
+			     am->max_slots, a->tcp_max_slots, am->addr);
+		if (!strcmp(am->proto, "rdma") && a->rdma_slots > 0 && am->max_slots &&
+		    am->max_slots != (unsigned long)a->rdma_slots)
+			warn(a, "%s: transport has %u slots but rdma_slot_table_entries is now %ld: "
+			     "unmount every mount of %s and mount again to apply", am->m->mountpoint,
+			     am->max_slots, a->rdma_slots, am->addr);
+		if (am->nconnect > 1 && am->xprts && am->xprts < am->nconnect)
+			warn(a, "%s: nconnect=%u but %u transport%s to %s%s", am->m->mountpoint, am->nconnect,
+			     am->xprts, am->xprts == 1 ? "" : "s", am->addr,
+			     !strcmp(am->proto, "rdma") ? " (nconnect over RDMA needs b326df4a8ec6, ~6.9)" : "");
+	}
+}
+
+int audit_load(struct audit *a, const char *sysfs_root, const char *procfs_root,
+	       const struct mount_table *mt)
+{
+	char path[512];
+	int err;
+
+	memset(a, 0, sizeof(*a));
+	snprintf(path, sizeof(path), "%s/proc/sys/sunrpc/tcp_max_slot_table_entries", root_of(procfs_root));
+	a->tcp_max_slots = read_long(path);
+	/* registered only with CONFIG_SUNRPC_DEBUG; the module parameter is there otherwise */
+	snprintf(path, sizeof(path), "%s/proc/sys/sunrpc/rdma_slot_table_entries", root_of(procfs_root));
+	a->rdma_slots = read_long(path);
+	snprintf(path, sizeof(path), "%s/sys/module/nfs/parameters/max_session_slots", root_of(sysfs_root));
+	a->max_session_slots = read_long(path);
+	err = load_xprts(a, root_of(sysfs_root));
+	if (err)
+		return err;
+	a->m = calloc(mt->n + 1, sizeof(*a->m));
+	if (!a->m)
+		return -ENOMEM;
+	audit_mounts(a, mt, procfs_root);
+	return 0;
+}
+
+void audit_free(struct audit *a)
+{
+	free(a->x);
+	free(a->m);
+	memset(a, 0, sizeof(*a));
+}
+
+void audit_print(FILE *f, const struct audit *a)
+{
+	fprintf(f, "Limits: tcp_max_slot_table_entries=%ld rdma_slot_table_entries=%ld "
+		   "max_session_slots=%ld\n", a->tcp_max_slots, a->rdma_slots, a->max_session_slots);
+	if (!a->nm)
+		fprintf(f, "  no NFS mounts\n");
+	else
+		fprintf(f, "  %-24s %-5s %-4s %-22s %6s %5s %8s %8s\n", "MOUNT", "VERS", "PROTO",
+			"SERVER", "XPRTS", "SLOTS", "RSIZE", "WSIZE");
+	for (size_t i = 0; i < a->nm; i++) {
+		const struct audit_mount *m = &a->m[i];
+
+		fprintf(f, "  %-24.24s %-5s %-4s %-22.22s %6u %5u %8lu %8lu\n", m->m->mountpoint, m->vers,
+			m->proto, m->addr, m->xprts, m->max_slots, m->rsize, m->wsize);
+	}
+	if (!a->have_sysfs)
+		fprintf(f, "  (no /sys/kernel/sunrpc: transport limits appear as they are traced)\n");
+	for (size_t i = 0; i < a->nwarn; i++)
+		fprintf(f, "  warning: %s\n", a->warn[i]);
+	fflush(f);
+}
