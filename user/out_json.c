@@ -4,6 +4,7 @@
 #include "json.h"
 #include "output.h"
 #include "uhist.h"
+#include "verdict.h"
 
 static void hist_json(struct jw *w, const char *key, const __u64 *b)
 {
@@ -28,6 +29,33 @@ static void wait_json(struct jw *w, const char *key, const struct wait_view *wv)
 	jw_dbl(w, "p50_ns", wv->p50_ns);
 	jw_dbl(w, "p99_ns", wv->p99_ns);
 	hist_json(w, "hist", wv->buckets);
+	jw_end_obj(w);
+}
+
+static void verdict_json(struct jw *w, const struct view *v, const struct xprt_view *x)
+{
+	struct verdict d;
+
+	verdict_for(v, x, &d);
+	jw_obj(w, "verdict");
+	jw_str(w, "class", verdict_names[d.cls]);
+	jw_str(w, "why", d.why);
+	jw_str(w, "knob", d.cls == V_IDLE ? NULL : d.knob);
+	jw_dbl(w, "achieved_Bps", d.achieved_Bps);
+	jw_dbl(w, "ceiling_Bps", d.ceiling_Bps);
+	jw_dbl(w, "link_Bps", d.link_Bps);
+	jw_dbl(w, "full_pct", d.full_pct);
+	jw_dbl(w, "link_util_pct", d.link_util_pct);
+	jw_dbl(w, "rtt_ms", d.rtt_ms);
+	jw_obj(w, "wait_share");
+	for (int k = 0; k < WAIT_KINDS; k++)
+		jw_dbl(w, wait_kind_names[k], d.wait_share[k]);
+	jw_end_obj(w);
+	jw_bool(w, "v41", d.v41);
+	jw_arr(w, "flags");
+	for (size_t i = 0; i < d.nflags; i++)
+		jw_str(w, NULL, d.flags[i]);
+	jw_end_arr(w);
 	jw_end_obj(w);
 }
 
@@ -99,6 +127,7 @@ static void xprt_json(struct jw *w, const struct view *v, const struct xprt_view
 		jw_end_obj(w);
 	}
 	jw_end_arr(w);
+	verdict_json(w, v, x);
 	if (v->links.sampled) {
 		const struct xprt_link *k = &x->link;
 		const struct port_delta *p = k->port >= 0 ? &v->links.ports[k->port] : NULL;
@@ -227,6 +256,8 @@ static void op_json(struct jw *w, const struct view *v, const struct op_view *o)
 	jw_end_obj(w);
 }
 
+static void view_json(struct jw *w, const struct view *v);
+
 void out_json(FILE *f, const struct view *v)
 {
 	struct jw w;
@@ -234,40 +265,141 @@ void out_json(FILE *f, const struct view *v)
 	jw_init(&w, f);
 	jw_obj(&w, NULL);
 	jw_str(&w, "type", v->final ? "summary" : "interval");
-	jw_dbl(&w, "ts", v->ts_s);
-	jw_dbl(&w, "interval_s", v->interval_s);
-	jw_arr(&w, "transports");
-	for (size_t i = 0; i < v->nxprts; i++)
-		xprt_json(&w, v, &v->xprts[i]);
-	jw_end_arr(&w);
-	jw_arr(&w, "ops");
-	for (size_t i = 0; i < v->nops; i++)
-		if (v->ops[i].count || v->final)
-			op_json(&w, v, &v->ops[i]);
-	jw_end_arr(&w);
-	jw_arr(&w, "sessions");
-	for (size_t i = 0; i < v->nsessions; i++) {
-		const struct session_view *s = &v->sessions[i];
+	view_json(&w, v);
+	jw_end_obj(&w);
+	jw_done(&w);
+}
 
+void out_ckpt_json(FILE *f, const struct view *v, const struct ckpt *c)
+{
+	double written = 0, secs = c->end_wall - c->start_wall;
+	struct jw w;
+
+	for (size_t i = 0; i < v->nxprts; i++)
+		written += (double)v->xprts[i].bytes_written;
+	jw_init(&w, f);
+	jw_obj(&w, NULL);
+	jw_str(&w, "type", "checkpoint");
+	jw_u64(&w, "n", c->n);
+	jw_dbl(&w, "start_wall", c->start_wall);
+	jw_dbl(&w, "end_wall", c->end_wall);
+	jw_dbl(&w, "duration_s", secs);
+	jw_dbl(&w, "bytes_written", written);
+	jw_dbl(&w, "GBps", secs > 0 ? written / secs / 1e9 : 0);
+	jw_arr(&w, "saturated");
+	for (size_t i = 0; i < c->nsat; i++) {
+		double ssecs, util = ckpt_sat_util(c, c->sat[i].key, &ssecs);
+		__u32 id = 0;
+
+		for (size_t j = 0; j < v->nxprts; j++)
+			if (v->xprts[j].key == c->sat[i].key)
+				id = v->xprts[j].id;
 		jw_obj(&w, NULL);
-		jw_u64(&w, "xprt_id", xprt_id_of(v, s->xprt));
-		jw_u64(&w, "clid", s->clid);
-		jw_str(&w, "mountpoint", s->mountpoint);
-		jw_u64(&w, "max_slots", s->s.max_slots);
-		jw_i64(&w, "target_highest_slotid", (__s32)s->s.target_highest_slotid);
-		jw_i64(&w, "highest_used_slotid", (__s32)s->s.highest_used_slotid);
-		jw_i64(&w, "server_highest_slotid", (__s32)s->s.server_highest_slotid);
-		jw_u64(&w, "peak_used_slotid", s->s.peak_used_slotid);
-		jw_u64(&w, "sequences", s->sequences);
+		jw_u64(&w, "xprt_id", id);
+		jw_dbl(&w, "saturated_s", ssecs);
+		if (util >= 0)
+			jw_dbl(&w, "link_util_pct", util);
+		else
+			jw_null(&w, "link_util_pct");
+		jw_u64(&w, "peak", c->sat[i].peak);
 		jw_end_obj(&w);
 	}
 	jw_end_arr(&w);
-	if (v->links.sampled)
-		links_json(&w, v);
-	jw_obj(&w, "counters");
-	for (int c = 0; c < COUNTERS; c++)
-		jw_u64(&w, counter_names[c], v->counters[c]);
-	jw_end_obj(&w);
+	view_json(&w, v);
 	jw_end_obj(&w);
 	jw_done(&w);
+}
+
+void out_audit_json(FILE *f, const struct audit *a)
+{
+	struct jw w;
+
+	jw_init(&w, f);
+	jw_obj(&w, NULL);
+	jw_str(&w, "type", "audit");
+	jw_i64(&w, "tcp_max_slot_table_entries", a->tcp_max_slots);
+	jw_i64(&w, "rdma_slot_table_entries", a->rdma_slots);
+	jw_i64(&w, "max_session_slots", a->max_session_slots);
+	jw_bool(&w, "sysfs", a->have_sysfs);
+	jw_arr(&w, "transports");
+	for (size_t i = 0; i < a->nx; i++) {
+		const struct audit_xprt *x = &a->x[i];
+
+		jw_obj(&w, NULL);
+		jw_u64(&w, "id", x->id);
+		jw_u64(&w, "switch", x->switch_id);
+		jw_str(&w, "proto", x->proto);
+		jw_str(&w, "server", x->dstaddr);
+		jw_u64(&w, "port", x->dst_port);
+		jw_u64(&w, "max_slots", x->max_slots);
+		jw_u64(&w, "num_reqs", x->num_reqs);
+		jw_u64(&w, "backlog", x->backlog_q_len);
+		jw_u64(&w, "cong_win", x->cong_win);
+		jw_bool(&w, "main", x->main);
+		jw_end_obj(&w);
+	}
+	jw_end_arr(&w);
+	jw_arr(&w, "mounts");
+	for (size_t i = 0; i < a->nm; i++) {
+		const struct audit_mount *m = &a->m[i];
+
+		jw_obj(&w, NULL);
+		jw_str(&w, "mountpoint", m->m->mountpoint);
+		jw_str(&w, "source", m->m->source);
+		jw_str(&w, "vers", m->vers);
+		jw_str(&w, "proto", m->proto);
+		jw_str(&w, "server", m->addr);
+		jw_u64(&w, "rsize", m->rsize);
+		jw_u64(&w, "wsize", m->wsize);
+		jw_u64(&w, "nconnect", m->nconnect);
+		jw_u64(&w, "transports", m->xprts);
+		jw_u64(&w, "max_slots", m->max_slots);
+		jw_end_obj(&w);
+	}
+	jw_end_arr(&w);
+	jw_arr(&w, "warnings");
+	for (size_t i = 0; i < a->nwarn; i++)
+		jw_str(&w, NULL, a->warn[i]);
+	jw_end_arr(&w);
+	jw_end_obj(&w);
+	jw_done(&w);
+}
+
+static void view_json(struct jw *w, const struct view *v)
+{
+	jw_dbl(w, "ts", v->ts_s);
+	jw_dbl(w, "wall", v->wall);
+	jw_dbl(w, "interval_s", v->interval_s);
+	jw_arr(w, "transports");
+	for (size_t i = 0; i < v->nxprts; i++)
+		xprt_json(w, v, &v->xprts[i]);
+	jw_end_arr(w);
+	jw_arr(w, "ops");
+	for (size_t i = 0; i < v->nops; i++)
+		if (v->ops[i].count || v->final)
+			op_json(w, v, &v->ops[i]);
+	jw_end_arr(w);
+	jw_arr(w, "sessions");
+	for (size_t i = 0; i < v->nsessions; i++) {
+		const struct session_view *s = &v->sessions[i];
+
+		jw_obj(w, NULL);
+		jw_u64(w, "xprt_id", xprt_id_of(v, s->xprt));
+		jw_u64(w, "clid", s->clid);
+		jw_str(w, "mountpoint", s->mountpoint);
+		jw_u64(w, "max_slots", s->s.max_slots);
+		jw_i64(w, "target_highest_slotid", (__s32)s->s.target_highest_slotid);
+		jw_i64(w, "highest_used_slotid", (__s32)s->s.highest_used_slotid);
+		jw_i64(w, "server_highest_slotid", (__s32)s->s.server_highest_slotid);
+		jw_u64(w, "peak_used_slotid", s->s.peak_used_slotid);
+		jw_u64(w, "sequences", s->sequences);
+		jw_end_obj(w);
+	}
+	jw_end_arr(w);
+	if (v->links.sampled)
+		links_json(w, v);
+	jw_obj(w, "counters");
+	for (int c = 0; c < COUNTERS; c++)
+		jw_u64(w, counter_names[c], v->counters[c]);
+	jw_end_obj(w);
 }

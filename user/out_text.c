@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <string.h>
+#include <time.h>
 #include "engine.h"
 #include "output.h"
 #include "uhist.h"
+#include "verdict.h"
+
+#define WIDTH 100
 
 /* 1.23ms style: 3 significant digits, unit picked from the value */
 static const char *dur(char *buf, size_t len, double ns)
@@ -20,6 +24,45 @@ static const char *dur(char *buf, size_t len, double ns)
 	return buf;
 }
 
+static const char *clock_str(char *buf, size_t len, double wall)
+{
+	time_t t = (time_t)wall;
+	struct tm tm;
+
+	if (wall <= 0 || !localtime_r(&t, &tm)) {
+		snprintf(buf, len, "-");
+		return buf;
+	}
+	snprintf(buf, len, "%02d:%02d:%02d.%d", tm.tm_hour, tm.tm_min, tm.tm_sec,
+		 (int)((wall - (double)t) * 10));
+	return buf;
+}
+
+/* @text after @prefix, wrapped at WIDTH columns under the prefix */
+void print_wrapped(FILE *f, const char *prefix, const char *text)
+{
+	size_t indent = strlen(prefix), col = indent;
+
+	fputs(prefix, f);
+	while (*text) {
+		size_t w = strcspn(text, " ");
+
+		if (col > indent && col + 1 + w > WIDTH) {
+			fprintf(f, "\n%*s", (int)indent, "");
+			col = indent;
+		} else if (col > indent) {
+			fputc(' ', f);
+			col++;
+		}
+		fprintf(f, "%.*s", (int)w, text);
+		col += w;
+		text += w;
+		while (*text == ' ')
+			text++;
+	}
+	fputc('\n', f);
+}
+
 /* RTT percentiles of all ops on a transport: merge their histograms */
 static void rtt_pct(const struct view *v, __u64 xprt, double *p50, double *p99)
 {
@@ -33,37 +76,134 @@ static void rtt_pct(const struct view *v, __u64 xprt, double *p50, double *p99)
 	*p99 = hist_quantile(h, LAT_BUCKETS, 0.99);
 }
 
+static void header(FILE *f)
+{
+	fprintf(f, "%3s %-5s %-22s %s\n", "ID", "PROTO", "SERVER", "MOUNTS");
+	fprintf(f, "    %-14s %6s %4s %17s %6s %7s %7s %15s %6s %5s\n", "NOW/MAX/LIMIT", "%FULL",
+		"WAIT", "SLOTWAIT p50/p99", "OPS/s", "WR MB/s", "RD MB/s", "RTT p50/p99", "LINK", "%RATE");
+}
+
+static void mounts_str(char *buf, size_t len, const struct xprt_view *x)
+{
+	size_t o = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; i < x->nmounts && o < len; i++)
+		if (x->mounts[i].mountpoint)
+			o += snprintf(buf + o, len - o, "%s%s", o ? " " : "", x->mounts[i].mountpoint);
+	if (!o)
+		snprintf(buf, len, "-");
+}
+
+void out_xprt_row(FILE *f, const struct view *v, const struct xprt_view *x, bool with_verdict)
+{
+	const struct wait_view *sw = &x->waits[WAIT_SLOT];
+	double secs = v->interval_s > 0 ? v->interval_s : 1, r50, r99;
+	char srv[64], mnt[256], slots[32], b[16], c[16], d[16], e[16], link[16], pct[16];
+	struct verdict vd;
+
+	rtt_pct(v, x->key, &r50, &r99);
+	snprintf(srv, sizeof(srv), "%s:%s", x->addr, x->port);
+	mounts_str(mnt, sizeof(mnt), x);
+	fprintf(f, "%3u %-5s %-22.22s %.68s%s\n", x->id, proto_name(x->ident), srv, mnt,
+		x->warming_up ? " (warming up)" : "");
+	snprintf(slots, sizeof(slots), "%d/%u/%u", x->in_use, v->final ? x->peak : x->interval_peak,
+		 x->limit);
+	if (x->link.rate_gbps > 0 || x->link.bytes_from) {
+		double g = x->link.tx_gbps > x->link.rx_gbps ? x->link.tx_gbps : x->link.rx_gbps;
+		double u = x->link.tx_util_pct > x->link.rx_util_pct ? x->link.tx_util_pct : x->link.rx_util_pct;
+
+		snprintf(link, sizeof(link), "%.2f", g);
+		if (x->link.rate_gbps > 0)
+			snprintf(pct, sizeof(pct), "%.1f%%", u);
+		else
+			snprintf(pct, sizeof(pct), "-");
+	} else {
+		snprintf(link, sizeof(link), "-");
+		snprintf(pct, sizeof(pct), "-");
+	}
+	snprintf(e, sizeof(e), "%s/", dur(b, sizeof(b), sw->p50_ns));
+	fprintf(f, "    %-14s %5.1f%% %4u %8s%-9s %6.0f %7.1f %7.1f %7s/%-7s %6s %5s\n", slots,
+		x->busy_ns > 0 ? 100.0 * x->at_limit_ns / x->busy_ns : 0.0,
+		v->final ? x->backlog_max : x->backlog_now, e, dur(c, sizeof(c), sw->p99_ns),
+		(double)x->ops / secs, (double)x->bytes_written / secs / 1e6,
+		(double)x->bytes_read / secs / 1e6, dur(d, sizeof(d), r50), dur(b, sizeof(b), r99), link,
+		pct);
+	if (!with_verdict)
+		return;
+	verdict_for(v, x, &vd);
+	if (vd.cls == V_IDLE)
+		return;
+	{
+		char line[320];
+
+		snprintf(line, sizeof(line), "%s: %s", verdict_names[vd.cls], vd.why);
+		print_wrapped(f, "    => ", line);
+		print_wrapped(f, "       ", vd.knob);
+		for (size_t i = 0; i < vd.nflags; i++)
+			print_wrapped(f, "    !! ", vd.flags[i]);
+	}
+}
+
 void out_text(FILE *f, const struct view *v)
 {
-	double secs = v->interval_s > 0 ? v->interval_s : 1;
+	char t[32];
 	int shown = 0;
 
 	for (size_t i = 0; i < v->nxprts; i++) {
 		const struct xprt_view *x = &v->xprts[i];
-		const struct wait_view *sw = &x->waits[WAIT_SLOT];
-		char a[24], b[16], c[16], d[16], e[16], srv[24];
-		double r50, r99;
 
 		if (!v->final && xprt_view_idle(x))
 			continue;
 		if (!shown++) {
-			fprintf(f, v->final ? "\nSummary over %.1fs\n" : "\n%.1fs interval\n", v->interval_s);
-			fprintf(f, "%-4s %-5s %-18s %11s %6s %5s %17s %7s %7s %15s\n", "ID", "PROTO", "SERVER",
-				"SLOTS/LIMIT", "%FULL", "WAIT", "SLOTWAIT p50/p99", "OPS/s", "WR MB/s",
-				"RTT p50/p99");
+			if (v->final)
+				fprintf(f, "\nSummary: %.1fs traced\n", v->interval_s);
+			else
+				fprintf(f, "\n%s  interval %.1fs\n", clock_str(t, sizeof(t), v->wall), v->interval_s);
+			header(f);
 		}
-		rtt_pct(v, x->key, &r50, &r99);
-		snprintf(srv, sizeof(srv), "%.18s", x->addr);
-		snprintf(a, sizeof(a), "%u/%u", v->final ? x->peak : x->interval_peak, x->limit);
-		fprintf(f, "%-4u %-5s %-18s %11s %5.1f%% %5u %8s/%-8s %7.0f %7.1f %7s/%s%s\n", x->id,
-			proto_name(x->ident), srv, a,
-			x->span_ns > 0 ? 100.0 * x->at_limit_ns / x->span_ns : 0.0,
-			v->final ? x->backlog_max : x->backlog_now, dur(b, sizeof(b), sw->p50_ns),
-			dur(c, sizeof(c), sw->p99_ns), (double)x->ops / secs,
-			(double)x->bytes_written / secs / 1e6, dur(d, sizeof(d), r50),
-			dur(e, sizeof(e), r99), x->warming_up ? " (warming up)" : "");
+		out_xprt_row(f, v, x, true);
 	}
 	if (v->final && !shown)
-		fprintf(f, "\nSummary over %.1fs: no RPC transport was active\n", v->interval_s);
+		fprintf(f, "\nSummary: %.1fs traced; no RPC transport was active\n", v->interval_s);
+	if (v->final && v->links.sampled && !v->links.nports)
+		fprintf(f, "(%s)\n", v->links.why_empty);
+	if (v->final) {
+		__u64 drops = v->counters[CNT_INFLIGHT_FULL] + v->counters[CNT_WAITERS_FULL] +
+			      v->counters[CNT_XPRTS_FULL] + v->counters[CNT_OPS_FULL] +
+			      v->counters[CNT_CLIENTS_FULL] + v->counters[CNT_SESSIONS_FULL];
+
+		if (drops)
+			fprintf(f, "warning: %llu events not counted: BPF maps full (see --json counters)\n",
+				(unsigned long long)drops);
+	}
+	fflush(f);
+}
+
+void out_ckpt_text(FILE *f, const struct view *v, const struct ckpt *c)
+{
+	char a[32], b[32];
+	double written = 0, secs = c->end_wall - c->start_wall;
+
+	for (size_t i = 0; i < v->nxprts; i++)
+		written += (double)v->xprts[i].bytes_written;
+	fprintf(f, "\nCheckpoint %u: %s -> %s, %.1f s, %.1f MiB written, %.3f GB/s\n", c->n,
+		clock_str(a, sizeof(a), c->start_wall), clock_str(b, sizeof(b), c->end_wall), secs,
+		written / 1048576, secs > 0 ? written / secs / 1e9 : 0);
+	header(f);
+	for (size_t i = 0; i < v->nxprts; i++) {
+		const struct xprt_view *x = &v->xprts[i];
+		double ssecs, util;
+
+		if (xprt_view_idle(x))
+			continue;
+		out_xprt_row(f, v, x, true);
+		util = ckpt_sat_util(c, x->key, &ssecs);
+		if (ssecs > 0 && util >= 0)
+			fprintf(f, "    link while the slots were full (%.1f s): %.2f%% of %.1f Gb/s\n", ssecs,
+				util, x->link.rate_gbps);
+		else if (ssecs > 0)
+			fprintf(f, "    slots full for %.1f s; link rate unknown\n", ssecs);
+	}
 	fflush(f);
 }

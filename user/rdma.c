@@ -269,6 +269,22 @@ void link_sample_free(struct link_sample *s)
 	s->n = s->nnd = 0;
 }
 
+int link_sample_dup(struct link_sample *dst, const struct link_sample *src)
+{
+	*dst = *src;
+	dst->ports = src->n ? malloc(src->n * sizeof(*src->ports)) : NULL;
+	dst->nds = src->nnd ? malloc(src->nnd * sizeof(*src->nds)) : NULL;
+	if ((src->n && !dst->ports) || (src->nnd && !dst->nds)) {
+		link_sample_free(dst);
+		return -ENOMEM;
+	}
+	if (src->n)
+		memcpy(dst->ports, src->ports, src->n * sizeof(*src->ports));
+	if (src->nnd)
+		memcpy(dst->nds, src->nds, src->nnd * sizeof(*src->nds));
+	return 0;
+}
+
 int netdev_delta(const struct link_sample *a, const struct link_sample *b, struct netdev_delta **out,
 		 size_t *n)
 {

@@ -63,6 +63,7 @@ struct verbs_rate {
 int link_sample(const char *sysfs_root, const struct verbs_rate *rates, size_t nrates,
 		struct link_sample *s);
 void link_sample_free(struct link_sample *s);
+int link_sample_dup(struct link_sample *dst, const struct link_sample *src);
 int netdev_read(const char *sysfs_root, const char *name, struct netdev_stat *st);
 
 /* "200 Gb/sec (4X HDR)" -> 200; -EINVAL when the string is not a rate */

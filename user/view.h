@@ -81,6 +81,11 @@ struct xprt_view {
 	struct xprt_link link;
 };
 
+/* knobs as they are now, to name them in the advice; -1 when unknown */
+struct tunables {
+	long tcp_max_slots, rdma_slots, max_session_slots;
+};
+
 struct view {
 	bool final;			/* the summary since attach */
 	double ts_s;			/* CLOCK_MONOTONIC at the end of the view */
@@ -91,6 +96,8 @@ struct view {
 	struct session_view *sessions;
 	__u64 counters[COUNTERS];	/* in this view */
 	struct links_view links;
+	struct tunables tun;		/* set by the caller for the verdicts */
+	double wall;			/* CLOCK_REALTIME at the end of the view, for display */
 };
 
 /* @prev may be an empty snapshot (the start). 0 or -ENOMEM. */

@@ -217,11 +217,19 @@ static void test_golden_outputs(void **state)
 	cur.ops = ops;
 	assert_int_equal(mounts_load(FIXTURES, &mt), 0);
 	assert_int_equal(view_build(&v, &prev, &cur, &mt, false), 0);
+	v.tun = (struct tunables){ .tcp_max_slots = 16, .rdma_slots = 128, .max_session_slots = 64 };
 	s = render(out_json, &v, &len);
 	golden("interval.json", s, len);
 	free(s);
 	s = render(out_text, &v, &len);
 	golden("interval.txt", s, len);
+	/* the table fits 100 columns */
+	for (char *line = s, *nl; *line; line = nl + 1) {
+		nl = strchr(line, '\n');
+		if (!nl)
+			break;
+		assert_true(nl - line <= 100);
+	}
 	free(s);
 	view_free(&v);
 	mounts_free(&mt);

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <string.h>
+#include "ckpt.h"
+
+void ckpt_init(struct ckpt *c, const struct ckpt_opts *o)
+{
+	memset(c, 0, sizeof(*c));
+	c->o = *o;
+}
+
+static void drop_window(struct ckpt *c)
+{
+	snapshot_free(&c->start);
+	snapshot_free(&c->last);
+	link_sample_free(&c->lstart);
+	link_sample_free(&c->llast);
+	c->nsat = 0;
+}
+
+static int keep(struct snapshot *s, struct link_sample *l, const struct snapshot *from,
+		const struct link_sample *lfrom)
+{
+	snapshot_free(s);
+	link_sample_free(l);
+	if (snapshot_dup(s, from))
+		return -1;
+	if (lfrom && link_sample_dup(l, lfrom))
+		return -1;
+	return 0;
+}
+
+/* a transport "saturated" in an interval spent at least half of it at its limit */
+static void account_saturation(struct ckpt *c, const struct view *v)
+{
+	for (size_t i = 0; i < v->nxprts; i++) {
+		const struct xprt_view *x = &v->xprts[i];
+		struct ckpt_sat *s = NULL;
+
+		for (size_t j = 0; j < c->nsat && !s; j++)
+			if (c->sat[j].key == x->key)
+				s = &c->sat[j];
+		if (!s && c->nsat < sizeof(c->sat) / sizeof(c->sat[0])) {
+			s = &c->sat[c->nsat++];
+			memset(s, 0, sizeof(*s));
+			s->key = x->key;
+		}
+		if (!s)
+			continue;
+		if (x->interval_peak > s->peak)
+			s->peak = x->interval_peak;
+		if (v->interval_s <= 0 || x->at_limit_ns < 0.5 * v->interval_s * 1e9)
+			continue;
+		s->secs += v->interval_s;
+		s->link_bits += (x->link.tx_gbps > x->link.rx_gbps ? x->link.tx_gbps : x->link.rx_gbps) *
+				1e9 * v->interval_s;
+		if (x->link.rate_gbps > 0)
+			s->link_rate_bps = x->link.rate_gbps * 1e9;
+	}
+}
+
+enum ckpt_event ckpt_step(struct ckpt *c, const struct view *v, const struct snapshot *prev,
+			  const struct snapshot *cur, const struct link_sample *lprev,
+			  const struct link_sample *lcur, double now_wall)
+{
+	double written = 0;
+	bool busy;
+
+	for (size_t i = 0; i < v->nxprts; i++)
+		written += (double)v->xprts[i].bytes_written;
+	busy = v->interval_s > 0 && written / v->interval_s >= c->o.threshold_Bps;
+	if (!c->active) {
+		if (!busy)
+			return CKPT_NONE;
+		drop_window(c);
+		if (keep(&c->start, &c->lstart, prev, lprev) || keep(&c->last, &c->llast, cur, lcur))
+			return CKPT_NONE;
+		c->active = true;
+		c->quiet = 0;
+		c->start_wall = now_wall - v->interval_s;
+		c->end_wall = now_wall;
+		account_saturation(c, v);
+		return CKPT_STARTED;
+	}
+	if (busy) {
+		c->quiet = 0;
+		c->end_wall = now_wall;
+		keep(&c->last, &c->llast, cur, lcur);
+		account_saturation(c, v);
+		return CKPT_NONE;
+	}
+	if (++c->quiet < c->o.quiet_intervals)
+		return CKPT_NONE;
+	c->active = false;
+	c->n++;
+	return CKPT_ENDED;
+}
+
+bool ckpt_finish(struct ckpt *c)
+{
+	if (!c->active)
+		return false;
+	c->active = false;
+	c->n++;
+	return true;
+}
+
+double ckpt_sat_util(const struct ckpt *c, __u64 key, double *secs)
+{
+	*secs = 0;
+	for (size_t i = 0; i < c->nsat; i++)
+		if (c->sat[i].key == key) {
+			*secs = c->sat[i].secs;
+			if (c->sat[i].secs <= 0 || c->sat[i].link_rate_bps <= 0)
+				return -1;
+			return 100 * c->sat[i].link_bits / (c->sat[i].secs * c->sat[i].link_rate_bps);
+		}
+	return -1;
+}
+
+void ckpt_fix_view(const struct ckpt *c, struct view *v)
+{
+	for (size_t i = 0; i < v->nxprts; i++)
+		for (size_t j = 0; j < c->nsat; j++)
+			if (c->sat[j].key == v->xprts[i].key)
+				v->xprts[i].interval_peak = c->sat[j].peak;
+}
+
+void ckpt_free(struct ckpt *c)
+{
+	drop_window(c);
+}

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Checkpoint windows: write bursts found in the interval views. A burst starts with an interval
+ * writing at least the threshold and ends after a number of quieter intervals (hysteresis); its
+ * summary is the view between the snapshots around it, plus link use while slots were full.
+ */
+#ifndef SLOTSCOPE_CKPT_H
+#define SLOTSCOPE_CKPT_H
+
+#include <stdbool.h>
+#include "engine.h"
+#include "rdma.h"
+#include "view.h"
+
+struct ckpt_opts {
+	double threshold_Bps;		/* write rate that starts a burst */
+	unsigned int quiet_intervals;	/* intervals below it that end one */
+};
+
+struct ckpt_sat {
+	__u64 key;			/* transport */
+	double secs;			/* time in intervals the transport spent mostly at its limit */
+	double link_bits;		/* link bits moved in those intervals */
+	double link_rate_bps;
+	__u32 peak;			/* highest slots in use in the burst */
+};
+
+struct ckpt {
+	struct ckpt_opts o;
+	bool active;
+	unsigned int quiet;
+	unsigned int n;			/* bursts completed */
+	double start_wall, end_wall;	/* CLOCK_REALTIME */
+	struct snapshot start, last;	/* around the burst */
+	struct link_sample lstart, llast;
+	size_t nsat;
+	struct ckpt_sat sat[64];
+};
+
+enum ckpt_event { CKPT_NONE, CKPT_STARTED, CKPT_ENDED };
+
+void ckpt_init(struct ckpt *c, const struct ckpt_opts *o);
+/*
+ * Feed one interval: @v is the view from @prev to @cur (with links from @lprev to @lcur, which
+ * may be NULL). CKPT_ENDED means the burst's window is in c->start .. c->last until the next call.
+ */
+enum ckpt_event ckpt_step(struct ckpt *c, const struct view *v, const struct snapshot *prev,
+			  const struct snapshot *cur, const struct link_sample *lprev,
+			  const struct link_sample *lcur, double now_wall);
+/* the trace ends: an open burst ends with it; true when there is one to report */
+bool ckpt_finish(struct ckpt *c);
+/* link utilization (%) of a transport while it was saturated; -1 when never saturated or no rate */
+double ckpt_sat_util(const struct ckpt *c, __u64 key, double *secs);
+/* a burst's view (c->start .. c->last) has no interval peak of its own: set it from the burst */
+void ckpt_fix_view(const struct ckpt *c, struct view *v);
+void ckpt_free(struct ckpt *c);
+
+#endif

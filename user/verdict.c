@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdio.h>
+#include <string.h>
+#include "uhist.h"
+#include "verdict.h"
+
+const char *const verdict_names[VERDICTS] = {
+	"idle", "client-bound", "slot-bound", "credit-bound", "session-slot-bound",
+	"server-bound", "link-bound",
+};
+
+static void flag(struct verdict *d, const char *msg)
+{
+	if (d->nflags < sizeof(d->flags) / sizeof(d->flags[0]))
+		snprintf(d->flags[d->nflags++], sizeof(d->flags[0]), "%s", msg);
+}
+
+static const char *rate(char *buf, size_t len, double Bps)
+{
+	if (Bps >= 1e9)
+		snprintf(buf, len, "%.2f GB/s", Bps / 1e9);
+	else
+		snprintf(buf, len, "%.1f MB/s", Bps / 1e6);
+	return buf;
+}
+
+static void pathologies(const struct view *v, const struct xprt_view *x, struct verdict *d)
+{
+	const struct wait_view *dw = &x->waits[WAIT_DELAY];
+	char msg[200];
+
+	/* a721035477fb: after -ENOMEM from xprt_rdma_alloc_slot, call_reserveresult() sleeps HZ/4
+	 * although the woken task already has its slot */
+	if (x->ident == IDENT_RDMA && dw->count && x->waits[WAIT_SLOT].count &&
+	    dw->p50_ns > 180e6 && dw->p50_ns < 350e6) {
+		snprintf(msg, sizeof(msg), "%llu slot waits were followed by a ~250 ms rpc_delay "
+			 "(a721035477fb; fixed by \"xprtrdma: Avoid 250 ms delay on backlog wakeup\")",
+			 (unsigned long long)dw->count);
+		flag(d, msg);
+	}
+	if (x->ident == IDENT_RDMA && x->cwnd && x->cwnd <= 1 && x->waits[WAIT_SEND].count) {
+		snprintf(msg, sizeof(msg), "the server grants %u credit: one RPC in flight per "
+			 "connection (a grant of 0 is floored to 1)", x->cwnd);
+		flag(d, msg);
+	}
+	if (!v->final && v->interval_s >= 1 && x->backlog_now && x->in_use >= 0 &&
+	    (__u32)x->in_use < x->limit && !x->acquires && !x->releases) {
+		snprintf(msg, sizeof(msg), "%u tasks wait on the backlog while %u of %u slots are free "
+			 "(a lost wake-up: \"xprtrdma: Close lost-wakeup race\")", x->backlog_now,
+			 x->limit - (__u32)x->in_use, x->limit);
+		flag(d, msg);
+	}
+}
+
+void verdict_for(const struct view *v, const struct xprt_view *x, struct verdict *d)
+{
+	const struct tunables *t = &v->tun;
+	double exec = 0, rtt = 0, n = 0, data_ops = 0, data_bytes = 0;
+	const char *proto = proto_name(x->ident);
+	char a[32], b[32], c[32];
+
+	memset(d, 0, sizeof(*d));
+	d->secs = v->final ? x->span_ns / 1e9 : v->interval_s;
+	for (size_t i = 0; i < v->nops; i++) {
+		const struct op_view *o = &v->ops[i];
+
+		if (o->k.xprt != x->key || !o->count)
+			continue;
+		exec += (double)o->sum_ns[STAGE_EXECUTE];
+		rtt += (double)o->sum_ns[STAGE_RTT];
+		n += (double)o->count;
+		if (!strcmp(o->name, "WRITE") || !strcmp(o->name, "READ")) {
+			data_ops += (double)o->count;
+			data_bytes += !strcmp(o->name, "WRITE") ? (double)o->bytes_sent : (double)o->bytes_recv;
+		}
+	}
+	for (size_t i = 0; i < v->nsessions; i++)
+		if (v->sessions[i].xprt == x->key)
+			d->v41 = true;
+	if (d->secs > 0)
+		d->achieved_Bps = (double)(x->bytes_written + x->bytes_read) / d->secs;
+	d->rtt_ms = n ? rtt / n / 1e6 : 0;
+	if (data_ops && rtt > 0)
+		d->ceiling_Bps = (double)x->limit * (data_bytes / data_ops) / (rtt / n / 1e9);
+	d->link_Bps = x->link.rate_gbps * 1e9 / 8;
+	d->link_util_pct = x->link.tx_util_pct > x->link.rx_util_pct ? x->link.tx_util_pct : x->link.rx_util_pct;
+	d->full_pct = x->busy_ns > 0 ? 100 * x->at_limit_ns / x->busy_ns : 0;
+	for (int k = 0; k < WAIT_KINDS; k++) {
+		d->wait_share[k] = exec > 0 ? (double)x->waits[k].sum_ns / exec : 0;
+	}
+	pathologies(v, x, d);
+
+	if (!n && !x->waits[WAIT_SLOT].count && !x->waits[WAIT_SESSION].count) {
+		d->cls = V_IDLE;
+		snprintf(d->why, sizeof(d->why), "no RPC completed");
+		return;
+	}
+	snprintf(d->why, sizeof(d->why), "%.0f%% of busy time at %u/%u slots; waits: slot %.0f%%, "
+		 "send/credit %.0f%%, session %.0f%% of op time; RTT %.2f ms; %s of ceiling %s",
+		 d->full_pct, x->limit, x->limit, 100 * d->wait_share[WAIT_SLOT],
+		 100 * d->wait_share[WAIT_SEND], 100 * d->wait_share[WAIT_SESSION], d->rtt_ms,
+		 rate(a, sizeof(a), d->achieved_Bps), d->ceiling_Bps > 0 ? rate(b, sizeof(b), d->ceiling_Bps) : "?");
+	if (d->link_Bps > 0 && d->link_util_pct >= 80) {
+		d->cls = V_LINK;
+		snprintf(d->why, sizeof(d->why), "the link carries %.0f%% of its %s", d->link_util_pct,
+			 rate(c, sizeof(c), d->link_Bps));
+		snprintf(d->knob, sizeof(d->knob), "the network is the limit: a faster link or more ports");
+		return;
+	}
+	if (d->wait_share[WAIT_SESSION] >= 0.1 && d->wait_share[WAIT_SESSION] >= d->wait_share[WAIT_SLOT] &&
+	    d->wait_share[WAIT_SESSION] >= d->wait_share[WAIT_SEND]) {
+		d->cls = V_SESSION;
+		snprintf(d->knob, sizeof(d->knob), "raise max_session_slots (nfs module, now %ld; the server "
+			 "caps it too), then remount; tcp_max_slot_table_entries does not apply to NFSv4.1+",
+			 t->max_session_slots);
+		return;
+	}
+	if (d->wait_share[WAIT_SLOT] >= 0.1 && d->full_pct >= 50 &&
+	    d->wait_share[WAIT_SLOT] >= d->wait_share[WAIT_SEND]) {
+		d->cls = V_SLOT;
+		if (x->ident == IDENT_RDMA)
+			snprintf(d->knob, sizeof(d->knob), "raise rdma_slot_table_entries (now %ld; read when a "
+				 "transport is created) and remount, or add transports with nconnect "
+				 "(proto=rdma: b326df4a8ec6, ~6.9)", t->rdma_slots);
+		else if (d->v41)
+			snprintf(d->knob, sizeof(d->knob), "add transports with nconnect; "
+				 "tcp_max_slot_table_entries does not apply to NFSv4.1+");
+		else
+			snprintf(d->knob, sizeof(d->knob), "raise tcp_max_slot_table_entries (now %ld), then "
+				 "unmount every mount of %s and remount; or nconnect=N", t->tcp_max_slots, x->addr);
+		return;
+	}
+	if (x->ident != IDENT_TCP && d->wait_share[WAIT_SEND] >= 0.1 && x->cwnd && x->cong_max >= x->cwnd) {
+		d->cls = V_CREDIT;
+		snprintf(d->knob, sizeof(d->knob), "the server grants %u credits per %s connection: raise its "
+			 "limit (Linux nfsd: /proc/sys/sunrpc/svc_rdma/max_requests) or add connections",
+			 x->cwnd, proto);
+		return;
+	}
+	if (exec > 0 && rtt / exec >= 0.5) {
+		d->cls = V_SERVER;
+		snprintf(d->knob, sizeof(d->knob), "slots are not the limit: the RTT (%.2f ms) is; look at "
+			 "the server (nfsd threads, its storage) or the round trip", d->rtt_ms);
+		return;
+	}
+	d->cls = V_CLIENT;
+	snprintf(d->knob, sizeof(d->knob), "neither slots, credits nor RTT dominate: the writer itself "
+		 "(CPU, page cache, its I/O pattern)");
+}
