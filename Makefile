@@ -9,7 +9,7 @@ VERSION  := 0.1.0
 CFLAGS   ?= -O2 -g
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	    -Wno-format-truncation
-CPPFLAGS += -I$(O) -Ibpf -Iuser -DFIXTURES='"$(CURDIR)/tests/fixtures"' -MMD -MP -D_GNU_SOURCE -DSLOTSCOPE_VERSION='"$(VERSION)"'
+CPPFLAGS += -I$(O) -Ibpf -Iuser -DSLOTSCOPE_BIN='"$(abspath $(O))/slotscope"' -DFIXTURES='"$(CURDIR)/tests/fixtures"' -MMD -MP -D_GNU_SOURCE -DSLOTSCOPE_VERSION='"$(VERSION)"'
 # libbpf, libelf and zlib are linked in statically so the binary runs on any host (and in the VM)
 # whatever libbpf it has; libc stays dynamic.
 LDLIBS   += -Wl,-Bstatic -lbpf -lelf -lz -Wl,-Bdynamic
@@ -92,7 +92,7 @@ vm-test: all vm-image
 	$(Q)tests/run-tests.sh $(VM_TESTS)
 
 .PHONY: unit-test-bins
-unit-test-bins: $(UNIT_BINS)
+unit-test-bins: $(UNIT_BINS) $(O)/slotscope
 
 demo: all vm-image
 	$(Q)SLOTSCOPE_NO_MAKE=1 O=$(O) tools/vm/run tools/vm/demo.sh

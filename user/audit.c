@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "audit.h"
+#include "output.h"
 
 static const char *root_of(const char *root)
 {
@@ -227,13 +228,15 @@ static void audit_mounts(struct audit *a, const struct mount_table *mt, const ch
 			continue;	/* NFS_CS_INFINITE_SLOTS: the session limits it, below */
 		if (!strcmp(am->proto, "tcp") && a->tcp_max_slots > 0 && am->max_slots &&
 		    am->max_slots != (unsigned long)a->tcp_max_slots)
-			warn(a, "%s: transport has %u slots but tcp_max_slot_table_entries is now %ld: "
-			     "unmount every mount of %s and mount again to apply", am->m->mountpoint,
+			warn(a, "%s: transport has %u slots but tcp_max_slot_table_entries is now %ld, "
+			     "which applies to new transports: unmount every mount of %s and mount again",
+			     am->m->mountpoint,
 			     am->max_slots, a->tcp_max_slots, am->addr);
 		if (!strcmp(am->proto, "rdma") && a->rdma_slots > 0 && am->max_slots &&
 		    am->max_slots != (unsigned long)a->rdma_slots)
-			warn(a, "%s: transport has %u slots but rdma_slot_table_entries is now %ld: "
-			     "unmount every mount of %s and mount again to apply", am->m->mountpoint,
+			warn(a, "%s: transport has %u slots but rdma_slot_table_entries is now %ld, "
+			     "which applies to new transports: unmount every mount of %s and mount again",
+			     am->m->mountpoint,
 			     am->max_slots, a->rdma_slots, am->addr);
 		if (am->nconnect > 1 && am->xprts && am->xprts < am->nconnect)
 			warn(a, "%s: nconnect=%u but %u transport%s to %s%s", am->m->mountpoint, am->nconnect,
@@ -291,6 +294,6 @@ void audit_print(FILE *f, const struct audit *a)
 	if (!a->have_sysfs)
 		fprintf(f, "  (no /sys/kernel/sunrpc: transport limits appear as they are traced)\n");
 	for (size_t i = 0; i < a->nwarn; i++)
-		fprintf(f, "  warning: %s\n", a->warn[i]);
+		print_wrapped(f, "  warning: ", a->warn[i]);
 	fflush(f);
 }

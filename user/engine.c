@@ -177,8 +177,9 @@ int engine_open(struct engine **out, const struct engine_opts *o, const char **w
 		if (!e->mods[i])
 			pr_debug("no BTF for module %s\n", probe_modules[i]);
 	}
-	/* sunrpc may be built in; then its BTF is in vmlinux */
-	if (!e->mods[0] && btf__find_by_name_kind(e->vmlinux, "rpc_xprt", BTF_KIND_STRUCT) <= 0) {
+	/* sunrpc may be built in; then its functions are in vmlinux's BTF (its types are anyway) */
+	if (!e->mods[0] && btf__find_by_name_kind(e->vmlinux, "xprt_release", BTF_KIND_FUNC) <= 0 &&
+	    !kallsyms_has(e, "xprt_release")) {
 		err = -ENOENT;
 		*why = "sunrpc";
 		goto fail;

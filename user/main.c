@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* slotscope: RPC slot tables, their waits and latency, per NFS transport and mount. */
 #include <argp.h>
+#include <stdarg.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -10,6 +11,8 @@
 #include <unistd.h>
 #include <sys/wait.h>
 #include <bpf/libbpf.h>
+#include "audit.h"
+#include "ckpt.h"
 #include "engine.h"
 #include "log.h"
 #include "mounts.h"
@@ -20,47 +23,59 @@
 
 enum exit_code { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 64, EXIT_NOPERM = 77 };
 
+#define MAX_MOUNT_FILTERS 16
+
 static struct env {
-	double interval;	/* seconds; 0 = only the summary */
+	double interval;	/* seconds between printed reports; 0 = only the summary */
 	long count;		/* intervals; 0 = unlimited */
 	double duration;	/* seconds; 0 = unlimited */
 	bool json;
 	bool have_interval;
 	bool no_rdma;
+	size_t nmounts;
+	const char *mounts[MAX_MOUNT_FILTERS];
+	struct ckpt_opts ckpt;
 	const char *procfs_root;
 	const char *sysfs_root;
 	char **command;
 } env = {
 	.procfs_root = "/",
 	.sysfs_root = "/",
+	.ckpt = { .threshold_Bps = 10e6, .quiet_intervals = 2 },
 };
 
 const char *argp_program_version = "slotscope " SLOTSCOPE_VERSION;
 static const char doc[] =
 	"slotscope: how full each NFS RPC transport's slot table is, how long RPCs wait for a slot,\n"
-	"and where their time goes, per transport and per mount.\n"
+	"where their time goes, and what limits throughput, per transport and per mount.\n"
 	"\n"
 	"USAGE: slotscope [OPTIONS] [INTERVAL [COUNT]]\n"
 	"       slotscope [OPTIONS] -- COMMAND [ARGS...]\n"
 	"\n"
 	"EXAMPLES:\n"
-	"    slotscope                  # a table every second until Ctrl-C, then a summary\n"
-	"    slotscope 5 12             # every 5 s, 12 times\n"
-	"    slotscope -d 60 --json     # JSON lines for a minute, then a summary line\n"
-	"    slotscope -- ./checkpoint  # trace while the job runs; exit with its status\n"
+	"    slotscope                   # a table every second until Ctrl-C, then a summary\n"
+	"    slotscope 5 12              # every 5 s, 12 times\n"
+	"    slotscope -m /mnt/ckpt 1    # only the transports of /mnt/ckpt\n"
+	"    slotscope -d 60 --json      # JSON lines for a minute, then a summary line\n"
+	"    slotscope -- ./checkpoint   # trace while the job runs; exit with its status\n"
 	"\n"
 	"Exit status: 0 ok (or COMMAND's status), 1 runtime error, 64 usage error,\n"
 	"77 missing privilege or kernel feature.";
 static const char args_doc[] = "[INTERVAL [COUNT]]";
 
-enum { OPT_PROCFS = 1000, OPT_SYSFS, OPT_NO_RDMA };
+enum { OPT_PROCFS = 1000, OPT_SYSFS, OPT_NO_RDMA, OPT_CKPT_MBPS, OPT_CKPT_QUIET };
 
 static const struct argp_option options[] = {
 	{ "duration", 'd', "SECONDS", 0, "Trace for SECONDS, then print the summary", 0 },
-	{ "json", 'j', NULL, 0, "JSON lines: one per interval, then a summary (see README)", 0 },
-	{ "quiet", 'q', NULL, 0, "Only errors on stderr", 0 },
+	{ "mount", 'm', "PATH", 0, "Only transports serving this NFS mount (repeatable)", 0 },
+	{ "json", 'j', NULL, 0, "JSON lines: audit, intervals, checkpoints, summary (see README)", 0 },
+	{ "quiet", 'q', NULL, 0, "Only errors on stderr; no tables", 0 },
 	{ "verbose", 'v', NULL, 0, "Say how each hook attached; libbpf's messages too", 0 },
 	{ "no-rdma", OPT_NO_RDMA, NULL, 0, "Do not read RDMA ports or netdev counters", 0 },
+	{ "ckpt-threshold", OPT_CKPT_MBPS, "MB/s", 0,
+	  "Write rate that starts a checkpoint window (default 10)", 0 },
+	{ "ckpt-quiet", OPT_CKPT_QUIET, "N", 0,
+	  "Intervals below the threshold that end one (default 2)", 0 },
 	{ "procfs-root", OPT_PROCFS, "DIR", 0, "Read proc files under DIR (tests)", 0 },
 	{ "sysfs-root", OPT_SYSFS, "DIR", 0, "Read sysfs files under DIR (tests)", 0 },
 	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show the full help", 0 },
@@ -81,6 +96,21 @@ static int parse_num(const char *s, double lo, double hi, double *out)
 	return 0;
 }
 
+/* argp_error() adds a "Try --help" line: bad input gets one line */
+static void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("slotscope: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	exit(EXIT_USAGE);
+}
+#define argp_error(state, ...) ((void)(state), usage_error(__VA_ARGS__))
+
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
 	double v;
@@ -90,6 +120,11 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		if (parse_num(arg, 0.001, 1e7, &v))
 			argp_error(state, "invalid --duration '%s': give seconds, e.g. -d 60", arg);
 		env.duration = v;
+		break;
+	case 'm':
+		if (env.nmounts == MAX_MOUNT_FILTERS)
+			argp_error(state, "too many --mount options: at most %d", MAX_MOUNT_FILTERS);
+		env.mounts[env.nmounts++] = arg;
 		break;
 	case 'j':
 		env.json = true;
@@ -102,6 +137,16 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_NO_RDMA:
 		env.no_rdma = true;
+		break;
+	case OPT_CKPT_MBPS:
+		if (parse_num(arg, 0.001, 1e9, &v))
+			argp_error(state, "invalid --ckpt-threshold '%s': give MB/s, e.g. 100", arg);
+		env.ckpt.threshold_Bps = v * 1e6;
+		break;
+	case OPT_CKPT_QUIET:
+		if (parse_num(arg, 1, 1000, &v) || v != (unsigned int)v)
+			argp_error(state, "invalid --ckpt-quiet '%s': give a whole number of intervals >= 1", arg);
+		env.ckpt.quiet_intervals = (unsigned int)v;
 		break;
 	case OPT_PROCFS:
 		env.procfs_root = arg;
@@ -146,11 +191,11 @@ static void on_child(int sig)
 	child_exited = 1;
 }
 
-static double mono_s(void)
+static double clock_s(clockid_t id)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(id, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
@@ -158,7 +203,7 @@ static double mono_s(void)
 static void wait_until(double deadline)
 {
 	while (!stop_signal && !child_exited) {
-		double left = deadline - mono_s();
+		double left = deadline - clock_s(CLOCK_MONOTONIC);
 		struct timespec ts;
 
 		if (left <= 0)
@@ -171,37 +216,68 @@ static void wait_until(double deadline)
 	}
 }
 
-static void render(const struct view *v)
+/* ---- state of one trace */
+
+static struct tunables tun;
+static struct verbs_rate *rates;
+static size_t nrates;
+/* --mount: the server addresses (and protocols) whose transports are shown */
+static size_t nfilters;
+static struct { char addr[64], proto[8]; } filters[MAX_MOUNT_FILTERS];
+
+static bool shown(const struct xprt_view *x)
 {
-	if (env.json)
-		out_json(stdout, v);
-	else if (log_level > LOG_QUIET)
-		out_text(stdout, v);
+	if (!nfilters)
+		return true;
+	for (size_t i = 0; i < nfilters; i++)
+		if (!strcmp(filters[i].addr, x->addr) && !strcmp(filters[i].proto, proto_name(x->ident)))
+			return true;
+	return false;
 }
 
-static int report(const struct snapshot *prev, const struct snapshot *cur,
-		  const struct link_sample *la, const struct link_sample *lb, bool final)
+/* drop the transports --mount did not ask for, and their ops */
+static void filter_view(struct view *v)
+{
+	size_t n = 0, m = 0;
+
+	for (size_t i = 0; i < v->nxprts; i++)
+		if (shown(&v->xprts[i]))
+			v->xprts[n++] = v->xprts[i];
+	v->nxprts = n;
+	for (size_t i = 0; i < v->nops; i++)
+		for (size_t j = 0; j < v->nxprts; j++)
+			if (v->ops[i].k.xprt == v->xprts[j].key) {
+				v->ops[m++] = v->ops[i];
+				break;
+			}
+	v->nops = m;
+}
+
+static int build(struct view *v, const struct snapshot *a, const struct snapshot *b,
+		 const struct link_sample *la, const struct link_sample *lb, bool final)
 {
 	struct mount_table mt = { 0 };
-	struct view v;
 	int err;
 
 	/* a mount may come or go at any time: read the table each time */
 	if (mounts_load(env.procfs_root, &mt))
 		pr_debug("cannot read mountinfo: mount points left out\n");
-	err = view_build(&v, prev, cur, &mt, final);
-	if (!err && la && lb)
-		err = view_add_links(&v, la, lb, env.procfs_root);
+	err = view_build(v, a, b, &mt, final);
+	if (!err && !env.no_rdma && la && lb)
+		err = view_add_links(v, la, lb, env.procfs_root);
+	/* the view keeps pointers to mount point strings: copy them out before the table goes */
 	if (!err)
-		render(&v);
-	view_free(&v);
+		err = view_own_strings(v);
 	mounts_free(&mt);
-	return err;
+	if (err) {
+		view_free(v);
+		return err;
+	}
+	v->tun = tun;
+	v->wall = clock_s(CLOCK_REALTIME);
+	filter_view(v);
+	return 0;
 }
-
-/* RDMA ports and netdevs, sampled on the same clock as the maps; NULL-safe when disabled */
-static struct verbs_rate *rates;
-static size_t nrates;
 
 static void links_init(void)
 {
@@ -216,9 +292,68 @@ static void links_init(void)
 
 static int links_take(struct link_sample *s)
 {
+	memset(s, 0, sizeof(*s));
 	if (env.no_rdma)
 		return 0;
 	return link_sample(env.sysfs_root, rates, nrates, s);
+}
+
+/* Check --mount paths, print the limits audit, and note the knobs for the verdicts. */
+static int audit_and_filters(void)
+{
+	struct mount_table mt = { 0 };
+	struct audit a;
+	int err;
+
+	err = mounts_load(env.procfs_root, &mt);
+	if (err) {
+		pr_err("cannot read %s/proc/self/mountinfo: %s: is /proc mounted?\n",
+		       strcmp(env.procfs_root, "/") ? env.procfs_root : "", strerror(-err));
+		return EXIT_RUNTIME;
+	}
+	for (size_t i = 0; i < env.nmounts; i++) {
+		const struct nfs_mount *m = mounts_by_path(&mt, env.mounts[i]);
+		char fstype[32];
+
+		if (!m) {
+			if (mounts_fstype(env.procfs_root, env.mounts[i], fstype, sizeof(fstype)) == 0)
+				pr_err("--mount %s: not an NFS mount (it is %s): give an NFS mount point\n",
+				       env.mounts[i], fstype);
+			else
+				pr_err("--mount %s: not a mount point: give an NFS mount point (see mount -t nfs,nfs4)\n",
+				       env.mounts[i]);
+			mounts_free(&mt);
+			return EXIT_USAGE;
+		}
+		if (!mount_option(m->opts, "addr", filters[nfilters].addr, sizeof(filters[0].addr)) ||
+		    !mount_option(m->opts, "proto", filters[nfilters].proto, sizeof(filters[0].proto))) {
+			pr_err("--mount %s: its options name no addr= or proto=\n", env.mounts[i]);
+			mounts_free(&mt);
+			return EXIT_USAGE;
+		}
+		nfilters++;
+	}
+	if (!mt.n && !env.command) {
+		pr_err("no NFS mounts: mount one first, or give the command that does after --\n");
+		mounts_free(&mt);
+		return EXIT_NOPERM;
+	}
+	err = audit_load(&a, env.sysfs_root, env.procfs_root, &mt);
+	if (err) {
+		pr_err("limits audit: %s\n", strerror(-err));
+		mounts_free(&mt);
+		return EXIT_RUNTIME;
+	}
+	tun.tcp_max_slots = a.tcp_max_slots;
+	tun.rdma_slots = a.rdma_slots;
+	tun.max_session_slots = a.max_session_slots;
+	if (env.json)
+		out_audit_json(stdout, &a);
+	else if (log_level > LOG_QUIET && log_level >= LOG_WARN)
+		audit_print(stdout, &a);
+	audit_free(&a);
+	mounts_free(&mt);
+	return EXIT_OK;
 }
 
 static pid_t start_command(char **argv)
@@ -228,6 +363,7 @@ static pid_t start_command(char **argv)
 	if (pid == 0) {
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
 		execvp(argv[0], argv);
 		fprintf(stderr, "slotscope: cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
@@ -277,16 +413,153 @@ static int open_engine(struct engine **e)
 	return EXIT_OK;
 }
 
+static void report_ckpt(struct ckpt *c)
+{
+	struct view v;
+
+	if (build(&v, &c->start, &c->last, &c->lstart, &c->llast, false))
+		return;
+	ckpt_fix_view(c, &v);
+	if (env.json)
+		out_ckpt_json(stdout, &v, c);
+	else if (log_level > LOG_QUIET)
+		out_ckpt_text(stdout, &v, c);
+	view_free(&v);
+}
+
+static int trace(struct engine *e, int *rc)
+{
+	struct snapshot start = { 0 }, prev = { 0 }, cur = { 0 };
+	struct link_sample lstart = { 0 }, lprev = { 0 }, lcur = { 0 };
+	/* checkpoints need intervals even when none are printed */
+	double tick = env.interval > 0 ? env.interval : 1, t0, next;
+	bool print = env.interval > 0;
+	long intervals = 0;
+	struct ckpt ck;
+	struct view v;
+	pid_t child = -1;
+	int err, status = 0;
+
+	ckpt_init(&ck, &env.ckpt);
+	links_init();
+	err = engine_snapshot(e, &start);
+	if (!err)
+		err = links_take(&lstart);
+	/* the start snapshot is empty: everything counted comes after it */
+	engine_arm(e);
+	if (!err)
+		err = snapshot_dup(&prev, &start);
+	if (!err)
+		err = link_sample_dup(&lprev, &lstart);
+	if (err) {
+		pr_err("cannot read the BPF maps: %s\n", strerror(-err));
+		goto out;
+	}
+	if (!env.no_rdma && !lstart.n)
+		pr_warn("%s: RDMA columns stay empty; TCP transports get their netdev\n", lstart.why_empty);
+	if (env.command) {
+		signal(SIGCHLD, on_child);
+		child = start_command(env.command);
+		if (child < 0) {
+			pr_err("cannot start %s: %s\n", env.command[0], strerror(errno));
+			err = -errno;
+			goto out;
+		}
+	}
+	t0 = clock_s(CLOCK_MONOTONIC);
+	next = t0 + tick;
+	for (;;) {
+		double end = env.duration > 0 ? t0 + env.duration : 1e18;
+
+		wait_until(next < end ? next : end);
+		if (stop_signal || child_exited || clock_s(CLOCK_MONOTONIC) >= end)
+			break;
+		err = engine_snapshot(e, &cur);
+		if (!err)
+			err = links_take(&lcur);
+		if (err) {
+			pr_err("cannot read the BPF maps or links: %s\n", strerror(-err));
+			break;
+		}
+		if (build(&v, &prev, &cur, &lprev, &lcur, false) == 0) {
+			if (print && env.json)
+				out_json(stdout, &v);
+			else if (print && log_level > LOG_QUIET)
+				out_text(stdout, &v);
+			if (ckpt_step(&ck, &v, &prev, &cur, &lprev, &lcur, v.wall) == CKPT_ENDED)
+				report_ckpt(&ck);
+			view_free(&v);
+		}
+		snapshot_free(&prev);
+		prev = cur;
+		link_sample_free(&lprev);
+		lprev = lcur;
+		memset(&cur, 0, sizeof(cur));
+		memset(&lcur, 0, sizeof(lcur));
+		if (prev.nxprts > MAX_XPRTS * 3 / 4)
+			engine_reap(e, &prev);
+		next += tick;
+		if (env.count && ++intervals >= env.count)
+			break;
+	}
+	if (child > 0) {
+		/* the job decides how long we trace; a signal to us is passed on */
+		if (stop_signal && !child_exited)
+			kill(child, stop_signal);
+		while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+			;
+		if (WIFEXITED(status))
+			*rc = WEXITSTATUS(status);
+		else if (WIFSIGNALED(status))
+			*rc = 128 + WTERMSIG(status);
+	}
+	/* the summary always: whatever ended the trace */
+	err = engine_snapshot(e, &cur);
+	if (!err)
+		err = links_take(&lcur);
+	if (err) {
+		pr_err("cannot read the BPF maps for the summary: %s\n", strerror(-err));
+		goto out;
+	}
+	if (ckpt_finish(&ck)) {
+		/* the open burst ends with the trace */
+		struct snapshot tmp = ck.last;
+		struct link_sample ltmp = ck.llast;
+
+		if (!snapshot_dup(&ck.last, &cur) && !link_sample_dup(&ck.llast, &lcur)) {
+			snapshot_free(&tmp);
+			link_sample_free(&ltmp);
+		} else {
+			ck.last = tmp;
+			ck.llast = ltmp;
+		}
+		ck.end_wall = clock_s(CLOCK_REALTIME);
+		report_ckpt(&ck);
+	}
+	if (build(&v, &start, &cur, &lstart, &lcur, true) == 0) {
+		if (env.json)
+			out_json(stdout, &v);
+		else if (log_level > LOG_QUIET)
+			out_text(stdout, &v);
+		view_free(&v);
+	}
+out:
+	ckpt_free(&ck);
+	snapshot_free(&start);
+	snapshot_free(&prev);
+	snapshot_free(&cur);
+	link_sample_free(&lstart);
+	link_sample_free(&lprev);
+	link_sample_free(&lcur);
+	free(rates);
+	return err;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct argp argp = { options, parse_arg, args_doc, doc, NULL, NULL, NULL };
-	struct snapshot start = { 0 }, prev = { 0 }, cur;
-	struct link_sample lstart = { 0 }, lprev = { 0 }, lcur = { 0 };
-	int dashdash = argc, rc, status = 0, err;
 	struct engine *e = NULL;
-	double t0, next;
-	long intervals = 0;
-	pid_t child = -1;
+	int dashdash = argc, rc;
 
 	/* everything after "--" is the command; argp must not see it */
 	for (int i = 1; i < argc; i++)
@@ -301,6 +574,7 @@ int main(int argc, char **argv)
 		}
 		env.command = &argv[dashdash + 1];
 	}
+	/* argp_error() exits with argp_err_exit_status, EX_USAGE (64) */
 	if (argp_parse(&argp, dashdash, argv, 0, NULL, NULL))
 		return EXIT_USAGE;
 	if (!env.have_interval && !env.command)
@@ -310,99 +584,17 @@ int main(int argc, char **argv)
 	rc = open_engine(&e);
 	if (rc)
 		return rc;
+	rc = audit_and_filters();
+	if (rc) {
+		engine_close(e);
+		return rc;
+	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGHUP, on_signal);
-	links_init();
-	err = engine_snapshot(e, &start);
-	if (!err)
-		err = links_take(&lstart);
-	if (err) {
-		pr_err("cannot read the BPF maps: %s\n", strerror(-err));
-		engine_close(e);
-		return EXIT_RUNTIME;
-	}
-	/* the start snapshot is empty: everything counted comes after it */
-	engine_arm(e);
-	err = snapshot_dup(&prev, &start);
-	if (!err)
-		err = links_take(&lprev);
-	if (!err && !env.no_rdma && !lstart.n)
-		pr_warn("%s: RDMA columns stay empty; TCP transports get their netdev\n", lstart.why_empty);
-	if (err) {
-		pr_err("out of memory\n");
-		snapshot_free(&start);
-		engine_close(e);
-		return EXIT_RUNTIME;
-	}
-	if (env.command) {
-		signal(SIGCHLD, on_child);
-		child = start_command(env.command);
-		if (child < 0) {
-			pr_err("cannot start %s: %s\n", env.command[0], strerror(errno));
-			engine_close(e);
-			return EXIT_RUNTIME;
-		}
-	}
-	t0 = mono_s();
-	next = t0 + (env.interval > 0 ? env.interval : 1e9);
-	for (;;) {
-		double end = env.duration > 0 ? t0 + env.duration : 1e18;
-
-		wait_until(next < end ? next : end);
-		if (stop_signal || child_exited || mono_s() >= end)
-			break;
-		if (env.interval <= 0)
-			continue;
-		err = engine_snapshot(e, &cur);
-		if (!err)
-			err = links_take(&lcur);
-		if (err) {
-			pr_err("cannot read the BPF maps or links: %s\n", strerror(-err));
-			rc = EXIT_RUNTIME;
-			break;
-		}
-		err = report(&prev, &cur, env.no_rdma ? NULL : &lprev, env.no_rdma ? NULL : &lcur, false);
-		if (err)
-			pr_warn("interval report failed: %s\n", strerror(-err));
-		snapshot_free(&prev);
-		prev = cur;
-		link_sample_free(&lprev);
-		lprev = lcur;
-		if (prev.nxprts > MAX_XPRTS * 3 / 4)
-			engine_reap(e, &prev);
-		next += env.interval;
-		if (env.count && ++intervals >= env.count)
-			break;
-	}
-	if (child > 0) {
-		/* the job decides how long we trace; a signal to us is passed on */
-		if (stop_signal && !child_exited)
-			kill(child, stop_signal);
-		while (waitpid(child, &status, 0) < 0 && errno == EINTR)
-			;
-		if (WIFEXITED(status))
-			rc = WEXITSTATUS(status);
-		else if (WIFSIGNALED(status))
-			rc = 128 + WTERMSIG(status);
-	}
-	err = engine_snapshot(e, &cur);
-	if (!err)
-		err = links_take(&lcur);
-	if (!err) {
-		report(&start, &cur, env.no_rdma ? NULL : &lstart, env.no_rdma ? NULL : &lcur, true);
-		snapshot_free(&cur);
-		link_sample_free(&lcur);
-	} else {
-		pr_err("cannot read the BPF maps for the summary: %s\n", strerror(-err));
-		if (!rc)
-			rc = EXIT_RUNTIME;
-	}
-	snapshot_free(&prev);
-	snapshot_free(&start);
-	link_sample_free(&lprev);
-	link_sample_free(&lstart);
-	free(rates);
+	if (trace(e, &rc) && !rc)
+		rc = EXIT_RUNTIME;
+	/* detaches every program */
 	engine_close(e);
 	return rc;
 }

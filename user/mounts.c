@@ -102,6 +102,34 @@ int mounts_load(const char *procfs_root, struct mount_table *t)
 	return err;
 }
 
+int mounts_fstype(const char *procfs_root, const char *path, char *fstype, size_t len)
+{
+	char file[512], *line = NULL, mp[4096], *sep;
+	size_t cap = 0;
+	int err = -ENOENT;
+	FILE *f;
+
+	snprintf(file, sizeof(file), "%s/proc/self/mountinfo",
+		 procfs_root && strcmp(procfs_root, "/") ? procfs_root : "");
+	f = fopen(file, "r");
+	if (!f)
+		return -errno;
+	while (getline(&line, &cap, f) > 0) {
+		if (sscanf(line, "%*s %*s %*s %*s %4095s", mp) != 1)
+			continue;
+		unescape(mp);
+		sep = strstr(line, " - ");
+		/* the last mount on a path is the one in effect */
+		if (!strcmp(mp, path) && sep && sscanf(sep + 3, "%31s", file) == 1) {
+			snprintf(fstype, len, "%s", file);
+			err = 0;
+		}
+	}
+	free(line);
+	fclose(f);
+	return err;
+}
+
 void mounts_free(struct mount_table *t)
 {
 	free(t->m);

@@ -23,6 +23,8 @@ int mounts_parse(FILE *f, struct mount_table *t);
 /* the same, from ROOT/proc/self/mountinfo */
 int mounts_load(const char *procfs_root, struct mount_table *t);
 void mounts_free(struct mount_table *t);
+/* file system type of whatever is mounted at @path (any type); 0, -ENOENT or -errno */
+int mounts_fstype(const char *procfs_root, const char *path, char *fstype, size_t len);
 /* the mount of a kernel dev_t as kept in struct super_block (MAJOR << 20 | MINOR) */
 const struct nfs_mount *mounts_by_kdev(const struct mount_table *t, unsigned int kdev);
 const struct nfs_mount *mounts_by_path(const struct mount_table *t, const char *path);

@@ -6,7 +6,7 @@
 
 const char *const verdict_names[VERDICTS] = {
 	"idle", "client-bound", "slot-bound", "credit-bound", "session-slot-bound",
-	"server-bound", "link-bound",
+	"connection-bound", "server-bound", "link-bound",
 };
 
 static void flag(struct verdict *d, const char *msg)
@@ -57,6 +57,7 @@ void verdict_for(const struct view *v, const struct xprt_view *x, struct verdict
 	const struct tunables *t = &v->tun;
 	double exec = 0, rtt = 0, n = 0, data_ops = 0, data_bytes = 0;
 	const char *proto = proto_name(x->ident);
+	int dom;
 	char a[32], b[32], c[32];
 
 	memset(d, 0, sizeof(*d));
@@ -95,9 +96,9 @@ void verdict_for(const struct view *v, const struct xprt_view *x, struct verdict
 		snprintf(d->why, sizeof(d->why), "no RPC completed");
 		return;
 	}
-	snprintf(d->why, sizeof(d->why), "%.0f%% of busy time at %u/%u slots; waits: slot %.0f%%, "
+	snprintf(d->why, sizeof(d->why), "all %u slots in use %.0f%% of the busy time; waits: slot %.0f%%, "
 		 "send/credit %.0f%%, session %.0f%% of op time; RTT %.2f ms; %s of ceiling %s",
-		 d->full_pct, x->limit, x->limit, 100 * d->wait_share[WAIT_SLOT],
+		 x->limit, d->full_pct, 100 * d->wait_share[WAIT_SLOT],
 		 100 * d->wait_share[WAIT_SEND], 100 * d->wait_share[WAIT_SESSION], d->rtt_ms,
 		 rate(a, sizeof(a), d->achieved_Bps), d->ceiling_Bps > 0 ? rate(b, sizeof(b), d->ceiling_Bps) : "?");
 	if (d->link_Bps > 0 && d->link_util_pct >= 80) {
@@ -107,16 +108,19 @@ void verdict_for(const struct view *v, const struct xprt_view *x, struct verdict
 		snprintf(d->knob, sizeof(d->knob), "the network is the limit: a faster link or more ports");
 		return;
 	}
-	if (d->wait_share[WAIT_SESSION] >= 0.1 && d->wait_share[WAIT_SESSION] >= d->wait_share[WAIT_SLOT] &&
-	    d->wait_share[WAIT_SESSION] >= d->wait_share[WAIT_SEND]) {
+	/* the wait that takes the largest share of the ops' time names the limit */
+	dom = WAIT_SLOT;
+	for (int k = WAIT_SEND; k <= WAIT_SESSION; k++)
+		if (d->wait_share[k] > d->wait_share[dom])
+			dom = k;
+	if (d->wait_share[dom] >= 0.1 && dom == WAIT_SESSION) {
 		d->cls = V_SESSION;
 		snprintf(d->knob, sizeof(d->knob), "raise max_session_slots (nfs module, now %ld; the server "
 			 "caps it too), then remount; tcp_max_slot_table_entries does not apply to NFSv4.1+",
 			 t->max_session_slots);
 		return;
 	}
-	if (d->wait_share[WAIT_SLOT] >= 0.1 && d->full_pct >= 50 &&
-	    d->wait_share[WAIT_SLOT] >= d->wait_share[WAIT_SEND]) {
+	if (d->wait_share[dom] >= 0.1 && dom == WAIT_SLOT && d->full_pct >= 20) {
 		d->cls = V_SLOT;
 		if (x->ident == IDENT_RDMA)
 			snprintf(d->knob, sizeof(d->knob), "raise rdma_slot_table_entries (now %ld; read when a "
@@ -130,11 +134,18 @@ void verdict_for(const struct view *v, const struct xprt_view *x, struct verdict
 				 "unmount every mount of %s and remount; or nconnect=N", t->tcp_max_slots, x->addr);
 		return;
 	}
-	if (x->ident != IDENT_TCP && d->wait_share[WAIT_SEND] >= 0.1 && x->cwnd && x->cong_max >= x->cwnd) {
+	if (d->wait_share[dom] >= 0.1 && dom == WAIT_SEND && x->ident != IDENT_TCP && x->cwnd &&
+	    x->cong_max >= x->cwnd) {
 		d->cls = V_CREDIT;
 		snprintf(d->knob, sizeof(d->knob), "the server grants %u credits per %s connection: raise its "
 			 "limit (Linux nfsd: /proc/sys/sunrpc/svc_rdma/max_requests) or add connections",
 			 x->cwnd, proto);
+		return;
+	}
+	if (d->wait_share[dom] >= 0.1 && dom == WAIT_SEND) {
+		d->cls = V_SEND;
+		snprintf(d->knob, sizeof(d->knob), "RPCs queue to get onto the one connection (its socket "
+			 "or send queue is full): spread them over more with nconnect=N");
 		return;
 	}
 	if (exec > 0 && rtt / exec >= 0.5) {

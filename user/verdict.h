@@ -5,7 +5,9 @@
 
 #include "view.h"
 
-enum verdict_class { V_IDLE, V_CLIENT, V_SLOT, V_CREDIT, V_SESSION, V_SERVER, V_LINK, VERDICTS };
+enum verdict_class {
+	V_IDLE, V_CLIENT, V_SLOT, V_CREDIT, V_SESSION, V_SEND, V_SERVER, V_LINK, VERDICTS
+};
 
 struct verdict {
 	enum verdict_class cls;

@@ -33,8 +33,9 @@ nfsd_start() {
 
 # A new rpc_xprt needs a new server address (mounts of one server share its nfs_client and
 # transports). Every 127/8 address reaches the local nfsd over lo; hand out a fresh one per call.
+# (not in $(...): the counter would not survive the subshell)
 _next_lo=10
-new_server_addr() { _next_lo=$((_next_lo + 1)); echo 127.0.0.$_next_lo; }
+new_server_addr() { _next_lo=$((_next_lo + 1)); LAST_SERVER=127.0.0.$_next_lo; }
 
 # mount_tcp MNT VERS [SLOTS] [EXTRA_OPTS]: NFS over TCP on a fresh transport whose slot table is
 # limited to SLOTS (tcp_max_slot_table_entries is read only when a transport is created).
@@ -42,7 +43,7 @@ new_server_addr() { _next_lo=$((_next_lo + 1)); echo 127.0.0.$_next_lo; }
 mount_tcp() {
 	mnt=$1 vers=$2 slots=${3:-} extra=${4:-}
 	mkdir -p "$mnt"
-	LAST_SERVER=$(new_server_addr)
+	new_server_addr
 	sysctl=/proc/sys/sunrpc/tcp_max_slot_table_entries
 	old=$(cat $sysctl)
 	[ -n "$slots" ] && echo "$slots" >$sysctl
@@ -74,8 +75,8 @@ wire_up() {
 _next_eth=100
 new_rdma_addr() {
 	_next_eth=$((_next_eth + 1))
-	ip addr add 10.0.2.$_next_eth/24 dev eth0 2>/dev/null
-	echo 10.0.2.$_next_eth
+	LAST_SERVER=10.0.2.$_next_eth
+	ip addr add $LAST_SERVER/24 dev eth0 2>/dev/null
 }
 
 # mount_rdma MNT VERS [SLOTS] [EXTRA_OPTS]: NFS over RDMA (port 20049) on a fresh transport with
@@ -83,7 +84,7 @@ new_rdma_addr() {
 mount_rdma() {
 	mnt=$1 vers=$2 slots=${3:-} extra=${4:-}
 	mkdir -p "$mnt"
-	LAST_SERVER=$(new_rdma_addr)
+	new_rdma_addr
 	sysctl=/proc/sys/sunrpc/rdma_slot_table_entries
 	old=$(cat $sysctl)
 	[ -n "$slots" ] && echo "$slots" >$sysctl
