@@ -54,7 +54,7 @@ static void test_usage(void **state)
 	char err[4096];
 
 	(void)state;
-	assert_int_equal(run(-1, err, sizeof(err), "-d", "-5"), 64);
+	assert_int_equal(run(-1, err, sizeof(err), "--duration=-5", NULL), 64);
 	assert_non_null(strstr(err, "invalid --duration '-5'"));
 	assert_int_equal(run(-1, err, sizeof(err), "2", "x"), 64);
 	assert_non_null(strstr(err, "invalid COUNT 'x'"));
