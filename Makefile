@@ -12,7 +12,7 @@ WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototy
 CPPFLAGS += -I$(O) -Ibpf -Iuser -DSLOTSCOPE_BIN='"$(abspath $(O))/slotscope"' -DFIXTURES='"$(CURDIR)/tests/fixtures"' -MMD -MP -D_GNU_SOURCE -DSLOTSCOPE_VERSION='"$(VERSION)"'
 # libbpf, libelf and zlib are linked in statically so the binary runs on any host (and in the VM)
 # whatever libbpf it has; libc stays dynamic.
-LDLIBS   += -Wl,-Bstatic -lbpf -lelf -lz -Wl,-Bdynamic
+LDLIBS   += -Wl,-Bstatic -lbpf -lelf -lz -Wl,-Bdynamic -lm
 # active_speed_ex (XDR) exists only in newer rdma-core headers
 HAVE_SPEED_EX := $(shell printf '\043include <infiniband/verbs.h>\nint x = sizeof(((struct ibv_port_attr *)0)->active_speed_ex);\n' | \
 	$(CC) -x c -c -o /dev/null - 2>/dev/null && echo -DHAVE_ACTIVE_SPEED_EX)

@@ -35,6 +35,9 @@ static struct env {
 	size_t nmounts;
 	const char *mounts[MAX_MOUNT_FILTERS];
 	struct ckpt_opts ckpt;
+	const char *prom_file;
+	const char *folded_file;
+	const char *svg_file;
 	const char *procfs_root;
 	const char *sysfs_root;
 	char **command;
@@ -63,7 +66,8 @@ static const char doc[] =
 	"77 missing privilege or kernel feature.";
 static const char args_doc[] = "[INTERVAL [COUNT]]";
 
-enum { OPT_PROCFS = 1000, OPT_SYSFS, OPT_NO_RDMA, OPT_CKPT_MBPS, OPT_CKPT_QUIET };
+enum { OPT_PROCFS = 1000, OPT_SYSFS, OPT_NO_RDMA, OPT_CKPT_MBPS, OPT_CKPT_QUIET, OPT_PROM,
+       OPT_FOLDED, OPT_SVG };
 
 static const struct argp_option options[] = {
 	{ "duration", 'd', "SECONDS", 0, "Trace for SECONDS, then print the summary", 0 },
@@ -76,6 +80,10 @@ static const struct argp_option options[] = {
 	  "Write rate that starts a checkpoint window (default 10)", 0 },
 	{ "ckpt-quiet", OPT_CKPT_QUIET, "N", 0,
 	  "Intervals below the threshold that end one (default 2)", 0 },
+	{ "prom-file", OPT_PROM, "PATH", 0,
+	  "Prometheus textfile, rewritten atomically every interval (node_exporter textfile collector)", 0 },
+	{ "folded", OPT_FOLDED, "PATH", 0, "At exit, folded stacks of where RPC time went", 0 },
+	{ "svg", OPT_SVG, "PATH", 0, "At exit, an SVG flame (icicle) chart and a slot-wait heat map", 0 },
 	{ "procfs-root", OPT_PROCFS, "DIR", 0, "Read proc files under DIR (tests)", 0 },
 	{ "sysfs-root", OPT_SYSFS, "DIR", 0, "Read sysfs files under DIR (tests)", 0 },
 	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show the full help", 0 },
@@ -147,6 +155,15 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		if (parse_num(arg, 1, 1000, &v) || v != (unsigned int)v)
 			argp_error(state, "invalid --ckpt-quiet '%s': give a whole number of intervals >= 1", arg);
 		env.ckpt.quiet_intervals = (unsigned int)v;
+		break;
+	case OPT_PROM:
+		env.prom_file = arg;
+		break;
+	case OPT_FOLDED:
+		env.folded_file = arg;
+		break;
+	case OPT_SVG:
+		env.svg_file = arg;
 		break;
 	case OPT_PROCFS:
 		env.procfs_root = arg;
@@ -413,6 +430,69 @@ static int open_engine(struct engine **e)
 	return EXIT_OK;
 }
 
+/* the Prometheus file: a failure is said once (until it changes), tracing goes on */
+static void write_prom(const struct view *cum, const struct view *iv)
+{
+	static int last_err;
+	int err;
+
+	if (!env.prom_file)
+		return;
+	err = prom_write(env.prom_file, cum, iv, clock_s(CLOCK_REALTIME));
+	if (err && err != last_err)
+		pr_err("cannot write %s: %s: the last complete file stays; tracing goes on\n",
+		       env.prom_file, strerror(-err));
+	else if (!err && last_err)
+		pr_warn("%s written again\n", env.prom_file);
+	last_err = err;
+}
+
+/* one column of the heat map: the slot waits of the shown transports in an interval */
+static struct heat_column *heat;
+static size_t nheat, capheat;
+
+static void add_heat(const struct view *v)
+{
+	struct heat_column *c;
+
+	if (!env.svg_file)
+		return;
+	if (nheat == capheat) {
+		struct heat_column *n = realloc(heat, (capheat = capheat ? capheat * 2 : 64) * sizeof(*n));
+
+		if (!n)
+			return;
+		heat = n;
+	}
+	c = &heat[nheat++];
+	memset(c, 0, sizeof(*c));
+	c->wall = v->wall;
+	for (size_t i = 0; i < v->nxprts; i++)
+		for (int b = 0; b < LAT_BUCKETS; b++)
+			c->buckets[b] += v->xprts[i].waits[WAIT_SLOT].buckets[b];
+}
+
+static int write_file(const char *path, const struct view *v, bool svg)
+{
+	FILE *f = fopen(path, "w");
+	int err = 0;
+
+	if (!f) {
+		pr_err("cannot write %s: %s: check the directory exists and is writable\n", path,
+		       strerror(errno));
+		return -errno;
+	}
+	if (svg)
+		out_svg(f, v, heat, nheat);
+	else
+		out_folded(f, v);
+	if (ferror(f) || fclose(f)) {
+		err = -(errno ? errno : EIO);
+		pr_err("cannot write %s: %s\n", path, strerror(-err));
+	}
+	return err;
+}
+
 static void report_ckpt(struct ckpt *c)
 {
 	struct view v;
@@ -482,10 +562,17 @@ static int trace(struct engine *e, int *rc)
 			break;
 		}
 		if (build(&v, &prev, &cur, &lprev, &lcur, false) == 0) {
+			struct view cv;
+
 			if (print && env.json)
 				out_json(stdout, &v);
 			else if (print && log_level > LOG_QUIET)
 				out_text(stdout, &v);
+			add_heat(&v);
+			if (env.prom_file && build(&cv, &start, &cur, &lstart, &lcur, true) == 0) {
+				write_prom(&cv, &v);
+				view_free(&cv);
+			}
 			if (ckpt_step(&ck, &v, &prev, &cur, &lprev, &lcur, v.wall) == CKPT_ENDED)
 				report_ckpt(&ck);
 			view_free(&v);
@@ -541,6 +628,11 @@ static int trace(struct engine *e, int *rc)
 			out_json(stdout, &v);
 		else if (log_level > LOG_QUIET)
 			out_text(stdout, &v);
+		write_prom(&v, &v);
+		if (env.folded_file && write_file(env.folded_file, &v, false))
+			err = -EIO;
+		if (env.svg_file && write_file(env.svg_file, &v, true))
+			err = -EIO;
 		view_free(&v);
 	}
 out:
@@ -552,7 +644,31 @@ out:
 	link_sample_free(&lprev);
 	link_sample_free(&lcur);
 	free(rates);
+	free(heat);
 	return err;
+}
+
+/* an output file's directory must exist before a long trace, not at its end */
+static int check_outputs(void)
+{
+	const char *paths[] = { env.prom_file, env.folded_file, env.svg_file };
+
+	for (size_t i = 0; i < 3; i++) {
+		char dir[4096];
+		const char *slash;
+
+		if (!paths[i])
+			continue;
+		slash = strrchr(paths[i], '/');
+		snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - paths[i]) + 1 : 1,
+			 slash ? paths[i] : ".");
+		if (access(dir, W_OK)) {
+			fprintf(stderr, "slotscope: cannot write into %s (for %s): %s: create it or pick "
+				"another path\n", dir, paths[i], strerror(errno));
+			return EXIT_USAGE;
+		}
+	}
+	return EXIT_OK;
 }
 
 int main(int argc, char **argv)
@@ -579,6 +695,9 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	if (!env.have_interval && !env.command)
 		env.interval = 1;
+	rc = check_outputs();
+	if (rc)
+		return rc;
 	libbpf_set_print(log_libbpf);
 
 	rc = open_engine(&e);

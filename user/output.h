@@ -16,6 +16,22 @@ void out_ckpt_json(FILE *f, const struct view *v, const struct ckpt *c);
 /* {"type":"audit", ...} */
 void out_audit_json(FILE *f, const struct audit *a);
 
+/* Prometheus text: counters and histograms from @cum (since attach), gauges from @iv */
+void out_prom(FILE *f, const struct view *cum, const struct view *iv, double now_wall);
+/* out_prom into PATH atomically (temporary file in its directory, fsync, rename); 0 or -errno */
+int prom_write(const char *path, const struct view *cum, const struct view *iv, double now_wall);
+
+/* One slot-wait histogram per interval, for the heat map. */
+struct heat_column {
+	double wall;
+	__u64 buckets[LAT_BUCKETS];
+};
+
+/* folded stacks: server;mountpoint;op;stage;latency-bucket weight-in-us */
+void out_folded(FILE *f, const struct view *v);
+/* a self-contained SVG: icicle chart of the folded stacks, and a slot-wait heat map */
+void out_svg(FILE *f, const struct view *v, const struct heat_column *cols, size_t ncols);
+
 /* The terminal table of an interval (idle transports left out) or the summary, <= 100 columns. */
 void out_text(FILE *f, const struct view *v);
 void out_ckpt_text(FILE *f, const struct view *v, const struct ckpt *c);

@@ -33,8 +33,12 @@ static int run(int uid, char *err, size_t len, const char *a1, const char *a2)
 		_exit(127);
 	}
 	close(pipefd[1]);
-	n = read(pipefd[0], err, len - 1);
-	err[n > 0 ? n : 0] = 0;
+	/* stderr is unbuffered: the line may come in several writes */
+	size_t got = 0;
+
+	while (got < len - 1 && (n = read(pipefd[0], err + got, len - 1 - got)) > 0)
+		got += (size_t)n;
+	err[got] = 0;
 	close(pipefd[0]);
 	waitpid(pid, &status, 0);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;

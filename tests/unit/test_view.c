@@ -200,6 +200,53 @@ static void golden(const char *name, const char *got, size_t len)
 	free(want);
 }
 
+static void prom_render(FILE *f, const struct view *v)
+{
+	out_prom(f, v, v, 1800000000.0);
+}
+
+static void svg_render(FILE *f, const struct view *v)
+{
+	struct heat_column cols[3] = { { .wall = 10 }, { .wall = 11 }, { .wall = 12 } };
+
+	cols[0].buckets[20] = 5;
+	cols[1].buckets[21] = 50;
+	cols[2].buckets[25] = 1;
+	out_svg(f, v, cols, 3);
+}
+
+/* every histogram's buckets are cumulative and end in +Inf with _count's value */
+static void check_cumulative(const char *text)
+{
+	char name[256], prev_name[256] = "";
+	unsigned long long prev = 0, v;
+	const char *line = text;
+
+	while (line && *line) {
+		const char *le = strstr(line, ",le=\"");
+		const char *nl = strchr(line, '\n');
+
+		if (le && le < nl && sscanf(line, "%255[^{]", name) == 1) {
+			const char *val = strrchr(line, ' ');
+			char *copy = strndup(line, (size_t)(le - line));
+
+			assert_non_null(val);
+			v = strtoull(val + 1, NULL, 10);
+			if (!strcmp(copy, prev_name))
+				assert_true(v >= prev);
+			snprintf(prev_name, sizeof(prev_name), "%s", copy);
+			prev = v;
+			free(copy);
+		} else if (strstr(line, "_count{") && strstr(line, "_count{") < nl) {
+			const char *val = strrchr(line, ' ');
+
+			/* _count follows its +Inf bucket */
+			assert_true(strtoull(val + 1, NULL, 10) == prev);
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+}
+
 static void test_golden_outputs(void **state)
 {
 	struct snapshot prev, cur;
@@ -230,6 +277,17 @@ static void test_golden_outputs(void **state)
 			break;
 		assert_true(nl - line <= 100);
 	}
+	free(s);
+	s = render(prom_render, &v, &len);
+	golden("metrics.prom", s, len);
+	check_cumulative(s);
+	assert_non_null(strstr(s, "le=\"+Inf\""));
+	free(s);
+	s = render(out_folded, &v, &len);
+	golden("stacks.folded", s, len);
+	free(s);
+	s = render(svg_render, &v, &len);
+	golden("flame.svg", s, len);
 	free(s);
 	view_free(&v);
 	mounts_free(&mt);
