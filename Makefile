@@ -25,10 +25,12 @@ SKELS     := $(patsubst bpf/%.bpf.c,$(O)/%.skel.h,$(BPF_SRCS))
 LIB_OBJS  := $(patsubst %.c,$(O)/%.o,$(filter-out user/main.c,$(wildcard user/*.c)))
 UNIT_BINS := $(patsubst %.c,$(O)/%,$(wildcard tests/unit/test_*.c))
 VM_TESTS  := $(sort $(wildcard tests/vm/test_*.sh))
+HOST_TESTS := $(sort $(wildcard tests/host/test_*.sh))
 
 # Debian packages needed to build and test; `make deps` installs what is missing.
 DEB_DEPS := make gcc libc6-dev clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libibverbs-dev \
-	libcmocka-dev pkg-config qemu-system-x86 qemu-system-data cpio xz-utils gawk
+	libcmocka-dev pkg-config qemu-system-x86 qemu-system-data cpio xz-utils gawk python3 \
+	libxml2-utils
 
 ifeq ($(V),1)
 Q =
@@ -82,8 +84,14 @@ $(O)/vm/initrd.cpio: tools/vm/build-image tools/vm/packages.txt tools/vm/init | 
 	$(Q)tools/vm/build-image $(O)/vm
 
 # The one test command: unit tests, then every VM test, one closing line over all of them.
-test: unit-test-bins all vm-image
-	$(Q)tests/run-tests.sh $(UNIT_BINS) $(VM_TESTS)
+test: unit-test-bins all vm-image tools
+	$(Q)tests/run-tests.sh $(UNIT_BINS) $(HOST_TESTS) $(VM_TESTS)
+
+# promtool and node_exporter, unpacked from Debian's packages
+.PHONY: tools
+tools: $(O)/tools/promtool
+$(O)/tools/promtool: tools/fetch-tools.sh | deps
+	$(Q)tools/fetch-tools.sh $(O)/tools
 
 unit-test: unit-test-bins
 	$(Q)tests/run-tests.sh $(UNIT_BINS)

@@ -4,7 +4,8 @@
 # cmocka binaries count their own test cases; a binary that exits non-zero without reporting a
 # failed case (a crash, a sanitizer or leak report) counts one failure. A VM script (tests/vm/*.sh)
 # is one test, run through tools/vm/run (with a server VM when it says "#% server: SCRIPT"):
-# exit 0 passes, 77 skips, anything else fails.
+# exit 0 passes, 77 skips, anything else fails; an executable NAME.host beside it then checks,
+# on the host, what the VM left in its run directory. tests/host/*.sh run on the host directly.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 pass=0 fail=0 skip=0
@@ -16,6 +17,17 @@ for t in "$@"; do
 	name=${t#"$top"/}
 	log=$logdir/$(basename "$t").log
 	case $t in
+	*/host/*.sh)
+		echo "--- host $name"
+		"$t" >"$log" 2>&1
+		rc=$?
+		sed 's/^/    /' "$log"
+		case $rc in
+		0) pass=$((pass + 1)); echo "PASS $name" ;;
+		77) skip=$((skip + 1)); echo "SKIP $name" ;;
+		*) fail=$((fail + 1)); failed+=("$name"); echo "FAIL $name (exit $rc)" ;;
+		esac
+		;;
 	*.sh)
 		start=$SECONDS
 		echo "--- VM $name"
@@ -24,8 +36,13 @@ for t in "$@"; do
 		VM_SERVER=${server:+$top/$server} SLOTSCOPE_NO_MAKE=1 VM_QUIET=1 "$top/tools/vm/run" "$t" \
 			>"$log.host" 2>&1
 		rc=$?
-		cons=${O:-$top/build}/vm/runs/$(basename "$t" .sh)/console.log
-		cp "$cons" "$log" 2>/dev/null
+		runs=${O:-$top/build}/vm/runs/$(basename "$t" .sh)
+		cp "$runs/console.log" "$log" 2>/dev/null
+		# NAME.host checks, on the host, what the VM left in its run directory
+		if [ "$rc" = 0 ] && [ -x "${t%.sh}.host" ]; then
+			"${t%.sh}.host" "$runs" >>"$log" 2>&1
+			rc=$?
+		fi
 		# the checks the script made, and its own words on failure
 		grep -aE '^(ok |FAIL|SKIP|note )' "$log" 2>/dev/null | sed 's/\r$//; s/^/    /'
 		case $rc in

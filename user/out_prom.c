@@ -229,10 +229,10 @@ void out_prom(FILE *f, const struct view *cum, const struct view *iv, double now
 				fprintf(f, "slotscope_rdma_rx_bytes_total{device=\"%s\",port=\"%u\"} %llu\n",
 					l->ports[i].dev, l->ports[i].port_num,
 					(unsigned long long)l->ports[i].rx_bytes);
-		family(f, "rdma_hw_counter_total", "counter", "Every hw_counters/ entry of the port.");
+		family(f, "rdma_hw_stat_total", "counter", "Every hw_counters/ entry of the port, by name.");
 		for (size_t i = 0; i < l->nports; i++)
 			for (size_t c = 0; c < l->ports[i].nhw; c++)
-				fprintf(f, "slotscope_rdma_hw_counter_total{device=\"%s\",port=\"%u\",counter=\"%s\"} %llu\n",
+				fprintf(f, "slotscope_rdma_hw_stat_total{device=\"%s\",port=\"%u\",counter=\"%s\"} %llu\n",
 					l->ports[i].dev, l->ports[i].port_num, l->ports[i].hw[c].name,
 					(unsigned long long)l->ports[i].hw[c].v);
 	}

@@ -110,6 +110,19 @@ int netdev_read(const char *sysfs_root, const char *name, struct netdev_stat *st
 	return 0;
 }
 
+static int cmp_port(const void *a, const void *b)
+{
+	const struct rdma_port *x = a, *y = b;
+	int c = strcmp(x->dev, y->dev);
+
+	return c ? c : (int)x->port - (int)y->port;
+}
+
+static int cmp_netdev(const void *a, const void *b)
+{
+	return strcmp(((const struct netdev_stat *)a)->name, ((const struct netdev_stat *)b)->name);
+}
+
 static int cmp_counter(const void *a, const void *b)
 {
 	return strcmp(((const struct hw_counter *)a)->name, ((const struct hw_counter *)b)->name);
@@ -194,6 +207,8 @@ static int sample_netdevs(const char *root, struct link_sample *s)
 	}
 	if (d)
 		closedir(d);
+	if (s->nnd)
+		qsort(s->nds, s->nnd, sizeof(*s->nds), cmp_netdev);
 	return 0;
 }
 
@@ -254,6 +269,9 @@ int link_sample(const char *sysfs_root, const struct verbs_rate *rates, size_t n
 			closedir(pd);
 	}
 	closedir(d);
+	/* directory order is the file system's: sort, so output is stable */
+	if (s->n)
+		qsort(s->ports, s->n, sizeof(*s->ports), cmp_port);
 	if (!s->n)
 		snprintf(s->why_empty, sizeof(s->why_empty),
 			 "no RDMA devices: %s/sys/class/infiniband is empty", root);

@@ -252,6 +252,7 @@ static void test_golden_outputs(void **state)
 	struct snapshot prev, cur;
 	struct op_snap ops[2];
 	struct mount_table mt;
+	struct link_sample la, lb;
 	struct view v;
 	size_t len;
 	char *s;
@@ -265,6 +266,11 @@ static void test_golden_outputs(void **state)
 	assert_int_equal(mounts_load(FIXTURES, &mt), 0);
 	assert_int_equal(view_build(&v, &prev, &cur, &mt, false), 0);
 	v.tun = (struct tunables){ .tcp_max_slots = 16, .rdma_slots = 128, .max_session_slots = 64 };
+	/* links from the fixture trees, two seconds apart: every RDMA metric family appears */
+	assert_int_equal(link_sample(FIXTURES "/links/t0", NULL, 0, &la), 0);
+	assert_int_equal(link_sample(FIXTURES "/links/t1", NULL, 0, &lb), 0);
+	lb.ts_ns = la.ts_ns + 2000000000ull;
+	assert_int_equal(view_add_links(&v, &la, &lb, FIXTURES), 0);
 	s = render(out_json, &v, &len);
 	golden("interval.json", s, len);
 	free(s);
@@ -290,6 +296,8 @@ static void test_golden_outputs(void **state)
 	golden("flame.svg", s, len);
 	free(s);
 	view_free(&v);
+	link_sample_free(&la);
+	link_sample_free(&lb);
 	mounts_free(&mt);
 }
 
