@@ -30,7 +30,7 @@ HOST_TESTS := $(sort $(wildcard tests/host/test_*.sh))
 # Debian packages needed to build and test; `make deps` installs what is missing.
 DEB_DEPS := make gcc libc6-dev clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libibverbs-dev \
 	libcmocka-dev pkg-config qemu-system-x86 qemu-system-data cpio xz-utils gawk python3 \
-	libxml2-utils
+	libxml2-utils libclang-rt-14-dev
 
 ifeq ($(V),1)
 Q =
@@ -83,9 +83,37 @@ vm-image: $(O)/vm/initrd.cpio
 $(O)/vm/initrd.cpio: tools/vm/build-image tools/vm/packages.txt tools/vm/init | deps
 	$(Q)tools/vm/build-image $(O)/vm
 
-# The one test command: unit tests, then every VM test, one closing line over all of them.
+SAN_FLAGS := CFLAGS='-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all' \
+	LDFLAGS='-fsanitize=address,undefined'
+SAN_BINS := $(patsubst $(O)/%,$(O)/san/%,$(UNIT_BINS))
+
+# The one test command: the unit tests plain and under sanitizers, a short run of every fuzzer,
+# the host tests, then every VM test; one closing line over all of them.
 test: unit-test-bins all vm-image tools
-	$(Q)tests/run-tests.sh $(UNIT_BINS) $(HOST_TESTS) $(VM_TESTS)
+	$(Q)$(MAKE) --no-print-directory O=$(O)/san unit-test-bins $(SAN_FLAGS)
+	$(Q)$(MAKE) --no-print-directory fuzz
+	$(Q)tests/run-tests.sh $(UNIT_BINS) $(SAN_BINS) $(HOST_TESTS) $(VM_TESTS)
+
+# Every unit test under ASan and UBSan, in a tree of its own; a leak fails.
+.PHONY: check
+check:
+	$(Q)$(MAKE) --no-print-directory O=$(O)/san unit-test $(SAN_FLAGS)
+
+# libFuzzer targets for every parser, seeded from tests/fuzz/corpus; FUZZ_SECONDS each
+FUZZ_SECONDS ?= 10
+FUZZERS := $(patsubst tests/fuzz/%.c,$(O)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_SRCS := $(filter-out user/main.c,$(wildcard user/*.c))
+.PHONY: fuzz
+fuzz: $(FUZZERS)
+	$(Q)for f in $(FUZZERS); do n=$${f##*/fuzz_}; mkdir -p $(O)/fuzz/corpus-$$n; \
+		echo "  FUZZ     $$n ($(FUZZ_SECONDS) s)"; \
+		$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 $(O)/fuzz/corpus-$$n tests/fuzz/corpus/$$n \
+			>$(O)/fuzz/$$n.log 2>&1 || { tail -30 $(O)/fuzz/$$n.log; exit 1; }; \
+		grep -E 'stat::number_of_executed_units' $(O)/fuzz/$$n.log; done
+$(O)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_SRCS) $(SKELS) | deps
+	$(call msg,FUZZER,$@)
+	$(Q)mkdir -p $(@D) && $(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined $(CPPFLAGS) \
+		$< $(FUZZ_SRCS) -Wl,-Bstatic -lbpf -lelf -lz -Wl,-Bdynamic -lm -o $@
 
 # promtool and node_exporter, unpacked from Debian's packages
 .PHONY: tools

@@ -153,18 +153,12 @@ static void warn(struct audit *a, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* source ports of the xprt: lines of one mount in ROOT/proc/self/mountstats; count or -errno */
-static int mountstats_ports(const char *procfs_root, const char *mnt, unsigned int *ports, int max)
+int mountstats_ports_parse(FILE *f, const char *mnt, unsigned int *ports, int max)
 {
-	char path[512], line[512], dev[256], on[256];
+	char line[512], dev[256], on[256];
 	bool in = false;
 	int n = 0;
-	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/proc/self/mountstats", root_of(procfs_root));
-	f = fopen(path, "r");
-	if (!f)
-		return -errno;
 	while (fgets(line, sizeof(line), f)) {
 		unsigned int port;
 
@@ -173,6 +167,21 @@ static int mountstats_ports(const char *procfs_root, const char *mnt, unsigned i
 		else if (in && n < max && sscanf(line, " xprt: tcp %u", &port) == 1)
 			ports[n++] = port;
 	}
+	return n;
+}
+
+/* source ports of the xprt: lines of one mount in ROOT/proc/self/mountstats; count or -errno */
+static int mountstats_ports(const char *procfs_root, const char *mnt, unsigned int *ports, int max)
+{
+	char path[512];
+	FILE *f;
+	int n;
+
+	snprintf(path, sizeof(path), "%s/proc/self/mountstats", root_of(procfs_root));
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	n = mountstats_ports_parse(f, mnt, ports, max);
 	fclose(f);
 	return n;
 }

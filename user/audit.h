@@ -50,6 +50,8 @@ int audit_load(struct audit *a, const char *sysfs_root, const char *procfs_root,
 void audit_free(struct audit *a);
 /* text for the terminal, at most 100 columns */
 void audit_print(FILE *f, const struct audit *a);
+/* source ports of the "xprt: tcp" lines of mount @mnt in a mountstats stream; count or -errno */
+int mountstats_ports_parse(FILE *f, const char *mnt, unsigned int *ports, int max);
 /* value of option @key in a comma-separated mount option string; false when absent */
 bool mount_option(const char *opts, const char *key, char *val, size_t len);
 

@@ -28,19 +28,27 @@ static int read_line(const char *path, char *buf, size_t len)
 	return err;
 }
 
-/* a counter file: decimal, or "N/A (no PMA)" and the like (-ENODATA) */
-static int read_u64(const char *path, uint64_t *v)
+int parse_counter(const char *buf, uint64_t *v)
 {
-	char buf[64], *end;
-	int err = read_line(path, buf, sizeof(buf));
+	char *end;
 
-	if (err)
-		return err;
+	/* strtoull would take "-1" */
+	if (*buf < '0' || *buf > '9')
+		return -ENODATA;
 	errno = 0;
 	*v = strtoull(buf, &end, 0);
 	if (errno || end == buf || (*end && *end != ' '))
 		return -ENODATA;
 	return 0;
+}
+
+/* a counter file: decimal, or "N/A (no PMA)" and the like (-ENODATA) */
+static int read_u64(const char *path, uint64_t *v)
+{
+	char buf[64];
+	int err = read_line(path, buf, sizeof(buf));
+
+	return err ? err : parse_counter(buf, v);
 }
 
 int parse_rate(const char *s, double *gbps)

@@ -66,6 +66,8 @@ void link_sample_free(struct link_sample *s);
 int link_sample_dup(struct link_sample *dst, const struct link_sample *src);
 int netdev_read(const char *sysfs_root, const char *name, struct netdev_stat *st);
 
+/* a sysfs counter: decimal (or 0x hex); -ENODATA for "N/A (no PMA)" and other text */
+int parse_counter(const char *buf, uint64_t *v);
 /* "200 Gb/sec (4X HDR)" -> 200; -EINVAL when the string is not a rate */
 int parse_rate(const char *s, double *gbps);
 /* ibv_port_attr active_speed (or active_speed_ex) and active_width -> Gb/s; 0 if unknown */

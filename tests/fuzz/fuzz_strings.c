@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: GPL-2.0
+/* libFuzzer: sysfs counter and rate strings, mount options */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "audit.h"
+#include "rdma.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *s = malloc(size + 1), val[64];
+	uint64_t v;
+	double g;
+
+	if (!s)
+		return 0;
+	memcpy(s, data, size);
+	s[size] = 0;
+	parse_counter(s, &v);
+	parse_rate(s, &g);
+	mount_option(s, "vers", val, sizeof(val));
+	mount_option(s, "addr", val, sizeof(val));
+	mount_option(s, "hard", val, sizeof(val));
+	free(s);
+	return 0;
+}
