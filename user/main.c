@@ -9,7 +9,12 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <linux/capability.h>
 #include <bpf/libbpf.h>
 #include "audit.h"
 #include "ckpt.h"
@@ -38,6 +43,7 @@ static struct env {
 	const char *prom_file;
 	const char *folded_file;
 	const char *svg_file;
+	const char *user;
 	const char *procfs_root;
 	const char *sysfs_root;
 	char **command;
@@ -67,7 +73,7 @@ static const char doc[] =
 static const char args_doc[] = "[INTERVAL [COUNT]]";
 
 enum { OPT_PROCFS = 1000, OPT_SYSFS, OPT_NO_RDMA, OPT_CKPT_MBPS, OPT_CKPT_QUIET, OPT_PROM,
-       OPT_FOLDED, OPT_SVG };
+       OPT_FOLDED, OPT_SVG, OPT_USER };
 
 static const struct argp_option options[] = {
 	{ "duration", 'd', "SECONDS", 0, "Trace for SECONDS, then print the summary", 0 },
@@ -84,6 +90,7 @@ static const struct argp_option options[] = {
 	  "Prometheus textfile, rewritten atomically every interval (node_exporter textfile collector)", 0 },
 	{ "folded", OPT_FOLDED, "PATH", 0, "At exit, folded stacks of where RPC time went", 0 },
 	{ "svg", OPT_SVG, "PATH", 0, "At exit, an SVG flame (icicle) chart and a slot-wait heat map", 0 },
+	{ "user", OPT_USER, "NAME", 0, "After attaching, run as user NAME (capabilities are dropped anyway)", 0 },
 	{ "procfs-root", OPT_PROCFS, "DIR", 0, "Read proc files under DIR (tests)", 0 },
 	{ "sysfs-root", OPT_SYSFS, "DIR", 0, "Read sysfs files under DIR (tests)", 0 },
 	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show the full help", 0 },
@@ -164,6 +171,11 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_SVG:
 		env.svg_file = arg;
+		break;
+	case OPT_USER:
+		if (!getpwnam(arg))
+			argp_error(state, "--user %s: no such user: give an existing user name", arg);
+		env.user = arg;
 		break;
 	case OPT_PROCFS:
 		env.procfs_root = arg;
@@ -474,10 +486,14 @@ static void add_heat(const struct view *v)
 
 static int write_file(const char *path, const struct view *v, bool svg)
 {
-	FILE *f = fopen(path, "w");
+	/* never through a symlink: we may be root, the directory may not be ours */
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	int err = 0;
 
 	if (!f) {
+		if (fd >= 0)
+			close(fd);
 		pr_err("cannot write %s: %s: check the directory exists and is writable\n", path,
 		       strerror(errno));
 		return -errno;
@@ -491,6 +507,31 @@ static int write_file(const char *path, const struct view *v, bool svg)
 		pr_err("cannot write %s: %s\n", path, strerror(-err));
 	}
 	return err;
+}
+
+/*
+ * Once attached, nothing needs a capability: map fds stay usable, /proc and /sys are readable
+ * by anyone, links are detached by closing fds. Drop them all (and the user, if asked), so a
+ * bug in the parsers or renderers runs unprivileged.
+ */
+static int drop_privileges(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
+	struct __user_cap_data_struct d[2] = { { 0 } };
+
+	if (env.user) {
+		const struct passwd *pw = getpwnam(env.user);
+
+		if (!pw || setgroups(0, NULL) || setgid(pw->pw_gid) || setuid(pw->pw_uid)) {
+			pr_err("cannot switch to user %s: %s\n", env.user, strerror(errno));
+			return -EPERM;
+		}
+	}
+	if (syscall(SYS_capset, &h, d)) {
+		pr_err("cannot drop capabilities: %s\n", strerror(errno));
+		return -errno;
+	}
+	return 0;
 }
 
 static void report_ckpt(struct ckpt *c)
@@ -538,6 +579,7 @@ static int trace(struct engine *e, int *rc)
 	if (!env.no_rdma && !lstart.n)
 		pr_warn("%s: RDMA columns stay empty; TCP transports get their netdev\n", lstart.why_empty);
 	if (env.command) {
+		/* the command is the user's job: it keeps root, capabilities come back at exec */
 		signal(SIGCHLD, on_child);
 		child = start_command(env.command);
 		if (child < 0) {
@@ -546,6 +588,9 @@ static int trace(struct engine *e, int *rc)
 			goto out;
 		}
 	}
+	err = drop_privileges();
+	if (err)
+		goto out;
 	t0 = clock_s(CLOCK_MONOTONIC);
 	next = t0 + tick;
 	for (;;) {

@@ -1,0 +1,30 @@
+# After loading and attaching, slotscope holds no capability (and, with --user, another uid),
+# its maps stay readable, and it refuses to write through a symlink.
+nfsd_start >/dev/null || exit 1
+mount_tcp /mnt/t 3 16 || exit 1
+caps() {	# USER_ARGS...: CapEff, CapPrm and Uid of a slotscope that is tracing
+	( slotscope --json 0.5 -d 12 "$@" >/tmp/sec.json 2>/tmp/sec.err ) &
+	i=0
+	until grep -q '"interval"' /tmp/sec.json 2>/dev/null || [ $i -ge 150 ]; do sleep 0.2; i=$((i + 1)); done
+	p=$(pidof slotscope)
+	eff=$(awk '/^CapEff/ {print $2}' /proc/$p/status)
+	prm=$(awk '/^CapPrm/ {print $2}' /proc/$p/status)
+	uid=$(awk '/^Uid/ {print $2}' /proc/$p/status)
+	writers /mnt/t 16 1
+	wait
+}
+caps
+check_eq "CapEff after attach" "$eff" 0000000000000000
+check_eq "CapPrm after attach" "$prm" 0000000000000000
+check_gt "writes counted after the drop" "$(tail -n 1 /tmp/sec.json | jq '[.transports[].acquires] | add // 0')" 50
+caps --user nobody
+check_eq "--user nobody: uid" "$uid" 65534
+check_eq "--user nobody: CapEff" "$eff" 0000000000000000
+check_eq "--user nobody: summary written" "$(grep -c '"summary"' /tmp/sec.json)" 1
+echo keep >/tmp/target
+ln -sf /tmp/target /tmp/link.folded
+slotscope -q -d 1 --folded /tmp/link.folded 2>/tmp/sym.err
+check_eq "symlink: exit status" $? 1
+check_eq "symlink: target untouched" "$(cat /tmp/target)" keep
+echo "note $(cat /tmp/sym.err)"
+exit $CHECK_FAILED
