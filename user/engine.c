@@ -210,6 +210,10 @@ int engine_open(struct engine **out, const struct engine_opts *o, const char **w
 	err = choose_methods(e, why);
 	if (err)
 		goto fail;
+	if (o->max_inflight) {
+		bpf_map__set_max_entries(s->maps.inflight, o->max_inflight);
+		bpf_map__set_max_entries(s->maps.waiters, o->max_inflight);
+	}
 	err = slotscope_bpf__load(s);
 	if (err) {
 		*why = "load BPF programs";

@@ -55,6 +55,7 @@ struct snapshot {
 struct engine_opts {
 	const char *procfs_root;	/* for tracefs/kallsyms probes; "/" normally */
 	const char *sysfs_root;
+	unsigned int max_inflight;	/* slots tracked at once; 0 = MAX_INFLIGHT */
 };
 
 /* 0 or -errno; on error *why names the problem for the one-line message */

@@ -44,6 +44,7 @@ static struct env {
 	const char *folded_file;
 	const char *svg_file;
 	const char *user;
+	unsigned int max_inflight;
 	const char *procfs_root;
 	const char *sysfs_root;
 	char **command;
@@ -73,7 +74,7 @@ static const char doc[] =
 static const char args_doc[] = "[INTERVAL [COUNT]]";
 
 enum { OPT_PROCFS = 1000, OPT_SYSFS, OPT_NO_RDMA, OPT_CKPT_MBPS, OPT_CKPT_QUIET, OPT_PROM,
-       OPT_FOLDED, OPT_SVG, OPT_USER };
+       OPT_FOLDED, OPT_SVG, OPT_USER, OPT_MAX_INFLIGHT };
 
 static const struct argp_option options[] = {
 	{ "duration", 'd', "SECONDS", 0, "Trace for SECONDS, then print the summary", 0 },
@@ -90,6 +91,8 @@ static const struct argp_option options[] = {
 	  "Prometheus textfile, rewritten atomically every interval (node_exporter textfile collector)", 0 },
 	{ "folded", OPT_FOLDED, "PATH", 0, "At exit, folded stacks of where RPC time went", 0 },
 	{ "svg", OPT_SVG, "PATH", 0, "At exit, an SVG flame (icicle) chart and a slot-wait heat map", 0 },
+	{ "max-inflight", OPT_MAX_INFLIGHT, "N", 0,
+	  "Slots and waits tracked at once (default 65536; the BPF maps' size)", 0 },
 	{ "user", OPT_USER, "NAME", 0, "After attaching, run as user NAME (capabilities are dropped anyway)", 0 },
 	{ "procfs-root", OPT_PROCFS, "DIR", 0, "Read proc files under DIR (tests)", 0 },
 	{ "sysfs-root", OPT_SYSFS, "DIR", 0, "Read sysfs files under DIR (tests)", 0 },
@@ -171,6 +174,11 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_SVG:
 		env.svg_file = arg;
+		break;
+	case OPT_MAX_INFLIGHT:
+		if (parse_num(arg, 1, 1 << 22, &v) || v != (unsigned int)v)
+			argp_error(state, "invalid --max-inflight '%s': give a whole number from 1 to 4194304", arg);
+		env.max_inflight = (unsigned int)v;
 		break;
 	case OPT_USER:
 		if (!getpwnam(arg))
@@ -402,7 +410,8 @@ static pid_t start_command(char **argv)
 
 static int open_engine(struct engine **e)
 {
-	struct engine_opts eo = { .procfs_root = env.procfs_root, .sysfs_root = env.sysfs_root };
+	struct engine_opts eo = { .procfs_root = env.procfs_root, .sysfs_root = env.sysfs_root,
+				  .max_inflight = env.max_inflight };
 	const char *why = "";
 	int err;
 
