@@ -115,6 +115,17 @@ $(O)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_SRCS) $(SKELS) | deps
 	$(Q)mkdir -p $(@D) && $(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined $(CPPFLAGS) \
 		$< $(FUZZ_SRCS) -Wl,-Bstatic -lbpf -lelf -lz -Wl,-Bdynamic -lm -o $@
 
+# The overhead benchmark (not in CI): about 25 minutes under TCG. ROUNDS=6 by default.
+.PHONY: bench
+bench: all vm-image
+	$(Q)SLOTSCOPE_NO_MAKE=1 VM_TIMEOUT=5400 VM_QUIET=1 O=$(O) tools/vm/run bench/bench.sh $(or $(ROUNDS),6)
+	$(Q)grep -a '^BENCH' $(O)/vm/runs/bench/console.log | tr -d '\r' > $(O)/bench.txt
+	$(Q){ echo "# slotscope overhead benchmark"; echo; \
+	  echo "Reproduce: \`make bench ROUNDS=$(or $(ROUNDS),6)\` ($$(date -u +%F), $$(cat $(O)/vm/kernel), qemu TCG, 2 vCPUs)."; \
+	  echo; awk -f bench/report.awk $(O)/bench.txt; echo; echo "Raw rounds: bench/rounds.txt"; } > bench/RESULTS.md
+	$(Q)cp $(O)/bench.txt bench/rounds.txt
+	$(Q)cat bench/RESULTS.md
+
 # promtool and node_exporter, unpacked from Debian's packages
 .PHONY: tools
 tools: $(O)/tools/promtool

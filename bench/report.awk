@@ -1,0 +1,26 @@
+# report.awk: BENCH lines -> the Markdown table of bench/RESULTS.md
+# BENCH mnt mode round secs bpf_ns bpf_cnt user_ticks rss_kb
+$1 == "BENCH" {
+	k = $2 " " $3; n[k]++; secs[k] += $5; s2[k] += $5 * $5; ns[k] += $6; cnt[k] += $7
+	if ($3 == "slotscope") { ut[k] += $8; if ($9 > rss[k]) rss[k] = $9 }
+	thr[k, n[k]] = 384 / $5; mnts[$2] = 1
+}
+END {
+	printf "| transport | tracer | rounds | write s (mean ± sd) | MiB/s ratio to untraced | BPF CPU, %% of one vCPU | ns per event | events |\n"
+	printf "|---|---|---|---|---|---|---|---|\n"
+	for (m in mnts) {
+		base = secs[m " none"] / n[m " none"]
+		split("none slotscope bpftrace counter", modes, " ")
+		for (i = 1; i <= 4; i++) {
+			k = m " " modes[i]; if (!n[k]) continue
+			mean = secs[k] / n[k]; sd = sqrt(s2[k] / n[k] - mean * mean)
+			cpu = secs[k] > 0 ? 100 * ns[k] / 1e9 / secs[k] : 0
+			per = cnt[k] ? ns[k] / cnt[k] : 0
+			printf "| %s | %s | %d | %.1f ± %.1f | %.2f | %.3f | %.0f | %d |\n", m, modes[i], n[k], mean, sd, base / mean, cpu, per, cnt[k] / n[k]
+		}
+		k = m " slotscope"
+		if (n[k]) user[m] = sprintf("%s: slotscope user+sys CPU %.2f %% of a core at a 1 s interval, peak RSS %d KiB", m, 100 * ut[k] / 100 / secs[k], rss[k])
+	}
+	print ""
+	for (m in user) print "- " user[m]
+}
