@@ -107,28 +107,29 @@ void out_prom(FILE *f, const struct view *cum, const struct view *iv, double now
 {
 	char labels[512];
 
-	family(f, "slots_in_use", "gauge", "RPC slots in use on the transport now.");
-	xprt_gauge(f, iv, "slots_in_use", g_in_use);
-	family(f, "slots_in_use_max", "gauge", "Highest RPC slots in use in the last interval.");
-	xprt_gauge(f, iv, "slots_in_use_max", g_interval_peak);
-	family(f, "slot_limit", "gauge", "RPC slot limit of the transport.");
-	xprt_gauge(f, iv, "slot_limit", g_limit);
-	family(f, "slot_limit_seconds_total", "counter", "Time with every slot in use.");
-	xprt_gauge(f, cum, "slot_limit_seconds_total", g_at_limit);
-	family(f, "slot_busy_seconds_total", "counter", "Time with at least one slot in use.");
-	xprt_gauge(f, cum, "slot_busy_seconds_total", g_busy);
-	family(f, "slot_acquires_total", "counter", "Slots taken, handoffs included.");
-	xprt_gauge(f, cum, "slot_acquires_total", g_acquires);
-	family(f, "slot_handoffs_total", "counter", "Slots handed from a release straight to a waiter.");
-	xprt_gauge(f, cum, "slot_handoffs_total", g_handoffs);
-	family(f, "sends_total", "counter", "Successful RPC transmissions (mountstats sends).");
-	xprt_gauge(f, cum, "sends_total", g_sends);
-	family(f, "backlog_tasks", "gauge", "Tasks waiting for a slot at the last event.");
-	xprt_gauge(f, iv, "backlog_tasks", g_backlog);
-	family(f, "credits_granted", "gauge", "RDMA/UDP congestion window (server credits), in requests.");
-	xprt_gauge(f, iv, "credits_granted", g_cwnd);
-	family(f, "credits_in_use", "gauge", "RDMA/UDP credits in use, in requests.");
-	xprt_gauge(f, iv, "credits_in_use", g_cong);
+	/* per transport: gauges from the interval, counters since attach */
+	static const struct {
+		const char *name, *help;
+		double (*get)(const struct xprt_view *);
+		bool counter;
+	} per_xprt[] = {
+		{ "slots_in_use", "RPC slots in use on the transport now.", g_in_use, false },
+		{ "slots_in_use_max", "Highest RPC slots in use in the last interval.", g_interval_peak, false },
+		{ "slot_limit", "RPC slot limit of the transport.", g_limit, false },
+		{ "slot_limit_seconds_total", "Time with every slot in use.", g_at_limit, true },
+		{ "slot_busy_seconds_total", "Time with at least one slot in use.", g_busy, true },
+		{ "slot_acquires_total", "Slots taken, handoffs included.", g_acquires, true },
+		{ "slot_handoffs_total", "Slots handed from a release straight to a waiter.", g_handoffs, true },
+		{ "sends_total", "Successful RPC transmissions (mountstats sends).", g_sends, true },
+		{ "backlog_tasks", "Tasks waiting for a slot at the last event.", g_backlog, false },
+		{ "credits_granted", "RDMA/UDP congestion window (server credits), in requests.", g_cwnd, false },
+		{ "credits_in_use", "RDMA/UDP credits in use, in requests.", g_cong, false },
+	};
+
+	for (size_t i = 0; i < sizeof(per_xprt) / sizeof(per_xprt[0]); i++) {
+		family(f, per_xprt[i].name, per_xprt[i].counter ? "counter" : "gauge", per_xprt[i].help);
+		xprt_gauge(f, per_xprt[i].counter ? cum : iv, per_xprt[i].name, per_xprt[i].get);
+	}
 
 	family(f, "wait_seconds", "histogram",
 	       "Waits for a slot, the send queue or credits, a session slot, an rpc_delay.");
@@ -217,18 +218,16 @@ void out_prom(FILE *f, const struct view *cum, const struct view *iv, double now
 				fprintf(f, "slotscope_rdma_port_rate_bytes{device=\"%s\",port=\"%u\"} %.9g\n",
 					l->ports[i].dev, l->ports[i].port_num,
 					l->ports[i].port->rate_gbps * 1e9 / 8);
-		family(f, "rdma_tx_bytes_total", "counter", "Bytes sent on the RDMA port (PMA counters or its netdev).");
-		for (size_t i = 0; i < l->nports; i++)
-			if (l->ports[i].have_bytes)
-				fprintf(f, "slotscope_rdma_tx_bytes_total{device=\"%s\",port=\"%u\"} %llu\n",
-					l->ports[i].dev, l->ports[i].port_num,
-					(unsigned long long)l->ports[i].tx_bytes);
-		family(f, "rdma_rx_bytes_total", "counter", "Bytes received on the RDMA port.");
-		for (size_t i = 0; i < l->nports; i++)
-			if (l->ports[i].have_bytes)
-				fprintf(f, "slotscope_rdma_rx_bytes_total{device=\"%s\",port=\"%u\"} %llu\n",
-					l->ports[i].dev, l->ports[i].port_num,
-					(unsigned long long)l->ports[i].rx_bytes);
+		for (int rx = 0; rx < 2; rx++) {
+			family(f, rx ? "rdma_rx_bytes_total" : "rdma_tx_bytes_total", "counter",
+			       rx ? "Bytes received on the RDMA port (PMA counters or its netdev)."
+				  : "Bytes sent on the RDMA port (PMA counters or its netdev).");
+			for (size_t i = 0; i < l->nports; i++)
+				if (l->ports[i].have_bytes)
+					fprintf(f, "slotscope_rdma_%s_bytes_total{device=\"%s\",port=\"%u\"} %llu\n",
+						rx ? "rx" : "tx", l->ports[i].dev, l->ports[i].port_num,
+						(unsigned long long)(rx ? l->ports[i].rx_bytes : l->ports[i].tx_bytes));
+		}
 		family(f, "rdma_hw_stat_total", "counter", "Every hw_counters/ entry of the port, by name.");
 		for (size_t i = 0; i < l->nports; i++)
 			for (size_t c = 0; c < l->ports[i].nhw; c++)
