@@ -19,9 +19,12 @@ BT
 # sum of run_time_ns and run_cnt over the tracing programs loaded now
 bpfstat() { bpftool prog show 2>/dev/null | awk '/run_time_ns/ { for (i = 1; i <= NF; i++) { if ($i == "run_time_ns") t += $(i+1); if ($i == "run_cnt") c += $(i+1) } } END { printf "%d %d\n", t, c }'; }
 up() { cut -d' ' -f1 /proc/uptime; }
-wait_progs() { i=0; until [ "$(bpftool prog show 2>/dev/null | grep -c run_time_ns)" -ge $1 ] || [ $i -ge 300 ]; do sleep 0.2; i=$((i + 1)); done; }
+nprogs() { bpftool prog show 2>/dev/null | grep -c '^[0-9]*: '; }
+# until N more programs are loaded than before the tracer started (bpftrace takes seconds)
+wait_progs() { i=0; until [ "$(nprogs)" -ge $(($1 + base)) ] || [ $i -ge 300 ]; do sleep 0.2; i=$((i + 1)); done
+	[ $i -lt 300 ] || echo "BENCH-WARN tracer $mode did not load $1 programs" >&2; }
 round() {	# MNT MODE -> "secs bpf_ns bpf_cnt user_ticks rss_kb"
-	m=$1 mode=$2 pid= ut=0 rss=0
+	m=$1 mode=$2 pid= ut=0 rss=0 base=$(nprogs)
 	case $mode in
 	slotscope) slotscope -q 1 -d 3600 & pid=$!; wait_progs 6 ;;
 	bpftrace) bpftrace /tmp/same.bt >/dev/null 2>&1 & pid=$!; wait_progs 5 ;;
