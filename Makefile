@@ -30,7 +30,7 @@ HOST_TESTS := $(sort $(wildcard tests/host/test_*.sh))
 # Debian packages needed to build and test; `make deps` installs what is missing.
 DEB_DEPS := make gcc libc6-dev clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libibverbs-dev \
 	libcmocka-dev pkg-config qemu-system-x86 qemu-system-data cpio xz-utils gawk python3 \
-	libxml2-utils libclang-rt-14-dev
+	libxml2-utils libclang-rt-14-dev chromium
 
 ifeq ($(V),1)
 Q =
