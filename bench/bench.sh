@@ -25,10 +25,12 @@ wait_progs() { i=0; until [ "$(nprogs)" -ge $(($1 + base)) ] || [ $i -ge 300 ]; 
 	[ $i -lt 300 ] || echo "BENCH-WARN tracer $mode did not load $1 programs" >&2; }
 round() {	# MNT MODE -> "secs bpf_ns bpf_cnt user_ticks rss_kb"
 	m=$1 mode=$2 pid= ut=0 rss=0 base=$(nprogs)
+	# busybox sh's $! is not the tracer's pid inside $(...): find it by name
 	case $mode in
-	slotscope) slotscope -q 1 -d 3600 & pid=$!; wait_progs 6 ;;
-	bpftrace) bpftrace /tmp/same.bt >/dev/null 2>&1 & pid=$!; wait_progs 5 ;;
-	counter) bpftrace -e 'tracepoint:sunrpc:xprt_transmit { @c = count(); }' >/dev/null 2>&1 & pid=$!; wait_progs 1 ;;
+	slotscope) slotscope -q 1 -d 3600 >/dev/null 2>&1 & wait_progs 6; pid=$(pidof slotscope) ;;
+	bpftrace) bpftrace /tmp/same.bt >/dev/null 2>&1 & wait_progs 5; pid=$(pidof bpftrace) ;;
+	counter) bpftrace -e 'tracepoint:sunrpc:xprt_transmit { @c = count(); }' >/dev/null 2>&1 &
+		wait_progs 1; pid=$(pidof bpftrace) ;;
 	esac
 	sleep 1
 	set -- $(bpfstat); t0=$1 c0=$2
@@ -37,12 +39,12 @@ round() {	# MNT MODE -> "secs bpf_ns bpf_cnt user_ticks rss_kb"
 	e=$(up)
 	set -- $(bpfstat); t1=$1 c1=$2
 	if [ -n "$pid" ]; then
-		sp=$(pidof slotscope)
-		if [ "$mode" = slotscope ] && [ -n "$sp" ]; then
-			ut=$(awk '{print $14 + $15}' /proc/$sp/stat)
-			rss=$(awk '/^VmHWM/ {print $2}' /proc/$sp/status)
+		if [ "$mode" = slotscope ]; then
+			ut=$(awk '{print $14 + $15}' /proc/$pid/stat)
+			rss=$(awk '/^VmHWM/ {print $2}' /proc/$pid/status)
 		fi
-		kill -INT $pid; wait $pid 2>/dev/null
+		kill -INT $pid
+		while [ -d /proc/$pid ]; do sleep 0.2; done
 	fi
 	rm -f $m/ckpt.*
 	sync
