@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <string.h>
+#include <sys/resource.h>
 #include "engine.h"
 #include "json.h"
 #include "output.h"
@@ -266,6 +267,17 @@ void out_json(FILE *f, const struct view *v)
 	jw_obj(&w, NULL);
 	jw_str(&w, "type", v->final ? "summary" : "interval");
 	view_json(&w, v);
+	if (v->final) {
+		struct rusage ru;
+
+		/* what tracing cost this process: CPU and peak memory */
+		getrusage(RUSAGE_SELF, &ru);
+		jw_obj(&w, "self");
+		jw_dbl(&w, "user_s", (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6);
+		jw_dbl(&w, "sys_s", (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6);
+		jw_u64(&w, "max_rss_kib", (uint64_t)ru.ru_maxrss);
+		jw_end_obj(&w);
+	}
 	jw_end_obj(&w);
 	jw_done(&w);
 }
