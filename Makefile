@@ -119,7 +119,9 @@ $(O)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_SRCS) $(SKELS) | deps
 .PHONY: bench
 bench: all vm-image
 	$(Q)SLOTSCOPE_NO_MAKE=1 VM_TIMEOUT=5400 VM_QUIET=1 O=$(O) tools/vm/run bench/bench.sh $(or $(ROUNDS),6)
-	$(Q)grep -a '^BENCH' $(O)/vm/runs/bench/console.log | tr -d '\r' > $(O)/bench.txt
+	$(Q)SLOTSCOPE_NO_MAKE=1 VM_QUIET=1 O=$(O) tools/vm/run bench/self.sh
+	$(Q)grep -ah '^BENCH\|^SELF' $(O)/vm/runs/bench/console.log $(O)/vm/runs/self/console.log | \
+		tr -d '\r' > $(O)/bench.txt
 	$(Q){ echo "# slotscope overhead benchmark"; echo; \
 	  echo "Reproduce: \`make bench ROUNDS=$(or $(ROUNDS),6)\` ($$(date -u +%F), $$(cat $(O)/vm/kernel), qemu TCG, 2 vCPUs)."; \
 	  echo; awk -f bench/report.awk $(O)/bench.txt; echo; echo "Raw rounds: bench/rounds.txt"; } > bench/RESULTS.md

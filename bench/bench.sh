@@ -23,8 +23,8 @@ nprogs() { bpftool prog show 2>/dev/null | grep -c '^[0-9]*: '; }
 # until N more programs are loaded than before the tracer started (bpftrace takes seconds)
 wait_progs() { i=0; until [ "$(nprogs)" -ge $(($1 + base)) ] || [ $i -ge 300 ]; do sleep 0.2; i=$((i + 1)); done
 	[ $i -lt 300 ] || echo "BENCH-WARN tracer $mode did not load $1 programs" >&2; }
-round() {	# MNT MODE -> "secs bpf_ns bpf_cnt user_ticks rss_kb"
-	m=$1 mode=$2 pid= ut=0 rss=0 base=$(nprogs)
+round() {	# MNT MODE -> "secs bpf_ns bpf_cnt"
+	m=$1 mode=$2 pid= base=$(nprogs)
 	# busybox sh's $! is not the tracer's pid inside $(...): find it by name
 	case $mode in
 	slotscope) slotscope -q 1 -d 3600 >/dev/null 2>&1 & wait_progs 6; pid=$(pidof slotscope) ;;
@@ -39,16 +39,12 @@ round() {	# MNT MODE -> "secs bpf_ns bpf_cnt user_ticks rss_kb"
 	e=$(up)
 	set -- $(bpfstat); t1=$1 c1=$2
 	if [ -n "$pid" ]; then
-		if [ "$mode" = slotscope ]; then
-			ut=$(awk '{print $14 + $15}' /proc/$pid/stat)
-			rss=$(awk '/^VmHWM/ {print $2}' /proc/$pid/status)
-		fi
 		kill -INT $pid
 		while [ -d /proc/$pid ]; do sleep 0.2; done
 	fi
 	rm -f $m/ckpt.*
 	sync
-	echo "$(awk "BEGIN {print $e - $s}") $((t1 - t0)) $((c1 - c0)) $ut $rss"
+	echo "$(awk "BEGIN {print $e - $s}") $((t1 - t0)) $((c1 - c0))"
 }
 for m in /mnt/tcp /mnt/rdma; do
 	r=1

@@ -1,9 +1,13 @@
 # report.awk: BENCH lines -> the Markdown table of bench/RESULTS.md
 # BENCH mnt mode round secs bpf_ns bpf_cnt user_ticks rss_kb
+# SELF mnt secs user_s sys_s max_rss_kib (slotscope's getrusage while tracing one write)
+$1 == "SELF" {
+	user[$2] = sprintf("%s: slotscope's own CPU %.2f %% of a core (user %.2f s + sys %.2f s over %.1f s, 1 s interval), peak RSS %.1f MiB", $2, 100 * ($4 + $5) / $3, $4, $5, $3, $6 / 1024)
+	next
+}
 $1 == "BENCH" {
 	k = $2 " " $3; n[k]++; secs[k] += $5; s2[k] += $5 * $5; ns[k] += $6; cnt[k] += $7
-	if ($3 == "slotscope") { ut[k] += $8; if ($9 > rss[k]) rss[k] = $9 }
-	thr[k, n[k]] = 384 / $5; mnts[$2] = 1
+	mnts[$2] = 1
 }
 END {
 	printf "| transport | tracer | rounds | write s (mean ± sd) | MiB/s ratio to untraced | BPF CPU, %% of one vCPU | ns per event | events |\n"
@@ -18,8 +22,6 @@ END {
 			per = cnt[k] ? ns[k] / cnt[k] : 0
 			printf "| %s | %s | %d | %.1f ± %.1f | %.2f | %.3f | %.0f | %d |\n", m, modes[i], n[k], mean, sd, base / mean, cpu, per, cnt[k] / n[k]
 		}
-		k = m " slotscope"
-		if (n[k]) user[m] = sprintf("%s: slotscope user+sys CPU %.2f %% of a core at a 1 s interval, peak RSS %d KiB", m, 100 * ut[k] / 100 / secs[k], rss[k])
 	}
 	print ""
 	for (m in user) print "- " user[m]
