@@ -1,8 +1,8 @@
 # report.awk: BENCH lines -> the Markdown table of bench/RESULTS.md
 # BENCH mnt mode round secs bpf_ns bpf_cnt user_ticks rss_kb
-# SELF mnt secs user_s sys_s max_rss_kib (slotscope's getrusage while tracing one write)
+# SELF mnt secs user_s sys_s max_rss_kib startup_cpu_s (slotscope's getrusage, one write)
 $1 == "SELF" {
-	user[$2] = sprintf("%s: slotscope's own CPU %.2f %% of a core (user %.2f s + sys %.2f s over %.1f s, 1 s interval), peak RSS %.1f MiB", $2, 100 * ($4 + $5) / $3, $4, $5, $3, $6 / 1024)
+	user[$2] = sprintf("%s: slotscope's own CPU after attaching %.2f %% of a core at a 1 s interval (%.2f s of %.2f s user+sys went to loading and attaching, %.1f s traced); peak RSS %.1f MiB", $2, 100 * ($4 + $5 - $7) / $3, $7, $4 + $5, $3, $6 / 1024)
 	next
 }
 $1 == "BENCH" {

@@ -8,6 +8,6 @@ for m in /mnt/tcp /mnt/rdma; do
 	s=$(cut -d' ' -f1 /proc/uptime)
 	slotscope --json 1 -- sh -c ". /src/tools/vm/lib.sh; writers $m 192 2 >/dev/null" >/tmp/self.json
 	e=$(cut -d' ' -f1 /proc/uptime)
-	echo "SELF $m $(awk "BEGIN {print $e - $s}") $(tail -n 1 /tmp/self.json | jq -r '.self | "\(.user_s) \(.sys_s) \(.max_rss_kib)"')"
+	echo "SELF $m $(awk "BEGIN {print $e - $s}") $(tail -n 1 /tmp/self.json | jq -r '.self | "\(.user_s) \(.sys_s) \(.max_rss_kib) \(.startup_cpu_s)"')"
 	rm -f $m/ckpt.*
 done

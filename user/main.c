@@ -256,6 +256,7 @@ static void wait_until(double deadline)
 /* ---- state of one trace */
 
 static struct tunables tun;
+static double startup_cpu_s;
 static struct verbs_rate *rates;
 static size_t nrates;
 /* --mount: the server addresses (and protocols) whose transports are shown */
@@ -312,6 +313,7 @@ static int build(struct view *v, const struct snapshot *a, const struct snapshot
 	}
 	v->tun = tun;
 	v->wall = clock_s(CLOCK_REALTIME);
+	v->startup_cpu_s = startup_cpu_s;
 	filter_view(v);
 	return 0;
 }
@@ -577,6 +579,7 @@ static int trace(struct engine *e, int *rc)
 		err = links_take(&lstart);
 	/* the start snapshot is empty: everything counted comes after it */
 	engine_arm(e);
+	startup_cpu_s = clock_s(CLOCK_PROCESS_CPUTIME_ID);
 	if (!err)
 		err = snapshot_dup(&prev, &start);
 	if (!err)

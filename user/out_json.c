@@ -276,6 +276,7 @@ void out_json(FILE *f, const struct view *v)
 		jw_dbl(&w, "user_s", (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6);
 		jw_dbl(&w, "sys_s", (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6);
 		jw_u64(&w, "max_rss_kib", (uint64_t)ru.ru_maxrss);
+		jw_dbl(&w, "startup_cpu_s", v->startup_cpu_s);
 		jw_end_obj(&w);
 	}
 	jw_end_obj(&w);

@@ -100,6 +100,7 @@ struct view {
 	size_t nstrs;
 	char **strs;			/* mount points owned by the view (view_own_strings) */
 	double wall;			/* CLOCK_REALTIME at the end of the view, for display */
+	double startup_cpu_s;		/* slotscope's CPU until attached (loading BPF is most of it) */
 };
 
 /* @prev may be an empty snapshot (the start). 0 or -ENOMEM. */
