@@ -33,9 +33,17 @@ for t in "$@"; do
 		echo "--- VM $name"
 		# "#% server: SCRIPT" in a test asks for a second VM running SCRIPT
 		server=$(sed -n 's/^#% server: *//p' "$t" | head -n 1)
-		VM_SERVER=${server:+$top/$server} SLOTSCOPE_NO_MAKE=1 VM_QUIET=1 "$top/tools/vm/run" "$t" \
-			>"$log.host" 2>&1
+		VM_SERVER=${server:+$top/$server} SLOTSCOPE_NO_MAKE=1 VM_QUIET=1 VM_TIMEOUT=${VM_TIMEOUT:-600} \
+			"$top/tools/vm/run" "$t" >"$log.host" 2>&1
 		rc=$?
+		# a VM that hangs under TCG (seen once in many runs of test_tcp_limit16, cause not found
+		# yet) gets one more boot; the retry is said in the output
+		if [ "$rc" = 124 ]; then
+			echo "    note: $name timed out; booting it once more"
+			VM_SERVER=${server:+$top/$server} SLOTSCOPE_NO_MAKE=1 VM_QUIET=1 VM_TIMEOUT=${VM_TIMEOUT:-600} \
+				"$top/tools/vm/run" "$t" >"$log.host" 2>&1
+			rc=$?
+		fi
 		runs=${O:-$top/build}/vm/runs/$(basename "$t" .sh)
 		cp "$runs/console.log" "$log" 2>/dev/null
 		# NAME.host checks, on the host, what the VM left in its run directory
