@@ -209,7 +209,10 @@ static __always_inline struct xprt_stats *get_xprt(struct rpc_xprt *xprt, __u64 
 	return x;
 }
 
-/* Cheap fields that move: credits for RDMA/UDP, num_reqs for TCP. */
+/*
+ * Fields that move: credits for RDMA/UDP, num_reqs, the backlog. Sampled where a slot changes
+ * hands (every RPC passes there twice), not on every transmit or sleep: the hot path stays short.
+ */
 static __always_inline void sample(struct xprt_stats *x, struct rpc_xprt *xprt)
 {
 	__u32 cwnd = BPF_CORE_READ(xprt, cwnd) >> RPC_CWNDSHIFT;
@@ -362,11 +365,12 @@ static __always_inline int handle_task_sleep(struct rpc_task *task, struct rpc_w
 		/* the tracepoint fires just before the task is queued: count it in */
 		__u32 qlen = BPF_CORE_READ(q, qlen) + 1;
 
-		if (w.kind == WAIT_SLOT)
+		if (w.kind == WAIT_SLOT) {
+			/* tasks stuck on a backlog with free slots fire only this: keep it fresh */
+			x->backlog_now = qlen;
 			atomic_max(&x->backlog_max, qlen);
-		else if (w.kind == WAIT_SEND)
+		} else if (w.kind == WAIT_SEND)
 			atomic_max(&x->sending_max, qlen);
-		sample(x, xprt);
 	}
 	if (bpf_map_update_elem(&waiters, &key, &w, BPF_ANY))
 		count(CNT_WAITERS_FULL);
@@ -419,7 +423,6 @@ static __always_inline int handle_xprt_transmit(struct rpc_rqst *rqst, int statu
 		__sync_fetch_and_add(&x->sends, 1);
 	else
 		__sync_fetch_and_add(&x->send_errors, 1);
-	sample(x, xprt);
 	return 0;
 }
 

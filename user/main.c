@@ -291,22 +291,27 @@ static void filter_view(struct view *v)
 	v->nops = m;
 }
 
+/*
+ * A mount may come or go at any time: the table is read once per tick, and every view of that
+ * tick (interval, cumulative, checkpoint) points into it, so views are freed before the next read.
+ */
+static struct mount_table mounts_now;
+
+static void refresh_mounts(void)
+{
+	mounts_free(&mounts_now);
+	if (mounts_load(env.procfs_root, &mounts_now))
+		pr_debug("cannot read mountinfo: mount points left out\n");
+}
+
 static int build(struct view *v, const struct snapshot *a, const struct snapshot *b,
 		 const struct link_sample *la, const struct link_sample *lb, bool final)
 {
-	struct mount_table mt = { 0 };
 	int err;
 
-	/* a mount may come or go at any time: read the table each time */
-	if (mounts_load(env.procfs_root, &mt))
-		pr_debug("cannot read mountinfo: mount points left out\n");
-	err = view_build(v, a, b, &mt, final);
+	err = view_build(v, a, b, &mounts_now, final);
 	if (!err && !env.no_rdma && la && lb)
 		err = view_add_links(v, la, lb, env.procfs_root);
-	/* the view keeps pointers to mount point strings: copy them out before the table goes */
-	if (!err)
-		err = view_own_strings(v);
-	mounts_free(&mt);
 	if (err) {
 		view_free(v);
 		return err;
@@ -618,6 +623,7 @@ static int trace(struct engine *e, int *rc)
 			pr_err("cannot read the BPF maps or links: %s\n", strerror(-err));
 			break;
 		}
+		refresh_mounts();
 		if (build(&v, &prev, &cur, &lprev, &lcur, false) == 0) {
 			struct view cv;
 
@@ -665,6 +671,7 @@ static int trace(struct engine *e, int *rc)
 		pr_err("cannot read the BPF maps for the summary: %s\n", strerror(-err));
 		goto out;
 	}
+	refresh_mounts();
 	if (ckpt_finish(&ck)) {
 		/* the open burst ends with the trace */
 		struct snapshot tmp = ck.last;
@@ -702,6 +709,7 @@ out:
 	link_sample_free(&lcur);
 	free(rates);
 	free(heat);
+	mounts_free(&mounts_now);
 	return err;
 }
 

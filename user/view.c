@@ -261,42 +261,8 @@ int view_add_links(struct view *v, const struct link_sample *a, const struct lin
 	return 0;
 }
 
-static int own(struct view *v, const char **p)
-{
-	char **n;
-
-	if (!*p)
-		return 0;
-	n = realloc(v->strs, (v->nstrs + 1) * sizeof(*n));
-	if (!n)
-		return -ENOMEM;
-	v->strs = n;
-	n[v->nstrs] = strdup(*p);
-	if (!n[v->nstrs])
-		return -ENOMEM;
-	*p = n[v->nstrs++];
-	return 0;
-}
-
-int view_own_strings(struct view *v)
-{
-	int err = 0;
-
-	for (size_t i = 0; i < v->nops && !err; i++)
-		err = own(v, &v->ops[i].mountpoint);
-	for (size_t i = 0; i < v->nsessions && !err; i++)
-		err = own(v, &v->sessions[i].mountpoint);
-	for (size_t i = 0; i < v->nxprts && !err; i++)
-		for (size_t j = 0; j < v->xprts[i].nmounts && !err; j++)
-			err = own(v, &v->xprts[i].mounts[j].mountpoint);
-	return err;
-}
-
 void view_free(struct view *v)
 {
-	for (size_t i = 0; i < v->nstrs; i++)
-		free(v->strs[i]);
-	free(v->strs);
 	free(v->links.ports);
 	free(v->links.nds);
 	free(v->xprts);

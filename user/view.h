@@ -97,20 +97,16 @@ struct view {
 	__u64 counters[COUNTERS];	/* in this view */
 	struct links_view links;
 	struct tunables tun;		/* set by the caller for the verdicts */
-	size_t nstrs;
-	char **strs;			/* mount points owned by the view (view_own_strings) */
 	double wall;			/* CLOCK_REALTIME at the end of the view, for display */
 	double startup_cpu_s;		/* slotscope's CPU until attached (loading BPF is most of it) */
 };
 
-/* @prev may be an empty snapshot (the start). 0 or -ENOMEM. */
+/* @prev may be an empty snapshot (the start); the view points into @mt. 0 or -ENOMEM. */
 int view_build(struct view *v, const struct snapshot *prev, const struct snapshot *cur,
 	       const struct mount_table *mt, bool final);
 /* Link deltas between two samples, and each transport's link; valid while @b lives. */
 int view_add_links(struct view *v, const struct link_sample *a, const struct link_sample *b,
 		   const char *procfs_root);
-/* copy the mount point strings into the view, so it outlives the mount table; 0 or -ENOMEM */
-int view_own_strings(struct view *v);
 void view_free(struct view *v);
 bool xprt_view_idle(const struct xprt_view *x);
 
