@@ -43,7 +43,6 @@ enum counter {
 	CNT_SESSIONS_FULL,
 	CNT_PREATTACH_RELEASE,	/* released a slot taken before attach */
 	CNT_BC_RELEASE,		/* released a backchannel preallocated request (never a slot) */
-	CNT_EVENTS,		/* every handler run */
 	COUNTERS,
 };
 
@@ -86,8 +85,8 @@ struct xprt_stats {
 	__u64 acquires;		/* slots taken, including handoffs */
 	__u64 handoffs;		/* slots passed from a releasing task straight to a backlogged one */
 	__u64 releases;
-	__u64 sends;		/* successful transmissions: mountstats "sends" */
-	__u64 send_errors;	/* failed transmit attempts */
+	__u64 sends;		/* xprt->stat.sends (mountstats "sends") less sends_base */
+	__u64 sends_base;	/* xprt->stat.sends when first seen */
 	__u64 preattach_releases; /* releases of slots taken before attach: still warming up */
 
 	/* sampled at every event: RDMA credits (congestion window) and the live queue */

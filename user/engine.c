@@ -192,7 +192,6 @@ int engine_open(struct engine **out, const struct engine_opts *o, const char **w
 	}
 	add_hook(e, "xprt_reserve", TP, true, s->progs.btf_xprt_reserve, s->progs.raw_xprt_reserve);
 	add_hook(e, "xprt_release", FUNC, true, s->progs.fentry_xprt_release, s->progs.kprobe_xprt_release);
-	add_hook(e, "xprt_transmit", TP, true, s->progs.btf_xprt_transmit, s->progs.raw_xprt_transmit);
 	add_hook(e, "rpc_task_sleep", TP, true, s->progs.btf_rpc_task_sleep, s->progs.raw_rpc_task_sleep);
 	add_hook(e, "rpc_task_wakeup", TP, true, s->progs.btf_rpc_task_wakeup, s->progs.raw_rpc_task_wakeup);
 	add_hook(e, "rpc_stats_latency", TP, true, s->progs.btf_rpc_stats_latency,

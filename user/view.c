@@ -9,7 +9,7 @@ const char *const wait_kind_names[WAIT_KINDS] = { "slot", "send", "session", "de
 const char *const stage_names[STAGES] = { "queue", "rtt", "execute" };
 const char *const counter_names[COUNTERS] = {
 	"inflight_full", "waiters_full", "xprts_full", "ops_full", "clients_full", "sessions_full",
-	"preattach_release", "backchannel_release", "events",
+	"preattach_release", "backchannel_release",
 };
 
 static const char *mountpoint_of(const struct snapshot *s, const struct mount_table *mt, __u32 clid)
@@ -79,7 +79,6 @@ static void xprt_view(struct xprt_view *v, const struct xprt_snap *c, const stru
 	v->handoffs = D(handoffs);
 	v->releases = D(releases);
 	v->sends = D(sends);
-	v->send_errors = D(send_errors);
 	v->preattach_releases = D(preattach_releases);
 #undef D
 	v->warming_up = v->preattach_releases > 0;

@@ -96,7 +96,6 @@ static void make_snaps(struct snapshot *prev, struct snapshot *cur)
 	cur->ops = (struct op_snap[2]){ 0 };
 	cur->nclients = 1;
 	cur->clients = &cs;
-	cur->counters[CNT_EVENTS] = 500;
 }
 
 static void test_interval(void **state)

@@ -1,0 +1,361 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Every handler that reads kernel memory, included twice by slotscope.bpf.c: with RD() a plain
+ * load and FN() suffixed _btf for tp_btf/fentry programs, with RD() BPF_CORE_READ and FN()
+ * suffixed _raw for raw_tp/kprobe programs. No include guard on purpose.
+ */
+static __always_inline void FN(init_identity)(struct xprt_stats *z, struct rpc_xprt *xprt, __u64 now)
+{
+	const char *s;
+
+	z->id = RD(xprt, id);
+	z->ident = RD(xprt, xprt_class, ident);
+	z->max_reqs = RD(xprt, max_reqs);
+	z->min_reqs = RD(xprt, min_reqs);
+	s = RD(xprt, address_strings[RPC_DISPLAY_ADDR]);
+	bpf_probe_read_kernel_str(z->addr, sizeof(z->addr), s);
+	s = RD(xprt, address_strings[RPC_DISPLAY_PORT]);
+	bpf_probe_read_kernel_str(z->port, sizeof(z->port), s);
+	/* mountstats "sends" is the kernel's own count: report its growth since first seen */
+	z->sends_base = RD(xprt, stat.sends);
+	z->first_seen_ns = now;
+	z->last_change_ns = now;
+	effective_limit(z);
+}
+
+/* A new entry replaces a destroyed one: the kernel may reuse the address for a new transport. */
+static __always_inline struct xprt_stats *FN(get_xprt)(struct rpc_xprt *xprt, __u64 now)
+{
+	__u64 key = (__u64)xprt;
+	struct xprt_stats *x;
+	__u32 zero = 0;
+
+	if (!xprt)
+		return NULL;
+	x = bpf_map_lookup_elem(&xprts, &key);
+	if (x && !(x->flags & XF_DESTROYED)) {
+		/* created with port 0: rpcbind fills it in later (xs_set_port) */
+		if (x->port[0] == '0' && x->port[1] == 0)
+			bpf_probe_read_kernel_str(x->port, sizeof(x->port),
+						  RD(xprt, address_strings[RPC_DISPLAY_PORT]));
+		return x;
+	}
+	x = bpf_map_lookup_elem(&xprt_zero, &zero);
+	if (!x)
+		return NULL;
+	if (bpf_map_update_elem(&xprts, &key, x, BPF_ANY)) {
+		count(CNT_XPRTS_FULL);
+		return NULL;
+	}
+	x = bpf_map_lookup_elem(&xprts, &key);
+	if (x)
+		FN(init_identity)(x, xprt, now);
+	return x;
+}
+
+/*
+ * Fields that move: credits for RDMA/UDP, num_reqs, the backlog. Sampled where a slot changes
+ * hands (every RPC passes there twice), not on every transmit or sleep: the hot path stays short.
+ */
+static __always_inline void FN(sample)(struct xprt_stats *x, struct rpc_xprt *xprt)
+{
+	__u32 cwnd = RD(xprt, cwnd) >> RPC_CWNDSHIFT;
+	__u32 cong = RD(xprt, cong) >> RPC_CWNDSHIFT;
+
+	x->cwnd = cwnd;
+	x->cong = cong;
+	if (cwnd && (x->cwnd_min == 0 || cwnd < x->cwnd_min))
+		x->cwnd_min = cwnd;
+	if (cong > x->cong_max)
+		x->cong_max = cong;
+	x->num_reqs = RD(xprt, num_reqs);
+	x->backlog_now = RD(xprt, backlog.qlen);
+	x->sends = RD(xprt, stat.sends) - x->sends_base;
+}
+
+static __always_inline void FN(slot_acquired)(struct rpc_rqst *rqst, struct rpc_xprt *xprt, bool handoff)
+{
+	__u64 key = (__u64)rqst, val = (__u64)xprt, now = bpf_ktime_get_ns();
+	struct xprt_stats *x;
+	int err;
+
+	x = FN(get_xprt)(xprt, now);
+	if (!x)
+		return;
+	FN(sample)(x, xprt);
+	/*
+	 * A handed-off request fires xprt_reserve again when its new owner runs: already counted.
+	 * Helper errors are ints: compare them as such (6.1 zero-extends them in R0).
+	 */
+	err = bpf_map_update_elem(&inflight, &key, &val, BPF_NOEXIST);
+	if (err) {
+		if (err != -17 /* EEXIST */)
+			count(CNT_INFLIGHT_FULL);
+		return;
+	}
+	__sync_fetch_and_add(&x->acquires, 1);
+	if (handoff)
+		__sync_fetch_and_add(&x->handoffs, 1);
+	slot_change(x, 1, now);
+}
+
+static __always_inline int FN(handle_xprt_reserve)(struct rpc_rqst *rqst)
+{
+	ARMED_OR_RETURN();
+	FN(slot_acquired)(rqst, RD(rqst, rq_xprt), false);
+	return 0;
+}
+
+static __always_inline int FN(handle_xprt_release)(struct rpc_task *task)
+{
+	struct rpc_rqst *rqst = RD(task, tk_rqstp);
+	__u64 key = (__u64)rqst, now;
+	struct rpc_xprt *xprt;
+	struct xprt_stats *x;
+
+	ARMED_OR_RETURN();
+	if (!rqst)
+		return 0;
+	/* NFSv4.1 callbacks reply on preallocated backchannel requests, never a slot */
+	if (bpf_core_field_exists(rqst->rq_bc_pa_state) &&
+	    (RD(rqst, rq_bc_pa_state) & RPC_BC_PA_IN_USE)) {
+		count(CNT_BC_RELEASE);
+		return 0;
+	}
+	xprt = RD(rqst, rq_xprt);
+	now = bpf_ktime_get_ns();
+	x = FN(get_xprt)(xprt, now);
+	if (!x)
+		return 0;
+	if (bpf_map_delete_elem(&inflight, &key)) {
+		count(CNT_PREATTACH_RELEASE);
+		__sync_fetch_and_add(&x->preattach_releases, 1);
+	} else {
+		__sync_fetch_and_add(&x->releases, 1);
+		slot_change(x, -1, now);
+	}
+	FN(sample)(x, xprt);
+	return 0;
+}
+
+static __always_inline int FN(handle_task_sleep)(struct rpc_task *task, struct rpc_wait_queue *q)
+{
+	struct rpc_xprt *xprt = RD(task, tk_xprt);
+	struct waiter w = {};
+	__u64 key = (__u64)task;
+	struct xprt_stats *x;
+	char name[24];
+
+	ARMED_OR_RETURN();
+	if (!xprt)
+		return 0;
+	/* the most frequent sleep by far: every RPC waits for its reply */
+	if ((void *)q == (void *)&xprt->pending)
+		return 0;
+	if ((void *)q == (void *)&xprt->backlog) {
+		w.kind = WAIT_SLOT;
+	} else if ((void *)q == (void *)&xprt->sending) {
+		w.kind = WAIT_SEND;
+	} else {
+		const char *qn = RD(q, name);
+
+		if (!qn || bpf_probe_read_kernel_str(name, sizeof(name), qn) < 0)
+			return 0;
+		/* fs/nfs/nfs4session.c: rpc_init_priority_wait_queue(..., "ForeChannel Slot table") */
+		if (name[0] == 'F' && name[1] == 'o' && name[2] == 'r' && name[3] == 'e' &&
+		    name[12] == 'S' && name[17] == 't')
+			w.kind = WAIT_SESSION;
+		/* net/sunrpc/sched.c: rpc_init_wait_queue(&delay_queue, "delayq") */
+		else if (name[0] == 'd' && name[1] == 'e' && name[2] == 'l' && name[3] == 'a' &&
+			 name[4] == 'y' && name[5] == 'q' && name[6] == 0)
+			w.kind = WAIT_DELAY;
+		else
+			return 0;
+	}
+	w.start_ns = bpf_ktime_get_ns();
+	w.xprt = (__u64)xprt;
+	x = FN(get_xprt)(xprt, w.start_ns);
+	if (x) {
+		/* the tracepoint fires just before the task is queued: count it in */
+		__u32 qlen = RD(q, qlen) + 1;
+
+		if (w.kind == WAIT_SLOT) {
+			/* tasks stuck on a backlog with free slots fire only this: keep it fresh */
+			x->backlog_now = qlen;
+			atomic_max(&x->backlog_max, qlen);
+		} else if (w.kind == WAIT_SEND)
+			atomic_max(&x->sending_max, qlen);
+	}
+	if (bpf_map_update_elem(&waiters, &key, &w, BPF_ANY))
+		count(CNT_WAITERS_FULL);
+	return 0;
+}
+
+static __always_inline int FN(handle_task_wakeup)(struct rpc_task *task, struct rpc_wait_queue *q)
+{
+	struct rpc_xprt *xprt = RD(task, tk_xprt);
+	__u64 key = (__u64)task, now;
+	struct xprt_stats *x;
+	struct waiter *w;
+
+	ARMED_OR_RETURN();
+	if (!xprt || (void *)q == (void *)&xprt->pending)
+		return 0;
+	/*
+	 * xprt_wake_up_backlog() hands a freed request straight to the first backlogged task
+	 * (e877a88d1f06, ~5.13): the slot never becomes free. Count it taken now, not when the
+	 * woken task runs and fires xprt_reserve.
+	 */
+	if ((void *)q == (void *)&xprt->backlog) {
+		struct rpc_rqst *rqst = RD(task, tk_rqstp);
+
+		if (rqst)
+			FN(slot_acquired)(rqst, xprt, true);
+	}
+	w = bpf_map_lookup_elem(&waiters, &key);
+	if (!w)
+		return 0;
+	now = bpf_ktime_get_ns();
+	/* the task's own transport: a trusted pointer, unlike the address kept in the map */
+	x = FN(get_xprt)(xprt, now);
+	if (x && w->kind < WAIT_KINDS && now > w->start_ns)
+		hist_add(&x->waits[w->kind], now - w->start_ns);
+	bpf_map_delete_elem(&waiters, &key);
+	return 0;
+}
+
+static __always_inline int FN(handle_stats_latency)(struct rpc_task *task, __s64 backlog, __s64 rtt,
+						__s64 execute)
+{
+	struct rpc_rqst *rqst = RD(task, tk_rqstp);
+	const struct rpc_procinfo *proc = RD(task, tk_msg.rpc_proc);
+	struct rpc_clnt *clnt = RD(task, tk_client);
+	__s64 v[STAGES] = { backlog, rtt, execute };
+	struct op_key k = {};
+	struct op_stats *o;
+	__u32 zero = 0;
+	int ntrans;
+
+	ARMED_OR_RETURN();
+	if (!rqst || !clnt)
+		return 0;
+	k.xprt = (__u64)RD(rqst, rq_xprt);
+	k.clid = RD(clnt, cl_clid);
+	k.prog = RD(clnt, cl_prog);
+	k.vers = RD(clnt, cl_vers);
+	k.proc = proc ? RD(proc, p_statidx) : 0xffffffff;
+	o = bpf_map_lookup_elem(&ops, &k);
+	if (!o) {
+		o = bpf_map_lookup_elem(&op_zero, &zero);
+		if (!o)
+			return 0;
+		bpf_map_update_elem(&ops, &k, o, BPF_NOEXIST);
+		o = bpf_map_lookup_elem(&ops, &k);
+		if (!o) {
+			count(CNT_OPS_FULL);
+			return 0;
+		}
+		if (proc && !o->name[0])
+			bpf_probe_read_kernel_str(o->name, sizeof(o->name), RD(proc, p_name));
+	}
+	/* the same arithmetic as rpc_count_iostats_metrics(), so sums match mountstats */
+	ntrans = RD(rqst, rq_ntrans);
+	__sync_fetch_and_add(&o->count, 1);
+	__sync_fetch_and_add(&o->ntrans, ntrans > 1 ? ntrans : 1);
+	__sync_fetch_and_add(&o->timeouts, RD(task, tk_timeouts));
+	if (RD(task, tk_status) < 0)
+		__sync_fetch_and_add(&o->errors, 1);
+	__sync_fetch_and_add(&o->bytes_sent, RD(rqst, rq_xmit_bytes_sent));
+	__sync_fetch_and_add(&o->bytes_recv, RD(rqst, rq_reply_bytes_recvd));
+	for (int s = 0; s < STAGES; s++) {
+		__u64 ns = v[s] > 0 ? v[s] : 0;
+		__u32 b = lat_bucket(ns);
+
+		__sync_fetch_and_add(&o->sum_ns[s], ns);
+		if (b < LAT_BUCKETS)
+			__sync_fetch_and_add(&o->hist[s][b], 1);
+	}
+	return 0;
+}
+
+static __always_inline int FN(handle_xprt_create)(struct rpc_xprt *xprt)
+{
+	__u64 key = (__u64)xprt;
+
+	ARMED_OR_RETURN();
+	/* an entry left under this address belongs to a destroyed transport */
+	bpf_map_delete_elem(&xprts, &key);
+	FN(get_xprt)(xprt, bpf_ktime_get_ns());
+	return 0;
+}
+
+static __always_inline int FN(handle_xprt_destroy)(struct rpc_xprt *xprt)
+{
+	__u64 key = (__u64)xprt, now = bpf_ktime_get_ns();
+	struct xprt_stats *x = bpf_map_lookup_elem(&xprts, &key);
+
+	ARMED_OR_RETURN();
+	if (!x)
+		return 0;
+	/* close the last stretch so time at each level adds up to the transport's lifetime */
+	slot_change(x, 0, now);
+	x->destroyed_ns = now;
+	__sync_fetch_and_or(&x->flags, XF_DESTROYED);
+	return 0;
+}
+
+/* clid -> superblock, from the nfs_server the inode belongs to (hdr->task is not set up yet) */
+static __always_inline int FN(note_client)(struct nfs_pgio_header *hdr)
+{
+	struct super_block *sb = RD(hdr, inode, i_sb);
+	struct nfs_server *server = RD(sb, s_fs_info);
+	struct client_info ci = {};
+	__u32 clid;
+
+	ARMED_OR_RETURN();
+	if (!server)
+		return 0;
+	/* s_fs_info is a void *: the BTF type is lost, so read through the helper */
+	clid = BPF_CORE_READ(server, client, cl_clid);
+	if (bpf_map_lookup_elem(&clients, &clid))
+		return 0;
+	ci.dev = RD(sb, s_dev);
+	if ((int)bpf_map_update_elem(&clients, &clid, &ci, BPF_NOEXIST) == -7 /* E2BIG */)
+		count(CNT_CLIENTS_FULL);
+	return 0;
+}
+
+static __always_inline int FN(handle_session)(struct nfs4_session *session)
+{
+	__u64 key = (__u64)session;
+	struct session_stats *s, z = {};
+	struct rpc_clnt *clnt;
+	__u32 used;
+
+	ARMED_OR_RETURN();
+	if (!session)
+		return 0;
+	s = bpf_map_lookup_elem(&sessions, &key);
+	if (!s) {
+		clnt = RD(session, clp, cl_rpcclient);
+		z.clid = RD(clnt, cl_clid);
+		z.xprt = (__u64)RD(clnt, cl_xprt);
+		if ((int)bpf_map_update_elem(&sessions, &key, &z, BPF_NOEXIST) == -7 /* E2BIG */)
+			count(CNT_SESSIONS_FULL);
+		s = bpf_map_lookup_elem(&sessions, &key);
+		if (!s)
+			return 0;
+	}
+	s->max_slots = RD(session, fc_slot_table.max_slots);
+	s->target_highest_slotid = RD(session, fc_slot_table.target_highest_slotid);
+	s->server_highest_slotid = RD(session, fc_slot_table.server_highest_slotid);
+	used = RD(session, fc_slot_table.highest_used_slotid);
+	s->highest_used_slotid = used;
+	/* NFS4_NO_SLOT (-1) when the table is empty */
+	if (used != 0xffffffff)
+		atomic_max(&s->peak_used_slotid, used);
+	s->last_ns = bpf_ktime_get_ns();
+	__sync_fetch_and_add(&s->sequences, 1);
+	return 0;
+}
+
