@@ -18,6 +18,7 @@ static __always_inline void FN(init_identity)(struct xprt_stats *z, struct rpc_x
 	bpf_probe_read_kernel_str(z->port, sizeof(z->port), s);
 	/* mountstats "sends" is the kernel's own count: report its growth since first seen */
 	z->sends_base = RD(xprt, stat.sends);
+	z->connects_base = RD(xprt, stat.connect_count);
 	z->first_seen_ns = now;
 	z->last_change_ns = now;
 	effective_limit(z);
@@ -71,6 +72,7 @@ static __always_inline void FN(sample)(struct xprt_stats *x, struct rpc_xprt *xp
 	x->num_reqs = RD(xprt, num_reqs);
 	x->backlog_now = RD(xprt, backlog.qlen);
 	x->sends = RD(xprt, stat.sends) - x->sends_base;
+	x->connects = RD(xprt, stat.connect_count) - x->connects_base;
 }
 
 static __always_inline void FN(slot_acquired)(struct rpc_rqst *rqst, struct rpc_xprt *xprt, bool handoff)

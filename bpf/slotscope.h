@@ -87,6 +87,8 @@ struct xprt_stats {
 	__u64 releases;
 	__u64 sends;		/* xprt->stat.sends (mountstats "sends") less sends_base */
 	__u64 sends_base;	/* xprt->stat.sends when first seen */
+	__u64 connects;		/* xprt->stat.connect_count less connects_base: (re)connections */
+	__u64 connects_base;
 	__u64 preattach_releases; /* releases of slots taken before attach: still warming up */
 
 	/* sampled at every event: RDMA credits (congestion window) and the live queue */
@@ -152,6 +154,6 @@ _Static_assert(sizeof(struct op_key) == 24, "op_key ABI");
 _Static_assert(sizeof(struct client_info) == 8, "client_info ABI");
 _Static_assert(sizeof(struct session_stats) == 48, "session_stats ABI");
 _Static_assert(sizeof(struct waiter) == 24, "waiter ABI");
-_Static_assert(sizeof(struct xprt_stats) == 1728, "xprt_stats ABI");
+_Static_assert(sizeof(struct xprt_stats) == 1744, "xprt_stats ABI");
 
 #endif

@@ -556,6 +556,7 @@ static void report_ckpt(struct ckpt *c)
 
 	if (build(&v, &c->start, &c->last, &c->lstart, &c->llast, false))
 		return;
+	v.window = true;
 	ckpt_fix_view(c, &v);
 	if (env.json)
 		out_ckpt_json(stdout, &v, c);

@@ -99,6 +99,7 @@ static void xprt_json(struct jw *w, const struct view *v, const struct xprt_view
 	jw_u64(w, "releases", x->releases);
 	jw_u64(w, "preattach_releases", x->preattach_releases);
 	jw_u64(w, "sends", x->sends);
+	jw_u64(w, "connects", x->connects);
 	jw_u64(w, "backlog_now", x->backlog_now);
 	jw_u64(w, "backlog_max", x->backlog_max);
 	jw_u64(w, "sending_max", x->sending_max);

@@ -101,6 +101,7 @@ GETTER(g_cong, x->cong)
 GETTER(g_acquires, x->acquires)
 GETTER(g_handoffs, x->handoffs)
 GETTER(g_sends, x->sends)
+GETTER(g_connects, x->connects)
 GETTER(g_rate, x->link.rate_gbps * 1e9 / 8)
 
 void out_prom(FILE *f, const struct view *cum, const struct view *iv, double now_wall)
@@ -121,6 +122,7 @@ void out_prom(FILE *f, const struct view *cum, const struct view *iv, double now
 		{ "slot_acquires_total", "Slots taken, handoffs included.", g_acquires, true },
 		{ "slot_handoffs_total", "Slots handed from a release straight to a waiter.", g_handoffs, true },
 		{ "sends_total", "Successful RPC transmissions (mountstats sends).", g_sends, true },
+		{ "connects_total", "Transport (re)connections (mountstats connect_count).", g_connects, true },
 		{ "backlog_tasks", "Tasks waiting for a slot at the last event.", g_backlog, false },
 		{ "credits_granted", "RDMA/UDP congestion window (server credits), in requests.", g_cwnd, false },
 		{ "credits_in_use", "RDMA/UDP credits in use, in requests.", g_cong, false },

@@ -129,6 +129,11 @@ void verdict_for(const struct view *v, const struct xprt_view *x, struct verdict
 		else if (d->v41)
 			snprintf(d->knob, sizeof(d->knob), "add transports with nconnect; "
 				 "tcp_max_slot_table_entries does not apply to NFSv4.1+");
+		else if (t->tcp_max_slots > (long)x->max_reqs)
+			/* the sysctl was raised after this transport was made: only a new one gets it */
+			snprintf(d->knob, sizeof(d->knob), "tcp_max_slot_table_entries is already %ld but this "
+				 "transport was created with %u: unmount every mount of %s and remount; or "
+				 "nconnect=N", t->tcp_max_slots, x->max_reqs, x->addr);
 		else
 			snprintf(d->knob, sizeof(d->knob), "raise tcp_max_slot_table_entries (now %ld), then "
 				 "unmount every mount of %s and remount; or nconnect=N", t->tcp_max_slots, x->addr);

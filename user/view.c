@@ -79,6 +79,7 @@ static void xprt_view(struct xprt_view *v, const struct xprt_snap *c, const stru
 	v->handoffs = D(handoffs);
 	v->releases = D(releases);
 	v->sends = D(sends);
+	v->connects = D(connects);
 	v->preattach_releases = D(preattach_releases);
 #undef D
 	v->warming_up = v->preattach_releases > 0;

@@ -71,7 +71,7 @@ struct xprt_view {
 	double span_ns;			/* time the level histogram covers in this view */
 	double at_limit_ns, busy_ns, mean_in_use;
 	__u64 level_ns[LEVEL_BUCKETS];
-	__u64 acquires, handoffs, releases, sends, preattach_releases;
+	__u64 acquires, handoffs, releases, sends, connects, preattach_releases;
 	__u32 backlog_now, backlog_max, sending_max, num_reqs;
 	__u32 cwnd, cong, cwnd_min, cong_max;
 	struct wait_view waits[WAIT_KINDS];
@@ -88,6 +88,7 @@ struct tunables {
 
 struct view {
 	bool final;			/* the summary since attach */
+	bool window;			/* a checkpoint: "now" columns show maxima as in the summary */
 	double ts_s;			/* CLOCK_MONOTONIC at the end of the view */
 	double interval_s;
 	size_t nxprts, nops, nsessions;

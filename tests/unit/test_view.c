@@ -42,6 +42,7 @@ static void make_snaps(struct snapshot *prev, struct snapshot *cur)
 	p->acquires = 10;
 	p->releases = 8;
 	p->sends = 10;
+	p->connects = 1;
 	xs_cur = xs_prev;
 	c->in_use = 16;
 	c->level_ns[2] += 100000000ull;
@@ -56,6 +57,7 @@ static void make_snaps(struct snapshot *prev, struct snapshot *cur)
 	c->handoffs = 100;
 	c->releases = 134;
 	c->sends = 150;
+	c->connects = 3;
 	c->backlog_now = 40;
 	c->backlog_max = 48;
 	c->waits[WAIT_SLOT].count = 100;
@@ -120,6 +122,7 @@ static void test_interval(void **state)
 	assert_int_equal(x->acquires, 140);
 	assert_int_equal(x->handoffs, 100);
 	assert_int_equal(x->sends, 140);
+	assert_int_equal(x->connects, 2);
 	assert_true(x->span_ns == 1e9);
 	assert_true(x->at_limit_ns == 6e8);
 	/* 0.1 s at 2, 0.3 s at 8, 0.6 s at 16 */

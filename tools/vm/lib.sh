@@ -66,6 +66,22 @@ rxe_up() {
 		{ fail "nfsd rdma listener"; return 1; }
 }
 
+# server_latency ADDR MS: every packet to ADDR over lo waits MS ms more (netem), so that server's
+# RTT has a floor that does not grow with load: a server with cores and storage to spare, which a
+# TCG VM whose nfsd shares the client's two vCPUs is not. One delay for all such addresses.
+server_latency() {
+	for m in sch_prio sch_netem cls_u32; do modprobe $m || { fail "modprobe $m"; return 1; }; done
+	if ! /sbin/tc qdisc show dev lo | grep -q '^qdisc prio 1:'; then
+		/sbin/tc qdisc add dev lo root handle 1: prio bands 3 priomap 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 &&
+			/sbin/tc qdisc add dev lo parent 1:3 handle 30: netem delay ${2}ms limit 1000000 ||
+			{ fail "tc netem on lo"; return 1; }
+	fi
+	/sbin/tc qdisc change dev lo parent 1:3 handle 30: netem delay ${2}ms limit 1000000 &&
+		/sbin/tc filter add dev lo parent 1: protocol ip prio 1 u32 match ip dst $1/32 flowid 1:3 ||
+		{ fail "/sbin/tc filter for $1"; return 1; }
+	log "packets to $1 delayed ${2} ms"
+}
+
 # wire_up ADDR: the two-VM network (tools/vm/run with VM_SERVER) on eth1
 wire_up() {
 	ip link set eth1 up && ip addr add $1/24 dev eth1 || { fail "eth1 $1"; return 1; }
