@@ -434,6 +434,67 @@ int link_delta(const struct link_sample *a, const struct link_sample *b, struct 
 	return 0;
 }
 
+static int hexbytes(const char *hex, unsigned char *out, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (sscanf(hex + 2 * i, "%2hhx", &out[i]) != 1)
+			return -EINVAL;
+	return 0;
+}
+
+/*
+ * IPv6: the longest prefix in /proc/net/ipv6_route (every table, the local one included, so a
+ * local server address resolves to lo as the kernel sends it). A link-local address carries its
+ * interface ("fe80::1%eth0", rpc_ntop's scope suffix): that interface is the answer.
+ */
+static int route6_netdev(const char *procfs_root, const char *addr, char *ifname, size_t len)
+{
+	char path[512], line[512], host[INET6_ADDRSTRLEN + 1], dsthex[33], iface[64], best[64] = "";
+	unsigned char dst[16];
+	unsigned int plen, flags;
+	struct in6_addr a;
+	int bestbits = -1;
+	const char *pct = strchr(addr, '%');
+	FILE *f;
+
+	snprintf(host, sizeof(host), "%.*s", pct ? (int)(pct - addr) : (int)strlen(addr), addr);
+	if (inet_pton(AF_INET6, host, &a) != 1)
+		return -EAFNOSUPPORT;
+	if (pct && pct[1] && strspn(pct + 1, "0123456789") != strlen(pct + 1)) {
+		snprintf(ifname, len, "%s", pct + 1);
+		return 0;
+	}
+	snprintf(path, sizeof(path), "%s/proc/net/ipv6_route", root_of(procfs_root));
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		/* dst plen src splen nexthop metric refcnt use flags iface; hex, no separators */
+		if (sscanf(line, "%32s %x %*s %*x %*s %*x %*x %*x %x %63s", dsthex, &plen, &flags,
+			   iface) != 4 || plen > 128 || hexbytes(dsthex, dst, 16))
+			continue;
+		if (!(flags & 1) || (int)plen <= bestbits)	/* RTF_UP */
+			continue;
+		bool match = true;
+
+		for (unsigned int bit = 0; bit < plen && match; bit += 8) {
+			unsigned int n = plen - bit >= 8 ? 8 : plen - bit;
+			unsigned char m = (unsigned char)(0xff00 >> n);
+
+			match = (a.s6_addr[bit / 8] & m) == (dst[bit / 8] & m);
+		}
+		if (match) {
+			bestbits = (int)plen;
+			snprintf(best, sizeof(best), "%s", iface);
+		}
+	}
+	fclose(f);
+	if (bestbits < 0)
+		return -ENOENT;
+	snprintf(ifname, len, "%s", best);
+	return 0;
+}
+
 int route_netdev(const char *procfs_root, const char *addr, char *ifname, size_t len)
 {
 	char path[512], line[512], iface[64], best[64] = "";
@@ -443,7 +504,7 @@ int route_netdev(const char *procfs_root, const char *addr, char *ifname, size_t
 	FILE *f;
 
 	if (inet_pton(AF_INET, addr, &a) != 1)
-		return -EAFNOSUPPORT;
+		return route6_netdev(procfs_root, addr, ifname, len);
 	/* the local table is not in /proc/net/route; 127/8 always leaves by lo */
 	if ((ntohl(a.s_addr) >> 24) == 127) {
 		snprintf(ifname, len, "lo");

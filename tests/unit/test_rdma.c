@@ -176,7 +176,20 @@ static void test_route(void **state)
 	assert_string_equal(ifn, "ens1f0");
 	assert_int_equal(route_netdev(FIXTURES, "8.8.8.8", ifn, sizeof(ifn)), 0);		/* default */
 	assert_string_equal(ifn, "eth0");
-	assert_int_equal(route_netdev(FIXTURES, "fe80::1", ifn, sizeof(ifn)), -97);
+	/* IPv6: longest prefix over every table; a scope suffix names the interface */
+	assert_int_equal(route_netdev(FIXTURES, "fd00:0:0:1::5", ifn, sizeof(ifn)), 0);
+	assert_string_equal(ifn, "ens1f0");
+	assert_int_equal(route_netdev(FIXTURES, "fd00:0:0:1::7", ifn, sizeof(ifn)), 0);	/* /128 local */
+	assert_string_equal(ifn, "lo");
+	assert_int_equal(route_netdev(FIXTURES, "fd00::9", ifn, sizeof(ifn)), 0);
+	assert_string_equal(ifn, "eth0");
+	assert_int_equal(route_netdev(FIXTURES, "fd00:0:0:2::9", ifn, sizeof(ifn)), 0);	/* down: default */
+	assert_string_equal(ifn, "eth0");
+	assert_int_equal(route_netdev(FIXTURES, "::1", ifn, sizeof(ifn)), 0);
+	assert_string_equal(ifn, "lo");
+	assert_int_equal(route_netdev(FIXTURES, "fe80::1%ens1f0", ifn, sizeof(ifn)), 0);
+	assert_string_equal(ifn, "ens1f0");
+	assert_int_equal(route_netdev(FIXTURES, "not-an-address", ifn, sizeof(ifn)), -97);
 	assert_int_equal(route_netdev(FIXTURES "/nonexistent", "10.0.2.1", ifn, sizeof(ifn)), -2);
 }
 
