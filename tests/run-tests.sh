@@ -40,6 +40,10 @@ for t in "$@"; do
 		# yet) gets one more boot; the retry is said in the output
 		if [ "$rc" = 124 ]; then
 			echo "    note: $name timed out; booting it once more"
+			# the VM's last kernel log (tools/vm/init copies it out every 20 s)
+			hang=${O:-$top/build}/vm/runs/$(basename "$t" .sh)/dmesg.txt
+			cp "$hang" "$log.hang-dmesg" 2>/dev/null &&
+				grep -a -A12 'blocked for more than\|Call Trace' "$hang" | head -n 60 | sed 's/^/    hang| /'
 			VM_SERVER=${server:+$top/$server} SLOTSCOPE_NO_MAKE=1 VM_QUIET=1 VM_TIMEOUT=${VM_TIMEOUT:-600} \
 				"$top/tools/vm/run" "$t" >"$log.host" 2>&1
 			rc=$?
