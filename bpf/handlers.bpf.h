@@ -226,6 +226,32 @@ static __always_inline int FN(handle_task_wakeup)(struct rpc_task *task, struct 
 	return 0;
 }
 
+/*
+ * clid -> superblock, once per client: a READ or WRITE carries its nfs_pgio_header as call data
+ * (nfs_initiate_pgio), whose inode names the superblock. Done here rather than on the
+ * nfs_initiate_read/write tracepoints so page I/O costs no event of its own. The call data is a
+ * void *, so every read goes through the helper, and the header must lead back to this client.
+ */
+static __always_inline void FN(note_client)(struct rpc_task *task, __u32 clid, const char *op)
+{
+	struct nfs_pgio_header *hdr;
+	struct nfs_server *server;
+	struct client_info ci = {};
+	struct super_block *sb;
+
+	if (!((op[0] == 'W' && op[1] == 'R' && op[2] == 'I' && op[3] == 'T' && op[4] == 'E' && !op[5]) ||
+	      (op[0] == 'R' && op[1] == 'E' && op[2] == 'A' && op[3] == 'D')))
+		return;
+	hdr = (struct nfs_pgio_header *)BPF_CORE_READ(task, tk_calldata);
+	sb = BPF_CORE_READ(hdr, inode, i_sb);
+	server = BPF_CORE_READ(sb, s_fs_info);
+	if (!server || BPF_CORE_READ(server, client, cl_clid) != clid)
+		return;
+	ci.dev = BPF_CORE_READ(sb, s_dev);
+	if ((int)bpf_map_update_elem(&clients, &clid, &ci, BPF_NOEXIST) == -7 /* E2BIG */)
+		count(CNT_CLIENTS_FULL);
+}
+
 static __always_inline int FN(handle_stats_latency)(struct rpc_task *task, __s64 backlog, __s64 rtt,
 						__s64 execute)
 {
@@ -260,6 +286,8 @@ static __always_inline int FN(handle_stats_latency)(struct rpc_task *task, __s64
 		if (proc && !o->name[0])
 			bpf_probe_read_kernel_str(o->name, sizeof(o->name), RD(proc, p_name));
 	}
+	if (!bpf_map_lookup_elem(&clients, &k.clid))
+		FN(note_client)(task, k.clid, o->name);
 	/* the same arithmetic as rpc_count_iostats_metrics(), so sums match mountstats */
 	ntrans = RD(rqst, rq_ntrans);
 	__sync_fetch_and_add(&o->count, 1);
@@ -303,27 +331,6 @@ static __always_inline int FN(handle_xprt_destroy)(struct rpc_xprt *xprt)
 	slot_change(x, 0, now);
 	x->destroyed_ns = now;
 	__sync_fetch_and_or(&x->flags, XF_DESTROYED);
-	return 0;
-}
-
-/* clid -> superblock, from the nfs_server the inode belongs to (hdr->task is not set up yet) */
-static __always_inline int FN(note_client)(struct nfs_pgio_header *hdr)
-{
-	struct super_block *sb = RD(hdr, inode, i_sb);
-	struct nfs_server *server = RD(sb, s_fs_info);
-	struct client_info ci = {};
-	__u32 clid;
-
-	ARMED_OR_RETURN();
-	if (!server)
-		return 0;
-	/* s_fs_info is a void *: the BTF type is lost, so read through the helper */
-	clid = BPF_CORE_READ(server, client, cl_clid);
-	if (bpf_map_lookup_elem(&clients, &clid))
-		return 0;
-	ci.dev = RD(sb, s_dev);
-	if ((int)bpf_map_update_elem(&clients, &clid, &ci, BPF_NOEXIST) == -7 /* E2BIG */)
-		count(CNT_CLIENTS_FULL);
 	return 0;
 }
 

@@ -232,8 +232,6 @@ TP_PAIR(rpc_stats_latency, handle_stats_latency, (task, backlog, rtt, execute), 
 	__s64 backlog, __s64 rtt, __s64 execute)
 TP_PAIR(xprt_create, handle_xprt_create, (xprt), struct rpc_xprt *xprt)
 TP_PAIR(xprt_destroy, handle_xprt_destroy, (xprt), struct rpc_xprt *xprt)
-TP_PAIR(nfs_initiate_write, note_client, (hdr), struct nfs_pgio_header *hdr)
-TP_PAIR(nfs_initiate_read, note_client, (hdr), struct nfs_pgio_header *hdr)
 TP_PAIR(nfs4_setup_sequence, handle_session, (session), struct nfs4_session *session, void *args)
 TP_PAIR(nfs4_sequence_done, handle_session, (session), struct nfs4_session *session, void *res)
 

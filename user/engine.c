@@ -198,10 +198,6 @@ int engine_open(struct engine **out, const struct engine_opts *o, const char **w
 		 s->progs.raw_rpc_stats_latency);
 	add_hook(e, "xprt_create", TP, false, s->progs.btf_xprt_create, s->progs.raw_xprt_create);
 	add_hook(e, "xprt_destroy", TP, false, s->progs.btf_xprt_destroy, s->progs.raw_xprt_destroy);
-	add_hook(e, "nfs_initiate_write", TP, false, s->progs.btf_nfs_initiate_write,
-		 s->progs.raw_nfs_initiate_write);
-	add_hook(e, "nfs_initiate_read", TP, false, s->progs.btf_nfs_initiate_read,
-		 s->progs.raw_nfs_initiate_read);
 	add_hook(e, "nfs4_setup_sequence", TP, false, s->progs.btf_nfs4_setup_sequence,
 		 s->progs.raw_nfs4_setup_sequence);
 	add_hook(e, "nfs4_sequence_done", TP, false, s->progs.btf_nfs4_sequence_done,
