@@ -2,7 +2,8 @@
 # BENCH mnt mode round secs bpf_ns bpf_cnt user_ticks rss_kb
 # SELF mnt secs user_s sys_s max_rss_kib startup_cpu_s (slotscope's getrusage, one write)
 $1 == "SELF" {
-	user[$2] = sprintf("%s: slotscope's own CPU after attaching %.2f %% of a core at a 1 s interval (%.2f s of %.2f s user+sys went to loading and attaching, %.1f s traced); peak RSS %.1f MiB", $2, 100 * ($4 + $5 - $7) / $3, $7, $4 + $5, $3, $6 / 1024)
+	# $2 is MNT/json (a JSON record every second) or MNT/quiet (1 s ticks, no interval records)
+	user[$2] = sprintf("%s: slotscope's own CPU after attaching %.2f %% of a core at 1 s ticks (%.2f s of %.2f s user+sys went to loading and attaching, %.1f s traced); peak RSS %.1f MiB", $2, 100 * ($4 + $5 - $7) / $3, $7, $4 + $5, $3, $6 / 1024)
 	next
 }
 $1 == "BENCH" {

@@ -155,6 +155,8 @@ static int choose_methods(struct engine *e, const char **why)
 	return 0;
 }
 
+static void free_probe_btf(struct engine *e);
+
 int engine_open(struct engine **out, const struct engine_opts *o, const char **why)
 {
 	struct engine *e = calloc(1, sizeof(*e));
@@ -209,6 +211,7 @@ int engine_open(struct engine **out, const struct engine_opts *o, const char **w
 		bpf_map__set_max_entries(s->maps.inflight, o->max_inflight);
 		bpf_map__set_max_entries(s->maps.waiters, o->max_inflight);
 	}
+	free_probe_btf(e);
 	err = slotscope_bpf__load(s);
 	if (err) {
 		*why = "load BPF programs";
@@ -226,32 +229,57 @@ fail:
  * RPC completion from Send completion" (May 2026), which also dropped reply_waits_for_send from
  * struct rpcrdma_stats: that member is the probe. Unknown until rpcrdma's BTF is there.
  */
-static void probe_rdma_slack(struct engine *e)
+static void rdma_slack_from(struct engine *e, const struct btf *mod)
 {
 	const struct btf_type *t;
-	char path[512];
 	int id;
 
-	if (e->skel->data->rdma_slack_shift != SLACK_UNKNOWN)
-		return;
-	if (!e->mods[3]) {
-		e->mods[3] = btf__parse_split(rooted(e->o.sysfs_root, "/sys/kernel/btf/rpcrdma", path,
-						     sizeof(path)), e->vmlinux);
-		if (!e->mods[3])
-			return;
-	}
-	id = btf__find_by_name_kind(e->mods[3], "rpcrdma_stats", BTF_KIND_STRUCT);
+	id = btf__find_by_name_kind(mod, "rpcrdma_stats", BTF_KIND_STRUCT);
 	if (id <= 0)
 		return;
-	t = btf__type_by_id(e->mods[3], id);
+	t = btf__type_by_id(mod, id);
 	for (int i = 0; i < btf_vlen(t); i++)
-		if (!strcmp(btf__name_by_offset(e->mods[3], btf_members(t)[i].name_off),
-			    "reply_waits_for_send")) {
+		if (!strcmp(btf__name_by_offset(mod, btf_members(t)[i].name_off), "reply_waits_for_send")) {
 			e->skel->data->rdma_slack_shift = SLACK_NONE;
 			return;
 		}
 	e->skel->data->rdma_slack_shift = 3;
 	pr_debug("rpcrdma request pool: max_reqs + max_reqs/8\n");
+}
+
+/*
+ * Called at every snapshot until rpcrdma's BTF is there (the module may load mid-trace). The
+ * parsed vmlinux BTF is several MiB, so it is loaded only for this and freed at once.
+ */
+static void probe_rdma_slack(struct engine *e)
+{
+	struct btf *base, *mod;
+	char path[512];
+
+	if (e->skel->data->rdma_slack_shift != SLACK_UNKNOWN)
+		return;
+	rooted(e->o.sysfs_root, "/sys/kernel/btf/rpcrdma", path, sizeof(path));
+	if (access(path, R_OK))
+		return;
+	base = btf__load_vmlinux_btf();
+	mod = base ? btf__parse_split(path, base) : NULL;
+	if (mod)
+		rdma_slack_from(e, mod);
+	btf__free(mod);
+	btf__free(base);
+}
+
+/* The probes are done: libbpf parses its own copy of vmlinux BTF to load, so drop ours first. */
+static void free_probe_btf(struct engine *e)
+{
+	if (e->mods[3] && e->skel->data->rdma_slack_shift == SLACK_UNKNOWN)
+		rdma_slack_from(e, e->mods[3]);
+	for (size_t i = 0; i < sizeof(e->mods) / sizeof(e->mods[0]); i++) {
+		btf__free(e->mods[i]);
+		e->mods[i] = NULL;
+	}
+	btf__free(e->vmlinux);
+	e->vmlinux = NULL;
 }
 
 int engine_attach(struct engine *e, const char **why)

@@ -104,8 +104,9 @@ int netdev_delta(const struct link_sample *a, const struct link_sample *b, struc
 		 size_t *n);
 
 /*
- * Which netdev traffic to @addr (dotted IPv4) leaves by: 127/8 is lo, otherwise the longest
- * match in ROOT/proc/net/route. -ENOENT when no route matches, -EAFNOSUPPORT for non-IPv4.
+ * Which netdev traffic to @addr leaves by: the longest match in ROOT/proc/net/route (IPv4; 127/8
+ * is lo) or ROOT/proc/net/ipv6_route (IPv6; "%iface" scope suffix wins). -ENOENT when no route
+ * matches, -EAFNOSUPPORT for what is not an address.
  */
 int route_netdev(const char *procfs_root, const char *addr, char *ifname, size_t len);
 /* the RDMA port whose GID table is bound to netdev @ifname, or -1 */
