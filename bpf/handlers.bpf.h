@@ -24,12 +24,18 @@ static __always_inline void FN(init_identity)(struct xprt_stats *z, struct rpc_x
 	effective_limit(z);
 }
 
-/* A new entry replaces a destroyed one: the kernel may reuse the address for a new transport. */
+/*
+ * The entry of @xprt, made on first sight. It is built whole in per-CPU scratch and inserted only
+ * if absent: when two CPUs see a transport first at once, the loser must count on the winner's
+ * entry, not replace it (a replaced entry loses the counts made on it: seen as in_use -1). A new
+ * entry replaces a destroyed one: the kernel may reuse the address for a new transport.
+ */
 static __always_inline struct xprt_stats *FN(get_xprt)(struct rpc_xprt *xprt, __u64 now)
 {
 	__u64 key = (__u64)xprt;
-	struct xprt_stats *x;
+	struct xprt_stats *x, *s, *z;
 	__u32 zero = 0;
+	int err;
 
 	if (!xprt)
 		return NULL;
@@ -41,17 +47,18 @@ static __always_inline struct xprt_stats *FN(get_xprt)(struct rpc_xprt *xprt, __
 						  RD(xprt, address_strings[RPC_DISPLAY_PORT]));
 		return x;
 	}
-	x = bpf_map_lookup_elem(&xprt_zero, &zero);
-	if (!x)
+	s = bpf_map_lookup_elem(&xprt_scratch, &zero);
+	z = bpf_map_lookup_elem(&xprt_zero, &zero);
+	/* too large for an inline memset: copy the zeros */
+	if (!s || !z || bpf_probe_read_kernel(s, sizeof(*s), z))
 		return NULL;
-	if (bpf_map_update_elem(&xprts, &key, x, BPF_ANY)) {
+	FN(init_identity)(s, xprt, now);
+	err = bpf_map_update_elem(&xprts, &key, s, x ? BPF_ANY : BPF_NOEXIST);
+	if (err && err != -17 /* EEXIST: another CPU made it */) {
 		count(CNT_XPRTS_FULL);
 		return NULL;
 	}
-	x = bpf_map_lookup_elem(&xprts, &key);
-	if (x)
-		FN(init_identity)(x, xprt, now);
-	return x;
+	return bpf_map_lookup_elem(&xprts, &key);
 }
 
 /*

@@ -79,10 +79,15 @@ struct {
 	__type(value, __u64);
 } counters SEC(".maps");
 
-/*
- * All-zero values, never written: new entries larger than the 512-byte BPF stack are inserted
- * from here and then filled in place.
- */
+/* a new transport's entry is built here (it is larger than the 512-byte stack), then inserted whole */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct xprt_stats);
+} xprt_scratch SEC(".maps");
+
+/* all zero, never written: the scratch entry starts as a copy of it */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
@@ -90,6 +95,7 @@ struct {
 	__type(value, struct xprt_stats);
 } xprt_zero SEC(".maps");
 
+/* all zero, never written: a new op entry is inserted from here (BPF_NOEXIST), then filled */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);

@@ -9,9 +9,10 @@ mount_tcp /mnt/t 3 16 || exit 1
 srv=$LAST_SERVER
 mkdir -p /tmp/full && mount -t tmpfs -o size=256k tmpfs /tmp/full || exit 1
 s0=$(mountstats_xprt /mnt/t sends) c0=$(mountstats_xprt /mnt/t connect_count)
-( slotscope --json 0.5 -d 24 --prom-file /tmp/full/s.prom >/tmp/r.json 2>/tmp/r.err; echo $? >/tmp/r.rc ) &
+# traced until the writers are done and SIGINT ends it (-d is only a bound)
+( slotscope --json 0.5 -d 300 --prom-file /tmp/full/s.prom >/tmp/r.json 2>/tmp/r.err; echo $? >/tmp/r.rc ) &
 sleep 6
-( while [ ! -f /tmp/stop ]; do writers /mnt/t 16 1 >/dev/null 2>&1; done ) &
+( while [ ! -f /tmp/stop ]; do writers /mnt/t 16 1 >/dev/null 2>&1; done; touch /tmp/writers.done ) &
 sleep 3
 # kill the client's connection to nfsd: xs_tcp reconnects on the next transmission
 x ss -K dst $srv dport = 2049 >/dev/null
@@ -33,9 +34,14 @@ check_eq "dir full: textfile complete (same families)" "$(grep -c '^# TYPE' /tmp
 	"$(grep -c '^# TYPE' /tmp/before.prom)"
 check_eq "dir full: textfile ends with a whole line" "$(tail -c 1 /tmp/full/s.prom | od -An -c | tr -d ' ')" '\n'
 rm /tmp/full/fill
+sleep 2
 touch /tmp/stop
+# every RPC done before the trace ends: nothing may be left in flight
+while [ ! -f /tmp/writers.done ]; do sleep 0.5; done
+sync
+sleep 2
+kill -INT "$(pidof slotscope)"
 wait
-sleep 1
 s1=$(mountstats_xprt /mnt/t sends) c1=$(mountstats_xprt /mnt/t connect_count)
 check_eq "reconnect: exit status" "$(cat /tmp/r.rc)" 0
 check_ge "reconnect: the kernel reconnected" $((c1 - c0)) 1
