@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -12,19 +14,29 @@ static const char *root_of(const char *root)
 	return root && strcmp(root, "/") ? root : "";
 }
 
-/* first line of a sysfs file, newline stripped; -errno */
+/*
+ * First line of a sysfs file, newline stripped; -errno. open/read/close rather than stdio: a tick
+ * reads dozens of these, and stdio adds a buffer allocation and an fstat to each.
+ */
 static int read_line(const char *path, char *buf, size_t len)
 {
-	FILE *f = fopen(path, "r");
-	int err = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
+	ssize_t n;
 
-	if (!f)
+	if (fd < 0)
 		return -errno;
-	if (!fgets(buf, (int)len, f))
+	do
+		n = read(fd, buf, len - 1);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		err = -errno;
+	else if (n == 0)
 		err = -ENODATA;
-	else
+	else {
+		buf[n] = 0;
 		buf[strcspn(buf, "\n")] = 0;
-	fclose(f);
+	}
+	close(fd);
 	return err;
 }
 

@@ -55,7 +55,7 @@ static void pathologies(const struct view *v, const struct xprt_view *x, struct 
 void verdict_for(const struct view *v, const struct xprt_view *x, struct verdict *d)
 {
 	const struct tunables *t = &v->tun;
-	double exec = 0, rtt = 0, n = 0, data_ops = 0, data_bytes = 0;
+	double exec = 0, rtt = 0, n = 0, data_ops = 0, data_bytes = 0, data_rtt = 0;
 	const char *proto = proto_name(x->ident);
 	int dom;
 	char a[32], b[32], c[32];
@@ -72,6 +72,7 @@ void verdict_for(const struct view *v, const struct xprt_view *x, struct verdict
 		n += (double)o->count;
 		if (!strcmp(o->name, "WRITE") || !strcmp(o->name, "READ")) {
 			data_ops += (double)o->count;
+			data_rtt += (double)o->sum_ns[STAGE_RTT];
 			data_bytes += !strcmp(o->name, "WRITE") ? (double)o->bytes_sent : (double)o->bytes_recv;
 		}
 	}
@@ -81,8 +82,12 @@ void verdict_for(const struct view *v, const struct xprt_view *x, struct verdict
 	if (d->secs > 0)
 		d->achieved_Bps = (double)(x->bytes_written + x->bytes_read) / d->secs;
 	d->rtt_ms = n ? rtt / n / 1e6 : 0;
-	if (data_ops && rtt > 0)
-		d->ceiling_Bps = (double)x->limit * (data_bytes / data_ops) / (rtt / n / 1e9);
+	/*
+	 * Little's law over the data ops' own round trip: a COMMIT or LOOKUP that takes longer says
+	 * nothing about how fast slots carrying WRITEs come back
+	 */
+	if (data_ops && data_rtt > 0)
+		d->ceiling_Bps = (double)x->limit * (data_bytes / data_ops) / (data_rtt / data_ops / 1e9);
 	d->link_Bps = x->link.rate_gbps * 1e9 / 8;
 	d->link_util_pct = x->link.tx_util_pct > x->link.rx_util_pct ? x->link.tx_util_pct : x->link.rx_util_pct;
 	d->full_pct = x->busy_ns > 0 ? 100 * x->at_limit_ns / x->busy_ns : 0;

@@ -116,20 +116,31 @@ mount_rdma() {
 }
 
 # writers DIR N MIB [direct]: N parallel writers of MIB MiB each, fsync'd (or O_DIRECT), like a
-# checkpoint. Fails if any writer fails.
+# checkpoint. Writer I writes DIR/ckpt.I, or DIR/wI/ckpt when DIR/w0 exists: an open with O_CREAT
+# holds its directory's lock across the server round trip, so writers sharing one directory on a
+# slow server open one RTT at a time (see writer_dirs). Fails if any writer fails.
 writers() {
 	dir=$1 n=$2 mib=$3 mode=${4:-fsync}
 	flag=conv=fsync
 	[ "$mode" = direct ] && flag=oflag=direct
 	i=0 pids=
 	while [ $i -lt "$n" ]; do
-		dd if=/dev/zero of="$dir/ckpt.$i" bs=1M count="$mib" $flag 2>/dev/null &
+		f=$dir/ckpt.$i
+		[ -d "$dir/w0" ] && f=$dir/w$i/ckpt
+		dd if=/dev/zero of="$f" bs=1M count="$mib" $flag 2>/dev/null &
 		pids="$pids $!"
 		i=$((i + 1))
 	done
 	bad=0
 	for p in $pids; do wait $p || bad=$((bad + 1)); done
 	[ $bad = 0 ] || { fail "$bad of $n writers to $dir failed"; return 1; }
+}
+
+# writer_dirs DIR N: DIR/w0 .. DIR/w(N-1), one directory per writer (for writers). Made on the
+# server's side (DIR under /export) so that no client round trip is spent on them.
+writer_dirs() {
+	i=0
+	while [ $i -lt "$2" ]; do mkdir -p "$1/w$i" || return 1; i=$((i + 1)); done
 }
 
 # mountstats_xprt MNT FIELD: a field of MNT's (first) xprt: line in /proc/self/mountstats.
