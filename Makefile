@@ -155,8 +155,10 @@ vm-test: all vm-image
 .PHONY: unit-test-bins
 unit-test-bins: $(UNIT_BINS) $(O)/slotscope
 
+# one VM (TCP behind a slow server, RDMA credits), then two VMs joined by a wire (RDMA link)
 demo: all vm-image
 	$(Q)SLOTSCOPE_NO_MAKE=1 O=$(O) tools/vm/run tools/vm/demo.sh
+	$(Q)SLOTSCOPE_NO_MAKE=1 O=$(O) VM_SERVER=tests/vm/server_rdma.sh tools/vm/run tools/vm/demo-rdma.sh
 
 vmlinux: $(O)/btfmerge
 	tools/gen-vmlinux.sh $(KERNEL_PKG) > vmlinux.h.tmp && mv vmlinux.h.tmp vmlinux.h

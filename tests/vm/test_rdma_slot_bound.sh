@@ -1,0 +1,34 @@
+# The production picture on two VMs joined by a wire: an NFS/RDMA checkpoint write on a transport
+# with the default 128 slots (144 with the request pool's slack on this kernel) fills the slot
+# table while the link carries a few percent of its rate. The verdict says slot-bound, and the
+# link bytes and utilization agree with the port's own counters, read here apart from slotscope.
+#% server: tests/vm/server_rdma.sh
+wire_up 192.168.100.2 || exit 1
+vm_modules || exit 1
+rdma link add rxe0 type rxe netdev eth1 || exit 1
+mkdir -p /mnt/r
+timeout 120 mount.nfs 192.168.100.1:/export /mnt/r -o vers=3,proto=rdma,port=20049,nolock,retry=0 ||
+	{ dmesg | tail; exit 1; }
+# a directory per writer: creates in one directory serialize, one RTT each
+writer_dirs /mnt/r/c 96 || exit 1
+tx0=$(cat /sys/class/net/eth1/statistics/tx_bytes)
+slotscope --json --ckpt-threshold 1 --ckpt-quiet 4 -- sh -c ". /src/tools/vm/lib.sh; writers /mnt/r/c 96 1" \
+	>/tmp/s.json || exit 1
+tx1=$(cat /sys/class/net/eth1/statistics/tx_bytes)
+c=$(jq -c 'select(.type == "checkpoint" and .n == 1)' /tmp/s.json)
+x=$(echo "$c" | jq -c '.transports[] | select(.server == "192.168.100.1" and .port == "20049")')
+echo "note checkpoint: $(echo "$c" | jq -c '{duration_s, bytes_written, GBps, saturated}')"
+echo "note transport: $(echo "$x" | jq -c '{limit, peak, at_limit_pct, verdict: .verdict | {class, why}, link}')"
+check_eq "limit: 128 slots and the pool's slack" "$(echo "$x" | jq '.limit == 128 or .limit == 144')" true
+check_eq "peak = limit" "$(echo "$x" | jq '.peak == .limit')" true
+check_eq "verdict" "$(echo "$x" | jq -r .verdict.class)" slot-bound
+check_eq "transport -> rxe0 on eth1" "$(echo "$x" | jq -r '[.link.rdma_device, .link.netdev] | join(" ")')" "rxe0 eth1"
+check_gt "link rate known (Mb/s)" "$(echo "$x" | jq '.link.rate_gbps * 1000 | floor')" 0
+# far under its rate, and not zero: the bytes crossed the wire
+check_gt "link utilization > 0.1 %" "$(echo "$x" | jq '.verdict.link_util_pct * 10 | floor')" 0
+check_le "link utilization < 20 %" "$(echo "$x" | jq '.verdict.link_util_pct | floor')" 19
+# the utilization is bytes over rate and time: the wire's own count over the whole trace bounds it
+check_le "checkpoint tx bytes <= eth1's own tx delta over the trace" \
+	"$(echo "$x" | jq '.link.tx_gbps * 1e9 / 8 * '"$(echo "$c" | jq .duration_s)"' | floor')" $((tx1 - tx0))
+check_ge "eth1 carried the write (MiB)" $(((tx1 - tx0) / 1048576)) 96
+exit $CHECK_FAILED
