@@ -7,14 +7,7 @@ vm_modules || exit 1
 rdma link add rxe0 type rxe netdev eth1 || exit 1
 : >/tmp/demo.out
 : >/tmp/demo.titles
-run() {	# MNT TITLE
-	echo
-	echo "=================== $2"
-	echo "# slotscope --ckpt-threshold 1 --ckpt-quiet 4 -- <96 writers x 1 MiB to $1>"
-	slotscope --ckpt-threshold 1 --ckpt-quiet 4 -- sh -c ". /src/tools/vm/lib.sh; writers $1 96 1" |
-		tee -a /tmp/demo.out || exit 1
-	echo "$2" >>/tmp/demo.titles
-}
+run() { demo_run $1 96 1 "$2" || exit 1; }	# MNT TITLE
 # mnt SERVER MNT SLOTS: NFSv3 over RDMA to the server VM on a new transport with SLOTS slots
 mnt() {
 	mkdir -p $2
@@ -27,10 +20,4 @@ mnt 192.168.100.1 /mnt/r128 128
 run /mnt/r128/128 "NFSv3/RDMA over a wire, 128 slots, server grants 256 credits"
 mnt 192.168.100.3 /mnt/r512 512
 run /mnt/r512/512 "the same write, new transport with 512 slots"
-echo
-echo "=================== recap (first checkpoint of each run)"
-awk 'NR == FNR { t[NR] = $0; next }
-	/^Checkpoint 1:/ { n++; sub(/.*written, /, ""); gbs[n] = $0; want = 1 }
-	want && /^    => / { v = $2; sub(/:$/, "", v); printf "%-60s %s  %s\n", t[n], gbs[n], v; want = 0 }
-	/^    link while the slots were full/ { print "    " $0 }' \
-	/tmp/demo.titles /tmp/demo.out
+demo_recap

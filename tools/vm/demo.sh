@@ -15,12 +15,7 @@ for s in tcp_wmem tcp_rmem; do echo "4096 131072 67108864" >/proc/sys/net/ipv4/$
 : >/tmp/demo.out
 : >/tmp/demo.titles
 run() {	# MNT N MIB TITLE
-	echo
-	echo "=================== $4"
-	echo "# slotscope --ckpt-threshold 1 --ckpt-quiet 4 -- <$2 writers x $3 MiB to $1>"
-	slotscope --ckpt-threshold 1 --ckpt-quiet 4 -- sh -c ". /src/tools/vm/lib.sh; writers $1 $2 $3" |
-		tee -a /tmp/demo.out || exit 1
-	echo "$4" >>/tmp/demo.titles
+	demo_run "$@" || exit 1
 	rm -f $1/ckpt.*
 }
 # a directory per writer (made on the server's side): creates in one directory serialize, one RTT each
@@ -36,10 +31,4 @@ run /mnt/rdma 192 2 "NFSv3/RDMA (soft-RoCE), 128 slots, server grants 64 credits
 echo 256 >/proc/sys/sunrpc/svc_rdma/max_requests
 mount_rdma /mnt/rdma2 3 >/dev/null || exit 1
 run /mnt/rdma2 192 2 "the same write, new transport, server grants 128 credits"
-echo
-echo "=================== recap (first checkpoint of each run)"
-# the title, then the first checkpoint's throughput and verdict class of each run
-awk 'NR == FNR { t[NR] = $0; next }
-	/^Checkpoint 1:/ { n++; sub(/.*written, /, ""); gbs[n] = $0; want = 1 }
-	want && /^    => / { v = $2; sub(/:$/, "", v); printf "%-60s %s  %s\n", t[n], gbs[n], v; want = 0 }' \
-	/tmp/demo.titles /tmp/demo.out
+demo_recap

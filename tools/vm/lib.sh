@@ -143,6 +143,27 @@ writer_dirs() {
 	while [ $i -lt "$2" ]; do mkdir -p "$1/w$i" || return 1; i=$((i + 1)); done
 }
 
+# demo_run MNT N MIB TITLE: one traced checkpoint-like write of make demo, its output kept for
+# demo_recap; demo_recap: per run, the title, the first checkpoint's throughput and verdict, and
+# the link utilization while the slots were full when known
+demo_run() {
+	echo
+	echo "=================== $4"
+	echo "# slotscope --ckpt-threshold 1 --ckpt-quiet 4 -- <$2 writers x $3 MiB to $1>"
+	slotscope --ckpt-threshold 1 --ckpt-quiet 4 -- sh -c ". /src/tools/vm/lib.sh; writers $1 $2 $3" |
+		tee -a /tmp/demo.out || return 1
+	echo "$4" >>/tmp/demo.titles
+}
+demo_recap() {
+	echo
+	echo "=================== recap (first checkpoint of each run)"
+	awk 'NR == FNR { t[NR] = $0; next }
+		/^Checkpoint 1:/ { n++; sub(/.*written, /, ""); gbs[n] = $0; want = 1; link = 1 }
+		want && /^    => / { v = $2; sub(/:$/, "", v); printf "%-60s %s  %s\n", t[n], gbs[n], v; want = 0 }
+		link && /^    link while the slots were full/ { print "    " $0; link = 0 }
+		/^Summary/ { link = 0 }' /tmp/demo.titles /tmp/demo.out
+}
+
 # mountstats_xprt MNT FIELD: a field of MNT's (first) xprt: line in /proc/self/mountstats.
 # FIELD: proto srcport bind_count connect_count connect_time idle_time sends recvs bad_xids req_u
 # bklog_u, and for tcp also max_slots sending_u pending_u (6.1 field order).
