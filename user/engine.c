@@ -12,11 +12,6 @@
 #include "slotscope.skel.h"
 #include "log.h"
 
-/* the kernel's own "operation not supported", which bpf(2) can return; not in <errno.h> */
-#ifndef ENOTSUPP
-#define ENOTSUPP 524
-#endif
-
 /* Where each hook lives; tracepoints are probed by their btf_trace_<name> typedef. */
 enum hook_kind { TP, FUNC };
 
@@ -35,8 +30,6 @@ struct engine {
 	size_t nhooks;
 	struct hook hooks[16];
 	struct hook_status status[16];
-	/* the kernel has no batch lookup for hash maps (before 5.6): iterate key by key */
-	bool no_batch;
 };
 
 static const char *const probe_modules[] = { "sunrpc", "nfs", "nfsv4", "rpcrdma" };
@@ -320,87 +313,69 @@ static __u64 now_ns(void)
 	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
 }
 
-/* Room for n more records in a growing array of records of rsz bytes. */
-static int grow(char **a, size_t n, size_t more, size_t *cap, size_t rsz)
-{
-	char *na;
-	size_t c = *cap;
-
-	while (c < n + more)
-		c = c ? c * 2 : 16;
-	if (c == *cap)
-		return 0;
-	na = realloc(*a, c * rsz);
-	if (!na)
-		return -ENOMEM;
-	*a = na;
-	*cap = c;
-	return 0;
-}
-
-/* Iterate a hash map key by key into a growing array of (key, value) records. */
-static int read_map_iter(int fd, size_t ksz, size_t koff, size_t voff, size_t rsz, char **a,
-			 size_t *n, size_t *cap)
-{
-	char key[64], next[64];
-	void *prev = NULL;
-
-	while (bpf_map_get_next_key(fd, prev, next) == 0) {
-		memcpy(key, next, ksz);
-		prev = key;
-		if (grow(a, *n, 1, cap, rsz))
-			return -ENOMEM;
-		memset(*a + *n * rsz, 0, rsz);
-		memcpy(*a + *n * rsz + koff, key, ksz);
-		/* the entry can vanish between get_next_key and lookup: skip it */
-		if (bpf_map_lookup_elem(fd, key, *a + *n * rsz + voff) == 0)
-			(*n)++;
-	}
-	return 0;
-}
-
 /*
- * The same with BPF_MAP_LOOKUP_BATCH: a syscall per chunk instead of two per entry, which is
- * most of a tick's system time when syscalls are dear (TCG: ~20 us each). -EINVAL or
- * -EOPNOTSUPP before anything was read: the kernel has no batch ops for this map type.
+ * A hash map into a growing array of (key, value) records, with BPF_MAP_LOOKUP_BATCH: a syscall
+ * per chunk instead of two per entry, which is most of a tick's system time where syscalls are
+ * dear (TCG: ~20 us each). Every kernel slotscope runs on has it: hash-map batch ops came with
+ * 057996380a42 ("bpf: Add batch ops to all htab bpf map", 5.6), before the xprt_reserve
+ * tracepoint slotscope requires (Chuck Lever's July 2020 sunrpc tracing series, 5.9).
  */
-static int read_map_batch(int fd, size_t ksz, size_t vsz, size_t koff, size_t voff, size_t rsz,
-			  char **a, size_t *n, size_t *cap)
+static int read_map(int fd, size_t ksz, size_t vsz, size_t koff, size_t voff, size_t rsz,
+		    void **arr, size_t *n)
 {
 	LIBBPF_OPTS(bpf_map_batch_opts, opts);
-	__u32 chunk = 64, cnt;
-	char *keys = NULL, *vals = NULL;
+	char *keys = NULL, *vals = NULL, *a = NULL;
+	__u32 chunk = 0, want = 64, cnt;
 	/* the kernel's position in the map (a bucket number for hash maps) */
 	__u64 token[8] = { 0 };
+	size_t cap = 0;
 	bool first = true;
 	int err;
 
+	*n = 0;
+	*arr = NULL;
+	if (koff + ksz > rsz || voff + vsz > rsz)
+		return -EINVAL;
 	for (;;) {
-		char *nk = realloc(keys, (size_t)chunk * ksz), *nv = nk ? realloc(vals, (size_t)chunk * vsz) : NULL;
+		if (want != chunk) {
+			char *nk = realloc(keys, (size_t)want * ksz), *nv;
 
-		if (nk)
-			keys = nk;
-		if (!nv) {
-			err = -ENOMEM;
-			break;
+			if (nk)
+				keys = nk;
+			nv = nk ? realloc(vals, (size_t)want * vsz) : NULL;
+			if (!nv) {
+				err = -ENOMEM;
+				break;
+			}
+			vals = nv;
+			chunk = want;
 		}
-		vals = nv;
 		cnt = chunk;
 		err = bpf_map_lookup_batch(fd, first ? NULL : token, token, keys, vals, &cnt, &opts);
 		/* a hash bucket holds more entries than the chunk: ask for more at once */
 		if (err == -ENOSPC && cnt == 0 && chunk < (1u << 16)) {
-			chunk *= 2;
+			want = chunk * 2;
 			continue;
 		}
 		if (err && err != -ENOENT)
 			break;
 		first = false;
-		if (grow(a, *n, cnt, cap, rsz)) {
-			err = -ENOMEM;
-			break;
+		if (*n + cnt > cap) {
+			size_t c = cap ? cap : 16;
+			char *na;
+
+			while (c < *n + cnt)
+				c *= 2;
+			na = realloc(a, c * rsz);
+			if (!na) {
+				err = -ENOMEM;
+				break;
+			}
+			a = na;
+			cap = c;
 		}
 		for (__u32 i = 0; i < cnt; i++) {
-			char *r = *a + (*n + i) * rsz;
+			char *r = a + (*n + i) * rsz;
 
 			memset(r, 0, rsz);
 			memcpy(r + koff, keys + (size_t)i * ksz, ksz);
@@ -414,30 +389,6 @@ static int read_map_batch(int fd, size_t ksz, size_t vsz, size_t koff, size_t vo
 	}
 	free(keys);
 	free(vals);
-	return err;
-}
-
-/* A hash map into a growing array of (key, value) records. */
-static int read_map(struct engine *e, int fd, size_t ksz, size_t vsz, size_t koff, size_t voff,
-		    size_t rsz, void **arr, size_t *n)
-{
-	size_t cap = 0;
-	char *a = NULL;
-	int err = -EOPNOTSUPP;
-
-	*n = 0;
-	*arr = NULL;
-	if (ksz > 64 || koff + ksz > rsz || voff + vsz > rsz)
-		return -EINVAL;
-	if (!e->no_batch) {
-		err = read_map_batch(fd, ksz, vsz, koff, voff, rsz, &a, n, &cap);
-		if ((err == -EINVAL || err == -EOPNOTSUPP || err == -ENOTSUPP) && *n == 0) {
-			pr_debug("no batch lookup of BPF maps (%s): reading entry by entry\n", strerror(-err));
-			e->no_batch = true;
-		}
-	}
-	if (e->no_batch)
-		err = read_map_iter(fd, ksz, koff, voff, rsz, &a, n, &cap);
 	if (err) {
 		free(a);
 		*n = 0;
@@ -459,19 +410,19 @@ int engine_snapshot(struct engine *e, struct snapshot *snap)
 	snap->epoch = s->bss->epoch;
 	__atomic_store_n(&s->bss->epoch, snap->epoch + 1, __ATOMIC_SEQ_CST);
 	snap->ts_ns = now_ns();
-	err = read_map(e, bpf_map__fd(s->maps.xprts), sizeof(__u64), sizeof(struct xprt_stats),
+	err = read_map(bpf_map__fd(s->maps.xprts), sizeof(__u64), sizeof(struct xprt_stats),
 		       offsetof(struct xprt_snap, key), offsetof(struct xprt_snap, s),
 		       sizeof(struct xprt_snap), (void **)&snap->xprts, &snap->nxprts);
 	if (!err)
-		err = read_map(e, bpf_map__fd(s->maps.ops), sizeof(struct op_key), sizeof(struct op_stats),
+		err = read_map(bpf_map__fd(s->maps.ops), sizeof(struct op_key), sizeof(struct op_stats),
 			       offsetof(struct op_snap, k), offsetof(struct op_snap, s),
 			       sizeof(struct op_snap), (void **)&snap->ops, &snap->nops);
 	if (!err)
-		err = read_map(e, bpf_map__fd(s->maps.clients), sizeof(__u32), sizeof(struct client_info),
+		err = read_map(bpf_map__fd(s->maps.clients), sizeof(__u32), sizeof(struct client_info),
 			       offsetof(struct client_snap, clid), offsetof(struct client_snap, ci),
 			       sizeof(struct client_snap), (void **)&snap->clients, &snap->nclients);
 	if (!err)
-		err = read_map(e, bpf_map__fd(s->maps.sessions), sizeof(__u64), sizeof(struct session_stats),
+		err = read_map(bpf_map__fd(s->maps.sessions), sizeof(__u64), sizeof(struct session_stats),
 			       offsetof(struct session_snap, key), offsetof(struct session_snap, s),
 			       sizeof(struct session_snap), (void **)&snap->sessions, &snap->nsessions);
 	if (err) {

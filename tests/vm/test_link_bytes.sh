@@ -3,10 +3,8 @@
 # 1.25 S on the transport's port, and the rxe packet counters in the report agree with the port.
 #% server: tests/vm/server_rdma.sh
 wire_up 192.168.100.2 || exit 1
-vm_modules || exit 1
-rdma link add rxe0 type rxe netdev eth1 || exit 1
-mkdir -p /mnt/r
-timeout 120 mount.nfs 192.168.100.1:/export /mnt/r -o vers=3,proto=rdma,port=20049,nolock,retry=0 || { dmesg | tail; exit 1; }
+rxe_up eth1 || exit 1
+mount_rdma_at 192.168.100.1 /mnt/r 3 >/dev/null || exit 1
 S=64
 s0=$(rxe_counter sent_pkts) r0=$(rxe_counter rcvd_pkts)
 slotscope --json -- sh -c ". /src/tools/vm/lib.sh; writers /mnt/r 8 $((S / 8))" >/tmp/s.json || exit 1

@@ -4,11 +4,8 @@
 # link bytes and utilization agree with the port's own counters, read here apart from slotscope.
 #% server: tests/vm/server_rdma.sh
 wire_up 192.168.100.2 || exit 1
-vm_modules || exit 1
-rdma link add rxe0 type rxe netdev eth1 || exit 1
-mkdir -p /mnt/r
-timeout 120 mount.nfs 192.168.100.1:/export /mnt/r -o vers=3,proto=rdma,port=20049,nolock,retry=0 ||
-	{ dmesg | tail; exit 1; }
+rxe_up eth1 || exit 1
+mount_rdma_at 192.168.100.1 /mnt/r 3 >/dev/null || exit 1
 # a directory per writer: creates in one directory serialize, one RTT each
 writer_dirs /mnt/r/c 96 || exit 1
 tx0=$(cat /sys/class/net/eth1/statistics/tx_bytes)

@@ -58,11 +58,13 @@ mount_tcp() {
 	log "mounted $LAST_SERVER vers=$vers tcp slots=${slots:-default} on $mnt"
 }
 
-# rxe_up [NETDEV]: soft-RoCE rxe0 on NETDEV (default eth0), nfsd listening for RDMA (idempotent)
+# rxe_up [NETDEV]: soft-RoCE rxe0 on NETDEV (default eth0), and where nfsd runs, its RDMA
+# listener on 20049 (idempotent). A client VM has no nfsd: it gets the device only.
 rxe_up() {
 	vm_modules || return 1
 	[ -d /sys/class/infiniband/rxe0 ] || rdma link add rxe0 type rxe netdev ${1:-eth0} || { fail "rdma link add"; return 1; }
-	grep -q rdma /proc/fs/nfsd/portlist 2>/dev/null || echo 'rdma 20049' >/proc/fs/nfsd/portlist ||
+	[ -e /proc/fs/nfsd/portlist ] || return 0
+	grep -q rdma /proc/fs/nfsd/portlist || echo 'rdma 20049' >/proc/fs/nfsd/portlist ||
 		{ fail "nfsd rdma listener"; return 1; }
 }
 
@@ -98,16 +100,22 @@ new_rdma_addr() {
 # mount_rdma MNT VERS [SLOTS] [EXTRA_OPTS]: NFS over RDMA (port 20049) on a fresh transport with
 # SLOTS slots (rdma_slot_table_entries, read at transport creation). Needs nfsd_start and rxe_up.
 mount_rdma() {
-	mnt=$1 vers=$2 slots=${3:-} extra=${4:-}
-	mkdir -p "$mnt"
 	new_rdma_addr
+	mount_rdma_at $LAST_SERVER "$@"
+}
+
+# mount_rdma_at SERVER MNT VERS [SLOTS] [EXTRA_OPTS]: the same to a given server address, e.g. the
+# server VM's (a new transport needs an address no mount uses yet); $LAST_SERVER is SERVER
+mount_rdma_at() {
+	LAST_SERVER=$1 mnt=$2 vers=$3 slots=${4:-} extra=${5:-}
+	mkdir -p "$mnt"
 	sysctl=/proc/sys/sunrpc/rdma_slot_table_entries
 	old=$(cat $sysctl)
 	[ -n "$slots" ] && echo "$slots" >$sysctl
 	if [ "$vers" = 3 ]; then
-		timeout 90 mount.nfs $LAST_SERVER:/export "$mnt" -o vers=3,proto=rdma,port=20049,nolock,retry=0${extra:+,$extra}
+		timeout 120 mount.nfs $LAST_SERVER:/export "$mnt" -o vers=3,proto=rdma,port=20049,nolock,retry=0${extra:+,$extra}
 	else
-		timeout 90 mount.nfs4 $LAST_SERVER:/ "$mnt" -o vers=$vers,proto=rdma,port=20049,retry=0${extra:+,$extra}
+		timeout 120 mount.nfs4 $LAST_SERVER:/ "$mnt" -o vers=$vers,proto=rdma,port=20049,retry=0${extra:+,$extra}
 	fi
 	r=$?
 	echo "$old" >$sysctl
@@ -136,8 +144,9 @@ writers() {
 	[ $bad = 0 ] || { fail "$bad of $n writers to $dir failed"; return 1; }
 }
 
-# writer_dirs DIR N: DIR/w0 .. DIR/w(N-1), one directory per writer (for writers). Made on the
-# server's side (DIR under /export) so that no client round trip is spent on them.
+# writer_dirs DIR N: DIR/w0 .. DIR/w(N-1), one directory per writer (for writers). Make them
+# before the trace, on the server's side (under /export) where it is this VM, so that no delayed
+# round trip is spent on them.
 writer_dirs() {
 	i=0
 	while [ $i -lt "$2" ]; do mkdir -p "$1/w$i" || return 1; i=$((i + 1)); done
