@@ -4,9 +4,6 @@
 # faster, as the writers' own clock says, with a verdict that is no longer slot-bound: 4096 slots hold
 # the whole burst (96 writers x 1 MiB in 32 KiB WRITEs), so none waits for a slot.
 nfsd_start 16 >/dev/null || exit 1
-# TSQ would cap a socket at 1 MiB in flight through netem's queue: the link is not the subject
-echo 67108864 >/proc/sys/net/ipv4/tcp_limit_output_bytes
-for s in tcp_wmem tcp_rmem; do echo "4096 131072 67108864" >/proc/sys/net/ipv4/$s; done
 N=96 MIB=1
 # run MNT OUT: the write under slotscope; prints the writers' seconds
 run() {

@@ -5,13 +5,11 @@
 # so throughput is set by slots x wsize / RTT as on a real filer far away or under load, and not
 # by the two emulated CPUs the client and nfsd share under TCG. A transport created with 128 slots
 # (what storage vendors prescribe) is slot-bound; the same write on a transport with 4096 slots
-# is faster and the verdict moves on (tests/vm/test_verdict_shift.sh checks both). NFS/RDMA (soft-RoCE): 128 slots (144 on Debian's 6.1.192) while the server
-# grants 64 credits, then 128 credits.
+# is faster and the verdict moves on (tests/vm/test_verdict_shift.sh checks both).
+# NFS/RDMA (soft-RoCE): 128 slots (144 on Debian's 6.1.192) while the server grants 64 credits,
+# then 128 credits. The RDMA link on a real wire is demo-rdma.sh's, on two VMs.
 nfsd_start 16 >/dev/null || exit 1
 rxe_up || exit 1
-# TSQ would cap a socket at 1 MiB in flight through netem's queue: the link is not the subject
-echo 67108864 >/proc/sys/net/ipv4/tcp_limit_output_bytes
-for s in tcp_wmem tcp_rmem; do echo "4096 131072 67108864" >/proc/sys/net/ipv4/$s; done
 : >/tmp/demo.out
 : >/tmp/demo.titles
 run() {	# MNT N MIB TITLE

@@ -71,8 +71,13 @@ rxe_up() {
 # server_latency ADDR MS: every packet to ADDR over lo waits MS ms more (netem), so that server's
 # RTT has a floor that does not grow with load: a server with cores and storage to spare, which a
 # TCG VM whose nfsd shares the client's two vCPUs is not. One delay for all such addresses.
+# The delay is the only limit it adds: TSQ and the default socket buffers would otherwise cap a
+# connection at a few MiB in flight behind netem's queue.
 server_latency() {
 	for m in sch_prio sch_netem cls_u32; do modprobe $m || { fail "modprobe $m"; return 1; }; done
+	echo 67108864 >/proc/sys/net/ipv4/tcp_limit_output_bytes &&
+		echo "4096 131072 67108864" >/proc/sys/net/ipv4/tcp_wmem &&
+		echo "4096 131072 67108864" >/proc/sys/net/ipv4/tcp_rmem || { fail "TCP buffers"; return 1; }
 	if ! /sbin/tc qdisc show dev lo | grep -q '^qdisc prio 1:'; then
 		/sbin/tc qdisc add dev lo root handle 1: prio bands 3 priomap 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 &&
 			/sbin/tc qdisc add dev lo parent 1:3 handle 30: netem delay ${2}ms limit 1000000 ||
