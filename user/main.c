@@ -596,7 +596,10 @@ static int trace(struct engine *e, int *rc)
 	}
 	if (!env.no_rdma && !lstart.n)
 		pr_warn("%s: RDMA columns stay empty; TCP transports get their netdev\n", lstart.why_empty);
-	if (env.command) {
+	if (env.command && stop_signal) {
+		/* stopped while loading: the job never ran, and says so as a shell would */
+		*rc = 128 + stop_signal;
+	} else if (env.command) {
 		/* the command is the user's job: it keeps root, capabilities come back at exec */
 		signal(SIGCHLD, on_child);
 		child = start_command(env.command);
@@ -765,7 +768,14 @@ int main(int argc, char **argv)
 	if (rc)
 		return rc;
 	libbpf_set_print(log_libbpf);
-
+	/*
+	 * Before the load: under emulation it takes seconds, and a signal then must still end in a
+	 * summary and exit 0, not kill us. The verifier returns -EAGAIN on a pending signal and
+	 * libbpf retries the load, so catching one here costs nothing.
+	 */
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGHUP, on_signal);
 	rc = open_engine(&e);
 	if (rc)
 		return rc;
@@ -774,9 +784,6 @@ int main(int argc, char **argv)
 		engine_close(e);
 		return rc;
 	}
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	signal(SIGHUP, on_signal);
 	if (trace(e, &rc) && !rc)
 		rc = EXIT_RUNTIME;
 	/* detaches every program */

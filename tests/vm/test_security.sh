@@ -3,7 +3,10 @@
 nfsd_start >/dev/null || exit 1
 mount_tcp /mnt/t 3 16 || exit 1
 caps() {	# USER_ARGS...: CapEff, CapPrm and Uid of a slotscope that is tracing
-	( slotscope --json 0.5 -d 12 "$@" >/tmp/sec.json 2>/tmp/sec.err ) &
+	# emptied before the start: the redirection runs in the child, and the last run's
+	# "interval" would otherwise be read before this one has attached
+	: >/tmp/sec.json
+	( slotscope --json 0.5 -d 12 "$@" >>/tmp/sec.json 2>/tmp/sec.err ) &
 	i=0
 	until grep -q '"interval"' /tmp/sec.json 2>/dev/null || [ $i -ge 150 ]; do sleep 0.2; i=$((i + 1)); done
 	p=$(pidof slotscope)
