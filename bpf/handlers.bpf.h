@@ -238,24 +238,35 @@ static __always_inline int FN(handle_task_wakeup)(struct rpc_task *task, struct 
  * (nfs_initiate_pgio), whose inode names the superblock. Done here rather than on the
  * nfs_initiate_read/write tracepoints so page I/O costs no event of its own. The call data is a
  * void *, so every read goes through the helper, and the header must lead back to this client.
+ * A client with no page I/O of its own, such as NFSv3's ACL client (rpc_bind_new_program() from
+ * the mount's client), records the client it was made from; user space follows that link. Root
+ * clients (nfs_client's shared cl_rpcclient) are their own parent and record none.
  */
-static __always_inline void FN(note_client)(struct rpc_task *task, __u32 clid, const char *op)
+static __always_inline void FN(note_client)(struct rpc_task *task, __u32 clid, const char *op,
+					    const struct client_info *known)
 {
+	struct rpc_clnt *clnt = BPF_CORE_READ(task, tk_client);
+	struct rpc_clnt *parent = BPF_CORE_READ(clnt, cl_parent);
 	struct nfs_pgio_header *hdr;
 	struct nfs_server *server;
 	struct client_info ci = {};
 	struct super_block *sb;
 
+	if (parent && parent != clnt)
+		ci.parent = BPF_CORE_READ(parent, cl_clid);
 	if (!((op[0] == 'W' && op[1] == 'R' && op[2] == 'I' && op[3] == 'T' && op[4] == 'E' && !op[5]) ||
-	      (op[0] == 'R' && op[1] == 'E' && op[2] == 'A' && op[3] == 'D')))
+	      (op[0] == 'R' && op[1] == 'E' && op[2] == 'A' && op[3] == 'D'))) {
+		if (!known && (int)bpf_map_update_elem(&clients, &clid, &ci, BPF_NOEXIST) == -7 /* E2BIG */)
+			count(CNT_CLIENTS_FULL);
 		return;
+	}
 	hdr = (struct nfs_pgio_header *)BPF_CORE_READ(task, tk_calldata);
 	sb = BPF_CORE_READ(hdr, inode, i_sb);
 	server = BPF_CORE_READ(sb, s_fs_info);
 	if (!server || BPF_CORE_READ(server, client, cl_clid) != clid)
 		return;
 	ci.dev = BPF_CORE_READ(sb, s_dev);
-	if ((int)bpf_map_update_elem(&clients, &clid, &ci, BPF_NOEXIST) == -7 /* E2BIG */)
+	if ((int)bpf_map_update_elem(&clients, &clid, &ci, BPF_ANY) == -7 /* E2BIG */)
 		count(CNT_CLIENTS_FULL);
 }
 
@@ -266,6 +277,7 @@ static __always_inline int FN(handle_stats_latency)(struct rpc_task *task, __s64
 	const struct rpc_procinfo *proc = RD(task, tk_msg.rpc_proc);
 	struct rpc_clnt *clnt = RD(task, tk_client);
 	__s64 v[STAGES] = { backlog, rtt, execute };
+	struct client_info *ci;
 	struct op_key k = {};
 	struct op_stats *o;
 	__u32 zero = 0;
@@ -293,8 +305,9 @@ static __always_inline int FN(handle_stats_latency)(struct rpc_task *task, __s64
 		if (proc && !o->name[0])
 			bpf_probe_read_kernel_str(o->name, sizeof(o->name), RD(proc, p_name));
 	}
-	if (!bpf_map_lookup_elem(&clients, &k.clid))
-		FN(note_client)(task, k.clid, o->name);
+	ci = bpf_map_lookup_elem(&clients, &k.clid);
+	if (!ci || !ci->dev)
+		FN(note_client)(task, k.clid, o->name, ci);
 	/* the same arithmetic as rpc_count_iostats_metrics(), so sums match mountstats */
 	ntrans = RD(rqst, rq_ntrans);
 	__sync_fetch_and_add(&o->count, 1);

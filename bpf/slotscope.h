@@ -123,10 +123,10 @@ struct op_stats {
 	__u64 hist[STAGES][LAT_BUCKETS];
 };
 
-/* per rpc_clnt: the superblock it serves, learned from NFS page I/O */
+/* per rpc_clnt: the superblock it serves, learned from NFS page I/O, or the client it was made from */
 struct client_info {
-	__u32 dev;		/* kernel dev_t of the superblock: MAJOR << 20 | MINOR */
-	__u32 flags;
+	__u32 dev;		/* kernel dev_t of the superblock: MAJOR << 20 | MINOR; 0: not known */
+	__u32 parent;		/* cl_parent->cl_clid of a client made from another, else 0 */
 };
 
 /* per NFSv4.1+ session: the fore channel slot table */

@@ -59,6 +59,50 @@ static const struct xprt_view *xprt_of(const struct view *v, __u64 key)
 	return NULL;
 }
 
+static bool same_series(const struct op_view *a, const struct op_view *b)
+{
+	if (a->k.xprt != b->k.xprt || strcmp(a->name, b->name))
+		return false;
+	if (!a->mountpoint || !b->mountpoint)
+		return !a->mountpoint && !b->mountpoint;
+	return !strcmp(a->mountpoint, b->mountpoint);
+}
+
+/*
+ * Op @i summed with every later op that renders to the same labels; false when an earlier op
+ * already did. Several rpc_clnts of one mount (NFSv3's ACL client, clones) or several clients of
+ * no mount can share an op name on a transport, and node_exporter rejects the whole textfile
+ * when a series repeats.
+ */
+static bool op_series(const struct view *v, size_t i, struct op_view *out)
+{
+	const struct op_view *o = &v->ops[i];
+
+	if (!o->count)
+		return false;
+	for (size_t j = 0; j < i; j++)
+		if (v->ops[j].count && same_series(&v->ops[j], o))
+			return false;
+	*out = *o;
+	for (size_t j = i + 1; j < v->nops; j++) {
+		const struct op_view *p = &v->ops[j];
+
+		if (!p->count || !same_series(p, o))
+			continue;
+		out->count += p->count;
+		out->ntrans += p->ntrans;
+		out->errors += p->errors;
+		out->bytes_sent += p->bytes_sent;
+		out->bytes_recv += p->bytes_recv;
+		for (int s = 0; s < STAGES; s++) {
+			out->sum_ns[s] += p->sum_ns[s];
+			for (int b = 0; b < LAT_BUCKETS; b++)
+				out->hist[s][b] += p->hist[s][b];
+		}
+	}
+	return true;
+}
+
 /* a cumulative histogram: le in seconds from log2 ns buckets, then +Inf, _sum and _count */
 static void histogram(FILE *f, const char *name, const char *labels, const __u64 *b, __u64 sum_ns)
 {
@@ -106,6 +150,7 @@ GETTER(g_rate, x->link.rate_gbps * 1e9 / 8)
 
 void out_prom(FILE *f, const struct view *cum, const struct view *iv, double now_wall)
 {
+	struct op_view sum;
 	char labels[512];
 
 	/* per transport: gauges from the interval, counters since attach */
@@ -154,11 +199,11 @@ void out_prom(FILE *f, const struct view *cum, const struct view *iv, double now
 		snprintf(help, sizeof(help), "Per-op %s time, as mountstats sums it.", stage_names[s]);
 		family(f, name, "histogram", help);
 		for (size_t i = 0; i < cum->nops; i++) {
-			const struct op_view *o = &cum->ops[i];
-			const struct xprt_view *x = xprt_of(cum, o->k.xprt);
+			const struct op_view *o = &sum;
+			const struct xprt_view *x = xprt_of(cum, cum->ops[i].k.xprt);
 			FILE *l;
 
-			if (!x || !o->count)
+			if (!x || !op_series(cum, i, &sum))
 				continue;
 			l = fmemopen(labels, sizeof(labels), "w");
 			xlabels(l, cum, x);
@@ -181,13 +226,17 @@ void out_prom(FILE *f, const struct view *cum, const struct view *iv, double now
 		for (int m = 0; m < 5; m++) {
 			family(f, what[m], "counter", help[m]);
 			for (size_t i = 0; i < cum->nops; i++) {
-				const struct op_view *o = &cum->ops[i];
-				const struct xprt_view *x = xprt_of(cum, o->k.xprt);
-				__u64 v[] = { o->count, o->bytes_sent, o->bytes_recv, o->errors,
-					      o->ntrans > o->count ? o->ntrans - o->count : 0 };
+				const struct op_view *o = &sum;
+				const struct xprt_view *x = xprt_of(cum, cum->ops[i].k.xprt);
+				__u64 v[5];
 
-				if (!x || !o->count)
+				if (!x || !op_series(cum, i, &sum))
 					continue;
+				v[0] = o->count;
+				v[1] = o->bytes_sent;
+				v[2] = o->bytes_recv;
+				v[3] = o->errors;
+				v[4] = o->ntrans > o->count ? o->ntrans - o->count : 0;
 				fprintf(f, "slotscope_%s{", what[m]);
 				xlabels(f, cum, x);
 				fputs(",mountpoint=\"", f);

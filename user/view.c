@@ -12,15 +12,28 @@ const char *const counter_names[COUNTERS] = {
 	"preattach_release", "backchannel_release",
 };
 
+/* a client without a superblock of its own belongs to the mount of the client it was made from */
 static const char *mountpoint_of(const struct snapshot *s, const struct mount_table *mt, __u32 clid)
 {
 	const struct nfs_mount *m;
 
-	for (size_t i = 0; i < s->nclients; i++) {
-		if (s->clients[i].clid != clid)
-			continue;
-		m = mt ? mounts_by_kdev(mt, s->clients[i].ci.dev) : NULL;
-		return m ? m->mountpoint : NULL;
+	/* the chain is short (ACL client -> mount's client -> nfs_client's): a bound, not a walk */
+	for (int depth = 0; depth < 4; depth++) {
+		const struct client_info *ci = NULL;
+
+		for (size_t i = 0; i < s->nclients && !ci; i++)
+			if (s->clients[i].clid == clid)
+				ci = &s->clients[i].ci;
+		if (!ci)
+			return NULL;
+		if (ci->dev) {
+			m = mt ? mounts_by_kdev(mt, ci->dev) : NULL;
+			return m ? m->mountpoint : NULL;
+		}
+		/* 0 is no parent: clid 0 is the first client made, so never one made from another */
+		if (!ci->parent)
+			return NULL;
+		clid = ci->parent;
 	}
 	return NULL;
 }
@@ -119,7 +132,14 @@ static void op_view(struct op_view *v, const struct op_snap *c, const struct op_
 #undef D
 }
 
-/* Ops of a transport, summed and split per mount (per rpc_clnt). */
+static int by_id(const void *a, const void *b)
+{
+	const struct xprt_view *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Ops of a transport, summed and split per mount. */
 static void attribute_ops(struct view *v)
 {
 	for (size_t i = 0; i < v->nops; i++) {
@@ -141,9 +161,14 @@ static void attribute_ops(struct view *v)
 		x->ops += op->count;
 		x->bytes_written += wr;
 		x->bytes_read += rd;
+		/* a mount's clients (its own, its ACL client, clones) are one mount */
 		for (size_t j = 0; j < x->nmounts && !m; j++)
-			if (x->mounts[j].clid == op->k.clid)
+			if (x->mounts[j].clid == op->k.clid ||
+			    (op->mountpoint && x->mounts[j].mountpoint &&
+			     !strcmp(x->mounts[j].mountpoint, op->mountpoint)))
 				m = &x->mounts[j];
+		if (m && op->k.clid < m->clid)
+			m->clid = op->k.clid;
 		if (!m && x->nmounts < sizeof(x->mounts) / sizeof(x->mounts[0])) {
 			m = &x->mounts[x->nmounts++];
 			m->clid = op->k.clid;
@@ -199,6 +224,8 @@ int view_build(struct view *v, const struct snapshot *prev, const struct snapsho
 	}
 	for (int c = 0; c < COUNTERS; c++)
 		v->counters[c] = cur->counters[c] - prev->counters[c];
+	/* map order is hash order: rows in the order the kernel made the transports */
+	qsort(v->xprts, v->nxprts, sizeof(*v->xprts), by_id);
 	attribute_ops(v);
 	return 0;
 }

@@ -303,6 +303,47 @@ static void test_golden_outputs(void **state)
 	mounts_free(&mt);
 }
 
+/* two clients of one mount (its own and, say, its ACL client): one mount, one series per op */
+static void test_one_series_per_mount(void **state)
+{
+	/* the ACL client has no superblock of its own: it names the client it was made from */
+	struct client_snap cls[2] = { cs, { .clid = 4, .ci = { .parent = 3 } } };
+	struct snapshot prev, cur;
+	struct op_snap ops[2];
+	struct mount_table mt;
+	const struct xprt_view *x;
+	struct view v;
+	size_t len, n = 0;
+	char *s, *p;
+
+	(void)state;
+	make_snaps(&prev, &cur);
+	ops[0] = os_cur;
+	ops[1] = os_cur;
+	ops[1].k.clid = 4;
+	ops[1].s.count = 10;
+	cur.ops = ops;
+	cur.nclients = 2;
+	cur.clients = cls;
+	assert_int_equal(mounts_load(FIXTURES, &mt), 0);
+	assert_int_equal(view_build(&v, &prev, &cur, &mt, false), 0);
+	x = &v.xprts[0];
+	assert_int_equal(x->nmounts, 1);
+	assert_string_equal(x->mounts[0].mountpoint, "/mnt/a");
+	assert_int_equal(x->mounts[0].clid, 3);
+	assert_int_equal(x->mounts[0].ops, 128 + 10);
+	s = render(prom_render, &v, &len);
+	for (p = s; (p = strstr(p, "\nslotscope_ops_total{")); p++) {
+		n++;
+		assert_non_null(strstr(p, "op=\"WRITE\"} 138\n"));
+	}
+	assert_int_equal(n, 1);
+	check_cumulative(s);
+	free(s);
+	view_free(&v);
+	mounts_free(&mt);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -310,6 +351,7 @@ int main(void)
 		cmocka_unit_test(test_quiet_interval_peak),
 		cmocka_unit_test(test_warming_up),
 		cmocka_unit_test(test_golden_outputs),
+		cmocka_unit_test(test_one_series_per_mount),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

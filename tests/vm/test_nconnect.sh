@@ -1,0 +1,46 @@
+# nconnect=4 over TCP: one mount, four transports, each with its own 16-slot table. Each is traced
+# on its own, and what slotscope says of each agrees with that transport's own xprt: line in
+# mountstats (sends, highest slots in use); the mount's ops add up over all four.
+nfsd_start >/dev/null || exit 1
+mount_tcp /mnt/t 3 16 nconnect=4 || exit 1
+srv=$LAST_SERVER
+# xprt_lines MNT: "srcport sends max_slots" for every transport of MNT
+xprt_lines() {
+	awk -v m="$1" '/^device / { on = ($5 == m) } on && $1 == "xprt:" && $2 == "tcp" { print $3, $8, $13 }' \
+		/proc/self/mountstats | sort
+}
+xprt_lines /mnt/t >/tmp/x0
+w0=$(mountstats_op /mnt/t WRITE ops) r0=$(mountstats_op /mnt/t WRITE rtt)
+slotscope --json -- sh -c ". /src/tools/vm/lib.sh; writers /mnt/t 128 2; sleep 2" >/tmp/s.json || exit 1
+xprt_lines /mnt/t >/tmp/x1
+w1=$(mountstats_op /mnt/t WRITE ops) r1=$(mountstats_op /mnt/t WRITE rtt)
+echo "note mountstats before: $(tr '\n' ';' </tmp/x0) after: $(tr '\n' ';' </tmp/x1)"
+sum=$(tail -n 1 /tmp/s.json)
+cp /tmp/s.json /out/ 2>/dev/null
+nfs() { echo "$sum" | jq -c --arg s "$srv" '.transports[] | select(.server == $s and .port == "2049")'; }
+echo "note slotscope: $(nfs | jq -c '{id,limit,peak,sends,at_limit_pct,verdict:.verdict.class}' | tr '\n' ' ')"
+check_eq "transports of the mount in mountstats" "$(wc -l </tmp/x1)" 4
+check_eq "transports traced to the server" "$(nfs | wc -l)" 4
+check_eq "audit: nconnect" "$(head -n 1 /tmp/s.json | jq '.mounts[] | select(.mountpoint == "/mnt/t") | .nconnect')" 4
+check_eq "audit: transports of the mount" \
+	"$(head -n 1 /tmp/s.json | jq '.mounts[] | select(.mountpoint == "/mnt/t") | .transports')" 4
+# the sends of each transport, paired by source port before and after, against slotscope's
+want=$(awk 'NR == FNR { s[$1] = $2; next } $1 in s { print $2 - s[$1] }' /tmp/x0 /tmp/x1 | sort -n | tr '\n' ' ')
+check_eq "sends per transport = mountstats sends deltas" "$(nfs | jq .sends | sort -n | tr '\n' ' ')" "$want"
+check_eq "highest in use per transport = mountstats max_slots" \
+	"$(nfs | jq .peak | sort -n | tr '\n' ' ')" "$(awk '{ print $3 }' /tmp/x1 | sort -n | tr '\n' ' ')"
+check_eq "every transport's limit" "$(nfs | jq .limit | sort -u | tr '\n' ' ')" "16 "
+check_eq "every transport carries the mount, once" \
+	"$(nfs | jq -r '[.mounts[].mountpoint] | join(",")' | sort -u | tr '\n' ' ')" "/mnt/t "
+# NFSv3's ACL client (its own client id, made from the mount's) counts for the mount too
+acl=$(echo "$sum" | jq -r '[.ops[] | select(.prog == 100227)] | if length == 0 then "none" else (map(.mountpoint) | unique | join(",")) end')
+[ "$acl" = none ] && echo "note no NFSACL op in this run" || check_eq "ACL ops' mount" "$acl" /mnt/t
+check_eq "WRITE ops over the four = mountstats WRITE ops delta" "$(ss_op /tmp/s.json /mnt/t WRITE .count)" \
+	$((w1 - w0))
+rtt=$(ss_op /tmp/s.json /mnt/t WRITE .rtt.sum_ns)
+ms_close "$rtt" $((r1 - r0)) && r=same || r=differ
+check_eq "WRITE RTT sum ($rtt ns) vs mountstats ($((r1 - r0)) ms)" $r same
+check_eq "no map drops" "$(echo "$sum" | jq '.counters.inflight_full + .counters.waiters_full + .counters.ops_full')" 0
+slotscope -m /mnt/t 1 -- sh -c ". /src/tools/vm/lib.sh; writers /mnt/t 96 1" >/tmp/t.out 2>&1
+echo "note the live view:"; sed 's/^/note | /' /tmp/t.out | head -n 40
+exit $CHECK_FAILED
