@@ -52,13 +52,26 @@ static void pathologies(const struct view *v, const struct xprt_view *x, struct 
 	}
 }
 
+/* transports to the same server and port: nconnect's (the first mount of a server sets it) */
+static unsigned int siblings(const struct view *v, const struct xprt_view *x)
+{
+	unsigned int n = 0;
+
+	for (size_t i = 0; i < v->nxprts; i++)
+		if (v->xprts[i].ident == x->ident && !v->xprts[i].destroyed &&
+		    !strcmp(v->xprts[i].addr, x->addr) && !strcmp(v->xprts[i].port, x->port))
+			n++;
+	return n ? n : 1;
+}
+
 void verdict_for(const struct view *v, const struct xprt_view *x, struct verdict *d)
 {
 	const struct tunables *t = &v->tun;
 	double exec = 0, rtt = 0, n = 0, data_ops = 0, data_bytes = 0, data_rtt = 0;
 	const char *proto = proto_name(x->ident);
+	unsigned int conns = siblings(v, x);
 	int dom;
-	char a[32], b[32], c[32];
+	char a[32], b[32], c[32], nc[96];
 
 	memset(d, 0, sizeof(*d));
 	d->secs = v->final ? x->span_ns / 1e9 : v->interval_s;
@@ -95,6 +108,11 @@ void verdict_for(const struct view *v, const struct xprt_view *x, struct verdict
 		d->wait_share[k] = exec > 0 ? (double)x->waits[k].sum_ns / exec : 0;
 	}
 	pathologies(v, x, d);
+	if (conns > 1)
+		snprintf(nc, sizeof(nc), "a higher nconnect (%u transports to %s now; every mount of it "
+			 "unmounted first)", conns, x->addr);
+	else
+		snprintf(nc, sizeof(nc), "nconnect=N");
 
 	if (!n && !x->waits[WAIT_SLOT].count && !x->waits[WAIT_SESSION].count) {
 		d->cls = V_IDLE;
@@ -129,19 +147,19 @@ void verdict_for(const struct view *v, const struct xprt_view *x, struct verdict
 		d->cls = V_SLOT;
 		if (x->ident == IDENT_RDMA)
 			snprintf(d->knob, sizeof(d->knob), "raise rdma_slot_table_entries (now %ld; read when a "
-				 "transport is created) and remount, or add transports with nconnect "
-				 "(proto=rdma: b326df4a8ec6, ~6.9)", t->rdma_slots);
+				 "transport is created) and remount, or %s (proto=rdma: b326df4a8ec6, "
+				 "~6.9)", t->rdma_slots, nc);
 		else if (d->v41)
-			snprintf(d->knob, sizeof(d->knob), "add transports with nconnect; "
-				 "tcp_max_slot_table_entries does not apply to NFSv4.1+");
+			snprintf(d->knob, sizeof(d->knob), "add transports: %s; "
+				 "tcp_max_slot_table_entries does not apply to NFSv4.1+", nc);
 		else if (t->tcp_max_slots > (long)x->max_reqs)
 			/* the sysctl was raised after this transport was made: only a new one gets it */
 			snprintf(d->knob, sizeof(d->knob), "tcp_max_slot_table_entries is already %ld but this "
 				 "transport was created with %u: unmount every mount of %s and remount; or "
-				 "nconnect=N", t->tcp_max_slots, x->max_reqs, x->addr);
+				 "%s", t->tcp_max_slots, x->max_reqs, x->addr, nc);
 		else
 			snprintf(d->knob, sizeof(d->knob), "raise tcp_max_slot_table_entries (now %ld), then "
-				 "unmount every mount of %s and remount; or nconnect=N", t->tcp_max_slots, x->addr);
+				 "unmount every mount of %s and remount; or %s", t->tcp_max_slots, x->addr, nc);
 		return;
 	}
 	if (d->wait_share[dom] >= 0.1 && dom == WAIT_SEND && x->ident != IDENT_TCP && x->cwnd &&
@@ -154,8 +172,8 @@ void verdict_for(const struct view *v, const struct xprt_view *x, struct verdict
 	}
 	if (d->wait_share[dom] >= 0.1 && dom == WAIT_SEND) {
 		d->cls = V_SEND;
-		snprintf(d->knob, sizeof(d->knob), "RPCs queue to get onto the one connection (its socket "
-			 "or send queue is full): spread them over more with nconnect=N");
+		snprintf(d->knob, sizeof(d->knob), "RPCs queue to get onto the connection (its socket "
+			 "or send queue is full): spread them over more with %s", nc);
 		return;
 	}
 	if (exec > 0 && rtt / exec >= 0.5) {

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "output.h"
+#include "verdict.h"
 #include "view.h"
 
 #ifndef FIXTURES
@@ -344,6 +345,36 @@ static void test_one_series_per_mount(void **state)
 	mounts_free(&mt);
 }
 
+/* a second transport to the same server (nconnect=2): the knob says a higher nconnect, not N */
+static void test_nconnect_knob(void **state)
+{
+	struct xprt_snap xs[2];
+	struct snapshot prev, cur;
+	struct op_snap ops[1];
+	struct verdict d;
+	struct view v;
+
+	(void)state;
+	make_snaps(&prev, &cur);
+	xs[0] = xs_cur;
+	xs[1] = xs_cur;
+	xs[1].key += 0x1000;
+	xs[1].s.id = 5;
+	cur.nxprts = 2;
+	cur.xprts = xs;
+	ops[0] = os_cur;
+	cur.ops = ops;
+	cur.nops = 1;
+	assert_int_equal(view_build(&v, &prev, &cur, NULL, false), 0);
+	v.tun = (struct tunables){ .tcp_max_slots = 16, .rdma_slots = 128, .max_session_slots = 64 };
+	assert_int_equal(v.nxprts, 2);
+	assert_int_equal(v.xprts[0].id, 4);	/* id order */
+	verdict_for(&v, &v.xprts[0], &d);
+	assert_int_equal(d.cls, V_SLOT);
+	assert_non_null(strstr(d.knob, "or a higher nconnect (2 transports to 127.0.0.11 now"));
+	view_free(&v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -352,6 +383,7 @@ int main(void)
 		cmocka_unit_test(test_warming_up),
 		cmocka_unit_test(test_golden_outputs),
 		cmocka_unit_test(test_one_series_per_mount),
+		cmocka_unit_test(test_nconnect_knob),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

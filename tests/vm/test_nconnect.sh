@@ -40,6 +40,14 @@ check_eq "WRITE ops over the four = mountstats WRITE ops delta" "$(ss_op /tmp/s.
 rtt=$(ss_op /tmp/s.json /mnt/t WRITE .rtt.sum_ns)
 ms_close "$rtt" $((r1 - r0)) && r=same || r=differ
 check_eq "WRITE RTT sum ($rtt ns) vs mountstats ($((r1 - r0)) ms)" $r same
+# the knob counts the transports the server already has
+k=$(nfs | jq -r 'select(.verdict.class == "slot-bound" or .verdict.class == "connection-bound") | .verdict.knob')
+if [ -n "$k" ]; then
+	check_eq "knobs that name nconnect name its 4 transports" \
+		"$(echo "$k" | grep -c "a higher nconnect (4 transports to $srv")" "$(echo "$k" | wc -l)"
+else
+	echo "note no transport read slot- or connection-bound: the knob is not checked"
+fi
 check_eq "no map drops" "$(echo "$sum" | jq '.counters.inflight_full + .counters.waiters_full + .counters.ops_full')" 0
 slotscope -m /mnt/t 1 -- sh -c ". /src/tools/vm/lib.sh; writers /mnt/t 96 1" >/tmp/t.out 2>&1
 echo "note the live view:"; sed 's/^/note | /' /tmp/t.out | head -n 40

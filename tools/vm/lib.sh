@@ -132,18 +132,34 @@ mount_rdma_at() {
 # checkpoint. Writer I writes DIR/ckpt.I, or DIR/wI/ckpt when DIR/w0 exists: an open with O_CREAT
 # holds its directory's lock across the server round trip, so writers sharing one directory on a
 # slow server open one RTT at a time (see writer_dirs). Fails if any writer fails.
+# WRITERS_TOGETHER=1: every writer waits at a barrier until all are started, as the ranks of a
+# checkpoint do; under emulation starting them one by one otherwise spreads the burst thin.
 writers() {
 	dir=$1 n=$2 mib=$3 mode=${4:-fsync}
 	flag=conv=fsync
 	[ "$mode" = direct ] && flag=oflag=direct
+	if [ -n "${WRITERS_TOGETHER:-}" ]; then
+		# a line each through a pipe held open here: a writer that reaches its read late
+		# still finds its line, and no open can block
+		mkfifo /tmp/writers.go.$$ && exec 9<>/tmp/writers.go.$$ && rm -f /tmp/writers.go.$$
+	fi
 	i=0 pids=
 	while [ $i -lt "$n" ]; do
 		f=$dir/ckpt.$i
 		[ -d "$dir/w0" ] && f=$dir/w$i/ckpt
-		dd if=/dev/zero of="$f" bs=1M count="$mib" $flag 2>/dev/null &
+		if [ -n "${WRITERS_TOGETHER:-}" ]; then
+			{ read -r _ <&9; exec dd if=/dev/zero of="$f" bs=1M count="$mib" $flag 2>/dev/null; } &
+		else
+			dd if=/dev/zero of="$f" bs=1M count="$mib" $flag 2>/dev/null &
+		fi
 		pids="$pids $!"
 		i=$((i + 1))
 	done
+	if [ -n "${WRITERS_TOGETHER:-}" ]; then
+		i=0
+		while [ $i -lt "$n" ]; do echo; i=$((i + 1)); done >&9
+		exec 9>&-
+	fi
 	bad=0
 	for p in $pids; do wait $p || bad=$((bad + 1)); done
 	[ $bad = 0 ] || { fail "$bad of $n writers to $dir failed"; return 1; }
