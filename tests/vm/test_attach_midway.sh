@@ -3,13 +3,19 @@
 nfsd_start >/dev/null || exit 1
 mount_tcp /mnt/m 3 4 || exit 1
 srv=$LAST_SERVER
-# rounds of writers until told to stop: loading BPF under this load takes seconds under TCG
-( while [ ! -f /tmp/stop ]; do writers /mnt/m 64 1; done ) &
+# rounds of writers until told to stop: loading BPF under this load takes seconds under TCG.
+# Two loops, so that the gap between one loop's rounds never leaves the table empty at the
+# attach (once it was: no slot was taken before the attach, and nothing was warming up).
+mkdir -p /mnt/m/a /mnt/m/b
+( while [ ! -f /tmp/stop ]; do writers /mnt/m/a 32 1; done ) &
 w=$!
+sleep 1
+( while [ ! -f /tmp/stop ]; do writers /mnt/m/b 32 1; done ) &
+w2=$!
 sleep 2
 slotscope --json -d 6 0.5 >/tmp/s.json || exit 1
 touch /tmp/stop
-wait $w
+wait $w $w2
 sel='.transports[] | select(.server == $s and .port == "2049")'
 lines=$(head -n -1 /tmp/s.json | jq -c --arg s $srv "$sel" | wc -l)
 bad=$(head -n -1 /tmp/s.json | jq -c --arg s $srv "$sel | select(.in_use < 0 or .in_use > .limit or .interval_peak > .limit)" | wc -l)
