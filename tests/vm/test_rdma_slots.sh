@@ -5,9 +5,11 @@ nfsd_start >/dev/null || exit 1
 rxe_up || exit 1
 mount_rdma /mnt/r 3 || exit 1
 srv=$LAST_SERVER
-# all at once: started one by one under emulation, the first writers were done before the last
-# began, and once the table peaked at 126 of 144
-slotscope --json 0.5 -- sh -c ". /src/tools/vm/lib.sh; WRITERS_TOGETHER=1 writers /mnt/r 192 2; sleep 1" \
+# all at once and one directory each (made on the server's side, no round trip): writers started
+# one by one under emulation, creating their files one RTT at a time in one directory, once
+# peaked at 125 of 144 slots
+writer_dirs /export/d 192 || exit 1
+slotscope --json 0.5 -- sh -c ". /src/tools/vm/lib.sh; WRITERS_TOGETHER=1 writers /mnt/r/d 192 2; sleep 1" \
 	>/tmp/s.json || exit 1
 x=$(ss_xprt /tmp/s.json $srv)
 echo "note transport: $(echo "$x" | jq -c '{id,limit,peak,at_limit_pct,mean_in_use,handoffs,backlog_max,slot_waits:.waits.slot.count,send_waits:.waits.send.count,credits}')"
