@@ -44,6 +44,11 @@ for t in "$@"; do
 			hang=${O:-$top/build}/vm/runs/$(basename "$t" .sh)/dmesg.txt
 			cp "$hang" "$log.hang-dmesg" 2>/dev/null &&
 				grep -a -A12 'blocked for more than\|Call Trace' "$hang" | head -n 60 | sed 's/^/    hang| /'
+			# the stacks of the tasks that matter and the RPC tasks' queues (tools/vm/init)
+			stall=${hang%/*}/stall.txt
+			cp "$stall" "$log.stall" 2>/dev/null &&
+				awk '/^== [0-9]+ (dd|slotscope|bpftrace|sync|sh) / { p = 1 } /^== [0-9]+ / && !/ (dd|slotscope|bpftrace|sync|sh) / { p = 0 }
+				     /^== \/sys/ { p = 1 } p' "$stall" | head -n 150 | sed 's/^/    stall| /'
 			VM_SERVER=${server:+$top/$server} SLOTSCOPE_NO_MAKE=1 VM_QUIET=1 VM_TIMEOUT=${VM_TIMEOUT:-600} \
 				"$top/tools/vm/run" "$t" >"$log.host" 2>&1
 			rc=$?
