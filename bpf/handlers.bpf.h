@@ -242,21 +242,25 @@ static __always_inline int FN(handle_task_wakeup)(struct rpc_task *task, struct 
  * the mount's client), records the client it was made from; user space follows that link. Root
  * clients (nfs_client's shared cl_rpcclient) are their own parent and record none.
  */
-static __always_inline void FN(note_client)(struct rpc_task *task, __u32 clid, const char *op,
-					    const struct client_info *known)
+static __always_inline void FN(note_client)(struct rpc_task *task, struct rpc_clnt *clnt, __u32 clid,
+					    const char *op, bool known)
 {
-	struct rpc_clnt *clnt = BPF_CORE_READ(task, tk_client);
-	struct rpc_clnt *parent = BPF_CORE_READ(clnt, cl_parent);
 	struct nfs_pgio_header *hdr;
 	struct nfs_server *server;
 	struct client_info ci = {};
 	struct super_block *sb;
 
-	if (parent && parent != clnt)
-		ci.parent = BPF_CORE_READ(parent, cl_clid);
 	if (!((op[0] == 'W' && op[1] == 'R' && op[2] == 'I' && op[3] == 'T' && op[4] == 'E' && !op[5]) ||
 	      (op[0] == 'R' && op[1] == 'E' && op[2] == 'A' && op[3] == 'D'))) {
-		if (!known && (int)bpf_map_update_elem(&clients, &clid, &ci, BPF_NOEXIST) == -7 /* E2BIG */)
+		struct rpc_clnt *parent;
+
+		/* the parent link is recorded once; a known client has nothing more to learn here */
+		if (known)
+			return;
+		parent = BPF_CORE_READ(clnt, cl_parent);
+		if (parent && parent != clnt)
+			ci.parent = BPF_CORE_READ(parent, cl_clid);
+		if ((int)bpf_map_update_elem(&clients, &clid, &ci, BPF_NOEXIST) == -7 /* E2BIG */)
 			count(CNT_CLIENTS_FULL);
 		return;
 	}
@@ -265,6 +269,7 @@ static __always_inline void FN(note_client)(struct rpc_task *task, __u32 clid, c
 	server = BPF_CORE_READ(sb, s_fs_info);
 	if (!server || BPF_CORE_READ(server, client, cl_clid) != clid)
 		return;
+	/* with a superblock of its own the parent link is not followed: none is kept */
 	ci.dev = BPF_CORE_READ(sb, s_dev);
 	if ((int)bpf_map_update_elem(&clients, &clid, &ci, BPF_ANY) == -7 /* E2BIG */)
 		count(CNT_CLIENTS_FULL);
@@ -307,7 +312,7 @@ static __always_inline int FN(handle_stats_latency)(struct rpc_task *task, __s64
 	}
 	ci = bpf_map_lookup_elem(&clients, &k.clid);
 	if (!ci || !ci->dev)
-		FN(note_client)(task, k.clid, o->name, ci);
+		FN(note_client)(task, clnt, k.clid, o->name, ci != NULL);
 	/* the same arithmetic as rpc_count_iostats_metrics(), so sums match mountstats */
 	ntrans = RD(rqst, rq_ntrans);
 	__sync_fetch_and_add(&o->count, 1);

@@ -69,38 +69,37 @@ static bool same_series(const struct op_view *a, const struct op_view *b)
 }
 
 /*
- * Op @i summed with every later op that renders to the same labels; false when an earlier op
- * already did. Several rpc_clnts of one mount (NFSv3's ACL client, clones) or several clients of
- * no mount can share an op name on a transport, and node_exporter rejects the whole textfile
- * when a series repeats.
+ * The view's ops summed per series: several rpc_clnts of one mount (NFSv3's ACL client, clones)
+ * or several clients of no mount can share an op name on a transport, and node_exporter rejects
+ * the whole textfile when a series repeats. @out holds v->nops; returns how many series.
  */
-static bool op_series(const struct view *v, size_t i, struct op_view *out)
+static size_t op_series(const struct view *v, struct op_view *out)
 {
-	const struct op_view *o = &v->ops[i];
+	size_t n = 0, k;
 
-	if (!o->count)
-		return false;
-	for (size_t j = 0; j < i; j++)
-		if (v->ops[j].count && same_series(&v->ops[j], o))
-			return false;
-	*out = *o;
-	for (size_t j = i + 1; j < v->nops; j++) {
-		const struct op_view *p = &v->ops[j];
+	for (size_t i = 0; i < v->nops; i++) {
+		const struct op_view *p = &v->ops[i];
 
-		if (!p->count || !same_series(p, o))
+		if (!p->count || !xprt_of(v, p->k.xprt))
 			continue;
-		out->count += p->count;
-		out->ntrans += p->ntrans;
-		out->errors += p->errors;
-		out->bytes_sent += p->bytes_sent;
-		out->bytes_recv += p->bytes_recv;
+		for (k = 0; k < n && !same_series(&out[k], p); k++)
+			;
+		if (k == n) {
+			out[n++] = *p;
+			continue;
+		}
+		out[k].count += p->count;
+		out[k].ntrans += p->ntrans;
+		out[k].errors += p->errors;
+		out[k].bytes_sent += p->bytes_sent;
+		out[k].bytes_recv += p->bytes_recv;
 		for (int s = 0; s < STAGES; s++) {
-			out->sum_ns[s] += p->sum_ns[s];
+			out[k].sum_ns[s] += p->sum_ns[s];
 			for (int b = 0; b < LAT_BUCKETS; b++)
-				out->hist[s][b] += p->hist[s][b];
+				out[k].hist[s][b] += p->hist[s][b];
 		}
 	}
-	return true;
+	return n;
 }
 
 /* a cumulative histogram: le in seconds from log2 ns buckets, then +Inf, _sum and _count */
@@ -148,9 +147,10 @@ GETTER(g_sends, x->sends)
 GETTER(g_connects, x->connects)
 GETTER(g_rate, x->link.rate_gbps * 1e9 / 8)
 
-void out_prom(FILE *f, const struct view *cum, const struct view *iv, double now_wall)
+int out_prom(FILE *f, const struct view *cum, const struct view *iv, double now_wall)
 {
-	struct op_view sum;
+	struct op_view *ser;
+	size_t nser;
 	char labels[512];
 
 	/* per transport: gauges from the interval, counters since attach */
@@ -173,6 +173,11 @@ void out_prom(FILE *f, const struct view *cum, const struct view *iv, double now
 		{ "credits_in_use", "RDMA/UDP credits in use, in requests.", g_cong, false },
 	};
 
+	/* before the first line: a file without its ops would pass for a whole one */
+	ser = calloc(cum->nops + 1, sizeof(*ser));
+	if (!ser)
+		return -ENOMEM;
+	nser = op_series(cum, ser);
 	for (size_t i = 0; i < sizeof(per_xprt) / sizeof(per_xprt[0]); i++) {
 		family(f, per_xprt[i].name, per_xprt[i].counter ? "counter" : "gauge", per_xprt[i].help);
 		xprt_gauge(f, per_xprt[i].counter ? cum : iv, per_xprt[i].name, per_xprt[i].get);
@@ -198,14 +203,11 @@ void out_prom(FILE *f, const struct view *cum, const struct view *iv, double now
 		snprintf(name, sizeof(name), "op_%s_seconds", stage_names[s]);
 		snprintf(help, sizeof(help), "Per-op %s time, as mountstats sums it.", stage_names[s]);
 		family(f, name, "histogram", help);
-		for (size_t i = 0; i < cum->nops; i++) {
-			const struct op_view *o = &sum;
-			const struct xprt_view *x = xprt_of(cum, cum->ops[i].k.xprt);
-			FILE *l;
+		for (size_t i = 0; i < nser; i++) {
+			const struct op_view *o = &ser[i];
+			const struct xprt_view *x = xprt_of(cum, o->k.xprt);
+			FILE *l = fmemopen(labels, sizeof(labels), "w");
 
-			if (!x || !op_series(cum, i, &sum))
-				continue;
-			l = fmemopen(labels, sizeof(labels), "w");
 			xlabels(l, cum, x);
 			fputs(",mountpoint=\"", l);
 			lv(l, o->mountpoint ? o->mountpoint : "");
@@ -225,18 +227,12 @@ void out_prom(FILE *f, const struct view *cum, const struct view *iv, double now
 
 		for (int m = 0; m < 5; m++) {
 			family(f, what[m], "counter", help[m]);
-			for (size_t i = 0; i < cum->nops; i++) {
-				const struct op_view *o = &sum;
-				const struct xprt_view *x = xprt_of(cum, cum->ops[i].k.xprt);
-				__u64 v[5];
+			for (size_t i = 0; i < nser; i++) {
+				const struct op_view *o = &ser[i];
+				const struct xprt_view *x = xprt_of(cum, o->k.xprt);
+				__u64 v[] = { o->count, o->bytes_sent, o->bytes_recv, o->errors,
+					      o->ntrans > o->count ? o->ntrans - o->count : 0 };
 
-				if (!x || !op_series(cum, i, &sum))
-					continue;
-				v[0] = o->count;
-				v[1] = o->bytes_sent;
-				v[2] = o->bytes_recv;
-				v[3] = o->errors;
-				v[4] = o->ntrans > o->count ? o->ntrans - o->count : 0;
 				fprintf(f, "slotscope_%s{", what[m]);
 				xlabels(f, cum, x);
 				fputs(",mountpoint=\"", f);
@@ -292,6 +288,8 @@ void out_prom(FILE *f, const struct view *cum, const struct view *iv, double now
 			(unsigned long long)cum->counters[c]);
 	family(f, "last_update_timestamp_seconds", "gauge", "When this file was written.");
 	fprintf(f, "slotscope_last_update_timestamp_seconds %.3f\n", now_wall);
+	free(ser);
+	return 0;
 }
 
 int prom_write(const char *path, const struct view *cum, const struct view *iv, double now_wall)
@@ -318,8 +316,8 @@ int prom_write(const char *path, const struct view *cum, const struct view *iv, 
 		unlink(tmp);
 		return err;
 	}
-	out_prom(f, cum, iv, now_wall);
-	if (fflush(f) || ferror(f))
+	err = out_prom(f, cum, iv, now_wall);
+	if (!err && (fflush(f) || ferror(f)))
 		err = -(errno ? errno : EIO);
 	if (!err && fsync(fd))
 		err = -errno;

@@ -16,8 +16,8 @@ void out_ckpt_json(FILE *f, const struct view *v, const struct ckpt *c);
 /* {"type":"audit", ...} */
 void out_audit_json(FILE *f, const struct audit *a);
 
-/* Prometheus text: counters and histograms from @cum (since attach), gauges from @iv */
-void out_prom(FILE *f, const struct view *cum, const struct view *iv, double now_wall);
+/* Prometheus text: counters and histograms from @cum (since attach), gauges from @iv; 0 or -ENOMEM */
+int out_prom(FILE *f, const struct view *cum, const struct view *iv, double now_wall);
 /* out_prom into PATH atomically (temporary file in its directory, fsync, rename); 0 or -errno */
 int prom_write(const char *path, const struct view *cum, const struct view *iv, double now_wall);
 

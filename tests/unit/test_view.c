@@ -205,7 +205,7 @@ static void golden(const char *name, const char *got, size_t len)
 
 static void prom_render(FILE *f, const struct view *v)
 {
-	out_prom(f, v, v, 1800000000.0);
+	assert_int_equal(out_prom(f, v, v, 1800000000.0), 0);
 }
 
 static void svg_render(FILE *f, const struct view *v)

@@ -27,9 +27,15 @@ slotscope -q -- sh -c 'exit 3'
 check_eq "exit status of the command" $? 3
 
 # a signal ends the trace the same way whether it lands mid-trace or while the programs load
-handles() {	# PID SIGNUM: PID has a handler for SIGNUM (SigCgt in /proc/PID/status)
-	mask=$(sed -n 's/^SigCgt:[[:space:]]*//p' /proc/$1/status 2>/dev/null)
-	[ -n "$mask" ] && [ $(((0x$mask >> ($2 - 1)) & 1)) = 1 ]
+await_handler() {	# PID SIGNUM: until PID has a handler for SIGNUM (SigCgt), at most 15 s
+	j=0
+	while [ $j -lt 300 ]; do
+		mask=$(sed -n 's/^SigCgt:[[:space:]]*//p' /proc/$1/status 2>/dev/null)
+		[ -n "$mask" ] && [ $(((0x$mask >> ($2 - 1)) & 1)) = 1 ] && return 0
+		sleep 0.05
+		j=$((j + 1))
+	done
+	return 1
 }
 signal_ends() {	# SIG SIGNUM WHEN
 	sig=$1 num=$2 when=$3
@@ -40,7 +46,7 @@ signal_ends() {	# SIG SIGNUM WHEN
 	pid=$!
 	i=0
 	if [ "$when" = load ]; then
-		until handles $pid $num || [ $i -ge 300 ]; do sleep 0.05; i=$((i + 1)); done
+		await_handler $pid $num
 		attached=$(bpftool prog show | grep -c 'name btf_xprt_reserve')
 		[ "$attached" = 0 ] || echo "note SIG$sig came after the attach: the load was quicker than the check"
 	else
@@ -64,8 +70,7 @@ signal_ends TERM 15 load
 rm -f /tmp/ran
 slotscope -q -- touch /tmp/ran &
 pid=$!
-i=0
-until handles $pid 15 || [ $i -ge 300 ]; do sleep 0.05; i=$((i + 1)); done
+await_handler $pid 15
 kill -TERM $pid
 wait $pid
 check_eq "SIGTERM before the command: exit status" $? 143

@@ -4,20 +4,14 @@
 nfsd_start >/dev/null || exit 1
 mount_tcp /mnt/t 3 16 nconnect=4 || exit 1
 srv=$LAST_SERVER
-# xprt_lines MNT: "srcport sends max_slots" for every transport of MNT
-xprt_lines() {
-	awk -v m="$1" '/^device / { on = ($5 == m) } on && $1 == "xprt:" && $2 == "tcp" { print $3, $8, $13 }' \
-		/proc/self/mountstats | sort
-}
-xprt_lines /mnt/t >/tmp/x0
+mountstats_xprts /mnt/t srcport sends max_slots | sort >/tmp/x0
 w0=$(mountstats_op /mnt/t WRITE ops) r0=$(mountstats_op /mnt/t WRITE rtt)
 slotscope --json -- sh -c ". /src/tools/vm/lib.sh; writers /mnt/t 128 2; sleep 2" >/tmp/s.json || exit 1
-xprt_lines /mnt/t >/tmp/x1
+mountstats_xprts /mnt/t srcport sends max_slots | sort >/tmp/x1
 w1=$(mountstats_op /mnt/t WRITE ops) r1=$(mountstats_op /mnt/t WRITE rtt)
 echo "note mountstats before: $(tr '\n' ';' </tmp/x0) after: $(tr '\n' ';' </tmp/x1)"
 sum=$(tail -n 1 /tmp/s.json)
-cp /tmp/s.json /out/ 2>/dev/null
-nfs() { echo "$sum" | jq -c --arg s "$srv" '.transports[] | select(.server == $s and .port == "2049")'; }
+nfs() { ss_xprt /tmp/s.json "$srv"; }
 echo "note slotscope: $(nfs | jq -c '{id,limit,peak,sends,at_limit_pct,verdict:.verdict.class}' | tr '\n' ' ')"
 check_eq "transports of the mount in mountstats" "$(wc -l </tmp/x1)" 4
 check_eq "transports traced to the server" "$(nfs | wc -l)" 4

@@ -147,11 +147,7 @@ writers() {
 	while [ $i -lt "$n" ]; do
 		f=$dir/ckpt.$i
 		[ -d "$dir/w0" ] && f=$dir/w$i/ckpt
-		if [ -n "${WRITERS_TOGETHER:-}" ]; then
-			{ read -r _ <&9; exec dd if=/dev/zero of="$f" bs=1M count="$mib" $flag 2>/dev/null; } &
-		else
-			dd if=/dev/zero of="$f" bs=1M count="$mib" $flag 2>/dev/null &
-		fi
+		{ [ -z "${WRITERS_TOGETHER:-}" ] || read -r _ <&9; exec dd if=/dev/zero of="$f" bs=1M count="$mib" $flag 2>/dev/null; } &
 		pids="$pids $!"
 		i=$((i + 1))
 	done
@@ -194,17 +190,30 @@ demo_recap() {
 		/^Summary/ { link = 0 }' /tmp/demo.titles /tmp/demo.out
 }
 
-# mountstats_xprt MNT FIELD: a field of MNT's (first) xprt: line in /proc/self/mountstats.
-# FIELD: proto srcport bind_count connect_count connect_time idle_time sends recvs bad_xids req_u
-# bklog_u, and for tcp also max_slots sending_u pending_u (6.1 field order).
-mountstats_xprt() {
-	awk -v m="$1" -v f="$2" '
+# mountstats_xprt MNT FIELD...: fields of MNT's (first) xprt: line in /proc/self/mountstats;
+# mountstats_xprts: of every transport of MNT (nconnect), a line each. FIELD: proto srcport
+# bind_count connect_count connect_time idle_time sends recvs bad_xids req_u bklog_u, and for tcp
+# also max_slots sending_u pending_u (6.1 field order).
+mountstats_xprt() { _mountstats_xprt 1 "$@"; }
+mountstats_xprts() { _mountstats_xprt 0 "$@"; }
+_mountstats_xprt() {
+	first=$1 mnt=$2
+	shift 2
+	awk -v m="$mnt" -v f="$*" -v first="$first" '
 		/^device / { on = ($5 == m) }
 		on && $1 == "xprt:" {
 			n = split("proto srcport bind_count connect_count connect_time idle_time sends recvs bad_xids req_u bklog_u", L, " ")
 			if ($2 == "tcp") { L[++n] = "max_slots"; L[++n] = "sending_u"; L[++n] = "pending_u" }
-			for (i = 1; i <= n; i++) if (L[i] == f) { print $(i + 1); exit }
-			exit 1
+			k = split(f, F, " ")
+			out = ""
+			for (j = 1; j <= k; j++) {
+				v = ""
+				for (i = 1; i <= n; i++) if (L[i] == F[j]) v = $(i + 1)
+				if (v == "") exit 1
+				out = out (j > 1 ? " " : "") v
+			}
+			print out
+			if (first) exit
 		}' /proc/self/mountstats
 }
 
