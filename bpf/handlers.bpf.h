@@ -8,8 +8,18 @@ static __always_inline void FN(init_identity)(struct xprt_stats *z, struct rpc_x
 {
 	const char *s;
 
-	z->id = RD(xprt, id);
-	z->ident = RD(xprt, xprt_class, ident);
+	/* both arrived in 5.14 (RHEL 8 has them backported): a relocation of an absent field
+	 * would poison the program, so guard; the netid string names the class everywhere */
+	if (bpf_core_field_exists(xprt->id))
+		z->id = RD(xprt, id);
+	if (bpf_core_field_exists(xprt->xprt_class)) {
+		z->ident = RD(xprt, xprt_class, ident);
+	} else {
+		char n[8] = {};
+
+		bpf_probe_read_kernel_str(n, sizeof(n), RD(xprt, address_strings[RPC_DISPLAY_NETID]));
+		z->ident = n[0] == 'r' ? IDENT_RDMA : n[0] == 'u' ? IDENT_UDP : IDENT_TCP;
+	}
 	z->max_reqs = RD(xprt, max_reqs);
 	z->min_reqs = RD(xprt, min_reqs);
 	s = RD(xprt, address_strings[RPC_DISPLAY_ADDR]);
@@ -21,7 +31,7 @@ static __always_inline void FN(init_identity)(struct xprt_stats *z, struct rpc_x
 	z->connects_base = RD(xprt, stat.connect_count);
 	z->first_seen_ns = now;
 	z->last_change_ns = now;
-	effective_limit(z);
+	effective_limit(z, (__u64)xprt);
 }
 
 /*
@@ -108,21 +118,32 @@ static __always_inline void FN(slot_acquired)(struct rpc_rqst *rqst, struct rpc_
 	slot_change(x, 1, now);
 }
 
+/*
+ * Every pointer argument is NULL-checked before the first load through it: since 838a10bd2ebf
+ * ("bpf: Augment raw_tp arguments with PTR_MAYBE_NULL", 6.13-rc3, in 6.12.6 and later) the
+ * verifier refuses a tp_btf plain load through an unchecked one.
+ */
 static __always_inline int FN(handle_xprt_reserve)(struct rpc_rqst *rqst)
 {
 	ARMED_OR_RETURN();
+	if (!rqst)
+		return 0;
 	FN(slot_acquired)(rqst, RD(rqst, rq_xprt), false);
 	return 0;
 }
 
 static __always_inline int FN(handle_xprt_release)(struct rpc_task *task)
 {
-	struct rpc_rqst *rqst = RD(task, tk_rqstp);
-	__u64 key = (__u64)rqst, now;
+	struct rpc_rqst *rqst;
+	__u64 key, now;
 	struct rpc_xprt *xprt;
 	struct xprt_stats *x;
 
 	ARMED_OR_RETURN();
+	if (!task)
+		return 0;
+	rqst = RD(task, tk_rqstp);
+	key = (__u64)rqst;
 	if (!rqst)
 		return 0;
 	/* NFSv4.1 callbacks reply on preallocated backchannel requests, never a slot */
@@ -149,13 +170,16 @@ static __always_inline int FN(handle_xprt_release)(struct rpc_task *task)
 
 static __always_inline int FN(handle_task_sleep)(struct rpc_task *task, struct rpc_wait_queue *q)
 {
-	struct rpc_xprt *xprt = RD(task, tk_xprt);
+	struct rpc_xprt *xprt;
 	struct waiter w = {};
 	__u64 key = (__u64)task;
 	struct xprt_stats *x;
 	char name[24];
 
 	ARMED_OR_RETURN();
+	if (!task || !q)
+		return 0;
+	xprt = RD(task, tk_xprt);
 	if (!xprt)
 		return 0;
 	/* the most frequent sleep by far: every RPC waits for its reply */
@@ -202,12 +226,15 @@ static __always_inline int FN(handle_task_sleep)(struct rpc_task *task, struct r
 
 static __always_inline int FN(handle_task_wakeup)(struct rpc_task *task, struct rpc_wait_queue *q)
 {
-	struct rpc_xprt *xprt = RD(task, tk_xprt);
+	struct rpc_xprt *xprt;
 	__u64 key = (__u64)task, now;
 	struct xprt_stats *x;
 	struct waiter *w;
 
 	ARMED_OR_RETURN();
+	if (!task || !q)
+		return 0;
+	xprt = RD(task, tk_xprt);
 	if (!xprt || (void *)q == (void *)&xprt->pending)
 		return 0;
 	/*
@@ -278,17 +305,22 @@ static __always_inline void FN(note_client)(struct rpc_task *task, struct rpc_cl
 static __always_inline int FN(handle_stats_latency)(struct rpc_task *task, __s64 backlog, __s64 rtt,
 						__s64 execute)
 {
-	struct rpc_rqst *rqst = RD(task, tk_rqstp);
-	const struct rpc_procinfo *proc = RD(task, tk_msg.rpc_proc);
-	struct rpc_clnt *clnt = RD(task, tk_client);
 	__s64 v[STAGES] = { backlog, rtt, execute };
+	const struct rpc_procinfo *proc;
 	struct client_info *ci;
+	struct rpc_rqst *rqst;
+	struct rpc_clnt *clnt;
 	struct op_key k = {};
 	struct op_stats *o;
 	__u32 zero = 0;
 	int ntrans;
 
 	ARMED_OR_RETURN();
+	if (!task)
+		return 0;
+	rqst = RD(task, tk_rqstp);
+	proc = RD(task, tk_msg.rpc_proc);
+	clnt = RD(task, tk_client);
 	if (!rqst || !clnt)
 		return 0;
 	k.xprt = (__u64)RD(rqst, rq_xprt);
@@ -338,6 +370,8 @@ static __always_inline int FN(handle_xprt_create)(struct rpc_xprt *xprt)
 	__u64 key = (__u64)xprt;
 
 	ARMED_OR_RETURN();
+	if (!xprt)
+		return 0;
 	/* an entry left under this address belongs to a destroyed transport */
 	bpf_map_delete_elem(&xprts, &key);
 	FN(get_xprt)(xprt, bpf_ktime_get_ns());

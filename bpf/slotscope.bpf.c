@@ -5,8 +5,7 @@
  * latency. Everything is aggregated here; user space only reads the maps.
  *
  * Every tracepoint handler has a tp_btf and a raw_tp wrapper, every function hook an fentry and a
- * kprobe wrapper; user space keeps one of each pair by probing BTF. Handlers read through
- * BPF_CORE_READ so the same body serves trusted (tp_btf) and raw pointers.
+ * kprobe wrapper; user space loads one of each pair, the first the kernel accepts.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -26,8 +25,8 @@ __u32 epoch;
  * whose acquire is counted before its release hook exists would stay "in use" for ever.
  */
 __u32 armed;
-/* set by user space from the rpcrdma module's BTF, see effective_limit() */
-__u32 rdma_slack_shift = SLACK_UNKNOWN;
+/* set by user space when rpcrdma's BTF proves its request pool is max_reqs: see effective_limit() */
+__u32 rdma_pool_is_max_reqs;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -78,6 +77,18 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } counters SEC(".maps");
+
+/*
+ * RDMA request pools being built: struct rpcrdma_xprt * (whose first member is the rpc_xprt) ->
+ * requests created so far. rpcrdma_buffer_create() starts an entry, rpcrdma_req_create() counts
+ * into it, the transport's first sighting takes it.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, MAX_POOLS);
+	__type(key, __u64);
+	__type(value, __u32);
+} pools SEC(".maps");
 
 /* a new transport's entry is built here (it is larger than the 512-byte stack), then inserted whole */
 struct {
@@ -146,25 +157,42 @@ static __always_inline void hist_add(struct wait_hist *h, __u64 ns)
 }
 
 /*
- * "xprtrdma: Decouple RPC completion from Send completion" (Chuck Lever, May 2026; in Debian's
- * 6.1.192) keeps a request off the free pool until its Send completes too, and sizes the pool
- * max_reqs + max_reqs/8 so concurrency does not drop: RPCs can then hold that many. User space
- * detects it in BTF (struct rpcrdma_stats lost reply_waits_for_send in the same patch).
+ * An RDMA transport's slots are its request pool, which is not always max_reqs: "xprtrdma: Add
+ * request-pool slack for delayed recycling" (6.1.189, 6.12.111, 7.2) allocates
+ * max_reqs + DIV_ROUND_UP(max_reqs, 8) requests, and no type or symbol tells those kernels from
+ * the ones before it ("xprtrdma: Decouple req recycling from RPC completion", 6.1.178 and
+ * 6.12.97, removed rpcrdma_stats.reply_waits_for_send but added no slack). So the pool is
+ * counted where the kernel builds it when the transport is created while attached; proven to be
+ * max_reqs where rpcrdma's BTF still has reply_waits_for_send; and otherwise assumed to be
+ * max_reqs and raised the moment more requests than that are in use (rpcrdma_pool_raise()).
  */
-static __always_inline void effective_limit(struct xprt_stats *x)
+static __always_inline void effective_limit(struct xprt_stats *x, __u64 key)
 {
-	__u32 shift = rdma_slack_shift;
+	__u32 *pool;
 
 	x->limit = x->max_reqs;
 	if (x->ident != IDENT_RDMA)
 		return;
-	if (shift == SLACK_UNKNOWN) {
-		x->flags |= XF_LIMIT_GUESS;
-		return;
+	pool = bpf_map_lookup_elem(&pools, &key);
+	if (pool && *pool >= x->max_reqs) {
+		x->limit = *pool;
+		x->flags |= XF_LIMIT_COUNTED;
+	} else {
+		x->flags |= rdma_pool_is_max_reqs ? XF_LIMIT_BTF : XF_LIMIT_ASSUMED;
 	}
-	x->flags &= ~XF_LIMIT_GUESS;
-	if (shift < 32)
-		x->limit += x->max_reqs >> shift;
+	if (pool)
+		bpf_map_delete_elem(&pools, &key);
+}
+
+/* more requests in use than the assumed pool holds: it has the slack (or more, if @in_use says so) */
+static __always_inline void rdma_pool_raise(struct xprt_stats *x, __u32 in_use)
+{
+	__u32 lim = x->max_reqs + (x->max_reqs + 7) / 8;
+
+	if (in_use > lim)
+		lim = in_use;
+	atomic_max(&x->limit, lim);
+	__sync_fetch_and_or(&x->flags, XF_LIMIT_INFERRED);
 }
 
 /*
@@ -178,10 +206,10 @@ static __always_inline void slot_change(struct xprt_stats *x, int delta, __u64 n
 	__u64 prev;
 	__u32 b;
 
-	if (x->flags & XF_LIMIT_GUESS)
-		effective_limit(x);
 	old = __sync_fetch_and_add(&x->in_use, delta);
 	new = old + delta;
+	if (new > 0 && (__u32)new > x->limit && (x->flags & (XF_LIMIT_ASSUMED | XF_LIMIT_INFERRED)))
+		rdma_pool_raise(x, new);
 	prev = __sync_lock_test_and_set(&x->last_change_ns, now);
 	b = level_bucket(old > 0 ? old : 0, x->limit);
 	__u32 e = epoch, i = e & 1;
@@ -240,6 +268,34 @@ TP_PAIR(xprt_create, handle_xprt_create, (xprt), struct rpc_xprt *xprt)
 TP_PAIR(xprt_destroy, handle_xprt_destroy, (xprt), struct rpc_xprt *xprt)
 TP_PAIR(nfs4_setup_sequence, handle_session, (session), struct nfs4_session *session, void *args)
 TP_PAIR(nfs4_sequence_done, handle_session, (session), struct nfs4_session *session, void *res)
+
+/*
+ * The RDMA request pool as it is built (see effective_limit()). kprobes only: vendor builds of
+ * rpcrdma often carry no BTF, and a pool is built once per transport. Every Debian ABI from 5.10
+ * to 7.2 calls rpcrdma_req_create() for the pool from rpcrdma_buffer_create() alone, which
+ * xprt_setup_rdma() calls before the xprt_create tracepoint; backchannel requests made later find
+ * no entry and are not counted. struct rpcrdma_xprt starts with its struct rpc_xprt.
+ */
+SEC("kprobe/rpcrdma_buffer_create")
+int BPF_KPROBE(kprobe_rpcrdma_buffer_create, void *r_xprt)
+{
+	__u64 key = (__u64)r_xprt;
+	__u32 zero = 0;
+
+	bpf_map_update_elem(&pools, &key, &zero, BPF_ANY);
+	return 0;
+}
+
+SEC("kprobe/rpcrdma_req_create")
+int BPF_KPROBE(kprobe_rpcrdma_req_create, void *r_xprt)
+{
+	__u64 key = (__u64)r_xprt;
+	__u32 *n = bpf_map_lookup_elem(&pools, &key);
+
+	if (n)
+		__sync_fetch_and_add(n, 1);
+	return 0;
+}
 
 SEC("fentry/xprt_release")
 int BPF_PROG(fentry_xprt_release, struct rpc_task *task)

@@ -47,11 +47,17 @@ enum counter {
 };
 
 #define XF_DESTROYED	1u	/* xprt_destroy seen; user space drops it after one report */
-#define XF_LIMIT_GUESS	2u	/* RDMA pool slack unknown when first seen: limit = max_reqs */
+/*
+ * Where an RDMA transport's limit (its request pool) comes from. TCP and UDP transports set none
+ * of these: their limit is max_reqs. See effective_limit() in slotscope.bpf.c.
+ */
+#define XF_LIMIT_ASSUMED  2u	/* pool unknown: max_reqs, raised if more are ever in use */
+#define XF_LIMIT_COUNTED  4u	/* pool counted as the kernel built it (rpcrdma_req_create) */
+#define XF_LIMIT_INFERRED 8u	/* more than max_reqs were seen in use: the pool has slack */
+#define XF_LIMIT_BTF	  16u	/* rpcrdma's BTF proves a pool of exactly max_reqs */
+#define XF_LIMIT_MASK	  (XF_LIMIT_ASSUMED | XF_LIMIT_COUNTED | XF_LIMIT_INFERRED | XF_LIMIT_BTF)
 
-/* rdma_slack_shift values: the RDMA request pool holds max_reqs + (max_reqs >> shift) */
-#define SLACK_NONE	0xfe
-#define SLACK_UNKNOWN	0xff
+#define MAX_POOLS	64	/* RDMA transports being built at one moment */
 
 struct wait_hist {
 	__u64 count;
@@ -81,7 +87,7 @@ struct xprt_stats {
 	__u32 epoch_of[2];	/* the epoch epoch_peak[i] belongs to */
 	__u32 backlog_max;	/* longest backlog queue seen */
 	__u32 sending_max;	/* longest sending queue seen */
-	__u32 limit;		/* effective slot limit: max_reqs, plus the RDMA pool slack */
+	__u32 limit;		/* effective slot limit: max_reqs, or the RDMA request pool */
 	__u64 acquires;		/* slots taken, including handoffs */
 	__u64 handoffs;		/* slots passed from a releasing task straight to a backlogged one */
 	__u64 releases;

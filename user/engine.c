@@ -8,6 +8,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include <linux/bpf.h>
 #include "engine.h"
 #include "slotscope.skel.h"
 #include "log.h"
@@ -19,8 +20,15 @@ struct hook {
 	const char *name;
 	enum hook_kind kind;
 	bool required;
+	const char *loses;		/* what goes unmeasured without an optional hook */
 	struct bpf_program *progs[2];	/* tp_btf/raw_tp or fentry/kprobe */
+	unsigned int refused;		/* bit v: variant v was refused by the verifier */
+	char why[160];			/* the verifier's reason, for the message */
 };
+
+#define NHOOKS 9
+/* the verifier's log of a program that fails to load; a level-1 log of ours fits easily */
+#define VLOG_SIZE (256 * 1024)
 
 struct engine {
 	struct slotscope_bpf *skel;
@@ -28,9 +36,19 @@ struct engine {
 	struct btf *vmlinux;
 	struct btf *mods[4];
 	size_t nhooks;
-	struct hook hooks[16];
-	struct hook_status status[16];
+	struct hook hooks[NHOOKS];
+	struct hook_status status[NHOOKS];
+	char *vlog[NHOOKS][2];
+	/* the RDMA pool counters attach once rpcrdma is loaded (see slotscope.bpf.c) */
+	struct bpf_link *pool_links[2];
+	bool pools_off, pools_tried;
+	bool rdma_btf_probed, pool_is_max_reqs;
+	/* transports whose inferred RDMA pool was said (key, first_seen) */
+	size_t nnoted;
+	__u64 noted[64][2];
 };
+
+static char why_buf[320];
 
 static const char *const probe_modules[] = { "sunrpc", "nfs", "nfsv4", "rpcrdma" };
 
@@ -43,6 +61,19 @@ const char *hook_method_name(enum hook_method m)
 	case HOOK_KPROBE: return "kprobe";
 	default: return "off";
 	}
+}
+
+const char *limit_source_name(__u32 flags)
+{
+	if (flags & XF_LIMIT_INFERRED)
+		return "inferred";
+	if (flags & XF_LIMIT_COUNTED)
+		return "counted";
+	if (flags & XF_LIMIT_BTF)
+		return "btf";
+	if (flags & XF_LIMIT_ASSUMED)
+		return "assumed";
+	return "max_reqs";
 }
 
 const char *proto_name(__u32 ident)
@@ -100,28 +131,19 @@ static bool kallsyms_has(struct engine *e, const char *fn)
 	return found;
 }
 
-static void add_hook(struct engine *e, const char *name, enum hook_kind kind, bool required,
-		     struct bpf_program *a, struct bpf_program *b)
-{
-	struct hook *h = &e->hooks[e->nhooks++];
-
-	h->name = name;
-	h->kind = kind;
-	h->required = required;
-	h->progs[0] = a;
-	h->progs[1] = b;
-}
-
 /*
  * Pick one attach method per hook: tp_btf (typed args, cheapest) where the kernel has BTF for the
  * tracepoint, raw_tp where only the tracepoint exists; fentry where the function has BTF, kprobe
- * where it is only in kallsyms. Hooks that exist nowhere stay off; required ones fail the start.
+ * where it is only in kallsyms. A variant the verifier refused is not picked again, and
+ * force_fallback skips the preferred one. Optional hooks left with nothing stay off; a required
+ * one fails the start.
  */
-static int choose_methods(struct engine *e, const char **why)
+static int choose_methods(struct engine *e)
 {
 	for (size_t i = 0; i < e->nhooks; i++) {
 		struct hook *h = &e->hooks[i];
 		struct hook_status *st = &e->status[i];
+		bool have[2];
 		char tname[128];
 		int pick = -1;
 
@@ -129,51 +151,254 @@ static int choose_methods(struct engine *e, const char **why)
 		st->required = h->required;
 		if (h->kind == TP) {
 			snprintf(tname, sizeof(tname), "btf_trace_%s", h->name);
-			if (btf_has(e, tname, BTF_KIND_TYPEDEF))
-				pick = 0, st->method = HOOK_TP_BTF;
-			else if (tracefs_has(e, h->name))
-				pick = 1, st->method = HOOK_RAW_TP;
+			have[0] = btf_has(e, tname, BTF_KIND_TYPEDEF);
+			have[1] = tracefs_has(e, h->name);
 		} else {
-			if (btf_has(e, h->name, BTF_KIND_FUNC))
-				pick = 0, st->method = HOOK_FENTRY;
-			else if (kallsyms_has(e, h->name))
-				pick = 1, st->method = HOOK_KPROBE;
+			have[0] = btf_has(e, h->name, BTF_KIND_FUNC);
+			have[1] = kallsyms_has(e, h->name);
 		}
+		if (e->o.force_fallback)
+			have[0] = false;
+		for (int v = 0; v < 2 && pick < 0; v++)
+			if (have[v] && !(h->refused & (1u << v)))
+				pick = v;
+		st->method = pick < 0 ? HOOK_OFF : h->kind == TP ? HOOK_TP_BTF + pick : HOOK_FENTRY + pick;
 		for (int p = 0; p < 2; p++)
 			bpf_program__set_autoload(h->progs[p], p == pick);
-		if (pick < 0) {
-			st->method = HOOK_OFF;
-			if (h->required) {
-				*why = h->name;
-				return -ENOENT;
-			}
-			pr_info("hook %s not available on this kernel: left off\n", h->name);
-		} else {
+		if (pick >= 0) {
 			pr_debug("hook %s: %s\n", h->name, hook_method_name(st->method));
+			continue;
 		}
+		if (h->required) {
+			if (h->refused)
+				snprintf(why_buf, sizeof(why_buf), "the verifier refused the %s hook (%s); "
+					 "run with -v for its log", h->name, h->why);
+			else
+				snprintf(why_buf, sizeof(why_buf), "this kernel has no %s hook: slotscope "
+					 "needs sunrpc's tracepoints (5.9+)", h->name);
+			return h->refused ? -EACCES : -ENOENT;
+		}
+		if (h->refused)
+			pr_warn("hook %s refused by the verifier (%s): %s; everything else is measured\n",
+				h->name, h->why, h->loses);
+		else
+			pr_info("hook %s not available on this kernel: %s\n", h->name, h->loses);
 	}
 	return 0;
 }
 
+/* The verifier's reason: the last line of its log that is not the closing statistics. */
+static void verifier_reason(const char *log, char *out, size_t len)
+{
+	const char *end = log + strlen(log), *b, *e;
+
+	snprintf(out, len, "no reason given");
+	for (e = end; e > log; e = b) {
+		b = e - 1;
+		while (b > log && b[-1] != '\n')
+			b--;
+		size_t n = (size_t)(e - b);
+
+		while (n && (b[n - 1] == '\n' || b[n - 1] == ' '))
+			n--;
+		if (!n || !strncmp(b, "processed ", 10) || !strncmp(b, "verification time", 17) ||
+		    !strncmp(b, "stack depth", 11))
+			continue;
+		/* libbpf poisons a relocation it could not resolve with this call */
+		if (memmem(b, n, "195896080", 9))
+			snprintf(out, len, "a kernel field or type it needs is missing (CO-RE relocation)");
+		else
+			snprintf(out, len, "%.*s", (int)(n < 120 ? n : 120), b);
+		return;
+	}
+}
+
+/*
+ * BPF atomics with a fetch (xadd returning the old value, cmpxchg, xchg) count a slot exactly
+ * when two CPUs change it at once. They came with 5ca419f2864a ("bpf: Add BPF_FETCH field /
+ * create atomic_fetch_add instruction") and 5ffa25502b5a ("bpf: Add instructions for
+ * atomic_[cmp]xchg"), Linux 5.12; 5.10 rejects them ("BPF_STX uses reserved fields").
+ * Probed by loading the smallest program that uses one.
+ */
+static int probe_atomics(void)
+{
+	struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_1, .imm = 0 },
+		{ .code = BPF_STX | BPF_DW | BPF_MEM, .dst_reg = BPF_REG_10, .src_reg = BPF_REG_1, .off = -8 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_1, .imm = 1 },
+		{ .code = BPF_STX | BPF_DW | BPF_ATOMIC, .dst_reg = BPF_REG_10, .src_reg = BPF_REG_1,
+		  .off = -8, .imm = BPF_ADD | BPF_FETCH },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	int fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, "slotscope_atom", "GPL", insns,
+			       sizeof(insns) / sizeof(insns[0]), NULL);
+
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	return -errno;
+}
+
 static void free_probe_btf(struct engine *e);
+static void rdma_pool_from_btf(struct engine *e, const struct btf *mod);
+
+static void add_hooks(struct engine *e)
+{
+	struct slotscope_bpf *s = e->skel;
+	struct { const char *name; enum hook_kind kind; bool required; const char *loses;
+		 struct bpf_program *a, *b; } t[NHOOKS] = {
+		{ "xprt_reserve", TP, true, NULL, s->progs.btf_xprt_reserve, s->progs.raw_xprt_reserve },
+		{ "xprt_release", FUNC, true, NULL, s->progs.fentry_xprt_release, s->progs.kprobe_xprt_release },
+		{ "rpc_task_sleep", TP, true, NULL, s->progs.btf_rpc_task_sleep, s->progs.raw_rpc_task_sleep },
+		{ "rpc_task_wakeup", TP, true, NULL, s->progs.btf_rpc_task_wakeup, s->progs.raw_rpc_task_wakeup },
+		{ "rpc_stats_latency", TP, true, NULL, s->progs.btf_rpc_stats_latency,
+		  s->progs.raw_rpc_stats_latency },
+		{ "xprt_create", TP, false, "a transport made while tracing is seen at its first RPC",
+		  s->progs.btf_xprt_create, s->progs.raw_xprt_create },
+		{ "xprt_destroy", TP, false, "destroyed transports are not told apart from idle ones",
+		  s->progs.btf_xprt_destroy, s->progs.raw_xprt_destroy },
+		{ "nfs4_setup_sequence", TP, false, "NFSv4.1 session slots are not measured",
+		  s->progs.btf_nfs4_setup_sequence, s->progs.raw_nfs4_setup_sequence },
+		{ "nfs4_sequence_done", TP, false, "NFSv4.1 session slots are not measured",
+		  s->progs.btf_nfs4_sequence_done, s->progs.raw_nfs4_sequence_done },
+	};
+
+	e->nhooks = NHOOKS;
+	for (size_t i = 0; i < NHOOKS; i++) {
+		struct hook *h = &e->hooks[i];
+
+		/* refused and why outlive the skeleton: they steer the next try */
+		h->name = t[i].name;
+		h->kind = t[i].kind;
+		h->required = t[i].required;
+		h->loses = t[i].loses;
+		h->progs[0] = t[i].a;
+		h->progs[1] = t[i].b;
+	}
+	bpf_program__set_autoattach(s->progs.kprobe_rpcrdma_buffer_create, false);
+	bpf_program__set_autoattach(s->progs.kprobe_rpcrdma_req_create, false);
+	bpf_program__set_autoload(s->progs.kprobe_rpcrdma_buffer_create, !e->pools_off);
+	bpf_program__set_autoload(s->progs.kprobe_rpcrdma_req_create, !e->pools_off);
+}
+
+static void free_vlogs(struct engine *e)
+{
+	for (size_t i = 0; i < NHOOKS; i++)
+		for (int v = 0; v < 2; v++) {
+			free(e->vlog[i][v]);
+			e->vlog[i][v] = NULL;
+		}
+}
+
+/*
+ * After a failed load: the program whose log the verifier wrote is the one it refused (libbpf
+ * asks for a log only on a second try of a failed program). Its variant is marked refused, so
+ * the next try takes the fallback or leaves an optional hook off. false: no program to blame.
+ */
+static bool blame(struct engine *e)
+{
+	for (size_t i = 0; i < e->nhooks; i++)
+		for (int v = 0; v < 2; v++) {
+			struct hook *h = &e->hooks[i];
+			const char *log = e->vlog[i][v];
+
+			if (!log || !log[0])
+				continue;
+			h->refused |= 1u << v;
+			verifier_reason(log, h->why, sizeof(h->why));
+			pr_info("hook %s: the verifier refused %s (%s)\n", h->name,
+				bpf_program__section_name(h->progs[v]), h->why);
+			pr_debug("verifier log of %s:\n%s\n", bpf_program__name(h->progs[v]), log);
+			return true;
+		}
+	return false;
+}
+
+/* one more load of the object; -EAGAIN: a hook was refused, try again with what is left */
+static int load_once(struct engine *e)
+{
+	struct slotscope_bpf *s;
+	int err;
+
+	s = e->skel = slotscope_bpf__open();
+	if (!s) {
+		snprintf(why_buf, sizeof(why_buf), "cannot open the BPF object: %s", strerror(errno));
+		return -errno;
+	}
+	add_hooks(e);
+	s->bss->rdma_pool_is_max_reqs = e->pool_is_max_reqs;
+	err = choose_methods(e);
+	if (err)
+		return err;
+	if (e->o.max_inflight) {
+		bpf_map__set_max_entries(s->maps.inflight, e->o.max_inflight);
+		bpf_map__set_max_entries(s->maps.waiters, e->o.max_inflight);
+	}
+	for (size_t i = 0; i < e->nhooks; i++)
+		for (int v = 0; v < 2; v++) {
+			struct bpf_program *p = e->hooks[i].progs[v];
+
+			if (!bpf_program__autoload(p))
+				continue;
+			e->vlog[i][v] = calloc(1, VLOG_SIZE);
+			if (!e->vlog[i][v] || bpf_program__set_log_buf(p, e->vlog[i][v], VLOG_SIZE))
+				return -ENOMEM;
+		}
+	err = slotscope_bpf__load(s);
+	if (!err)
+		return 0;
+	if (blame(e))
+		err = -EAGAIN;
+	else if (!e->pools_off) {
+		/* not a hook: the pool counters are the only other programs; do without them */
+		pr_info("RDMA request pools not counted (their kprobes did not load: %s): "
+			"inferred from use\n", strerror(-err));
+		e->pools_off = true;
+		err = -EAGAIN;
+	} else {
+		snprintf(why_buf, sizeof(why_buf), "cannot load the BPF programs: %s: %s",
+			 strerror(-err), err == -EPERM ? "slotscope needs CAP_BPF and CAP_PERFMON (or root)"
+						       : "run with -v for the details");
+	}
+	free_vlogs(e);
+	slotscope_bpf__destroy(s);
+	e->skel = NULL;
+	return err;
+}
 
 int engine_open(struct engine **out, const struct engine_opts *o, const char **why)
 {
 	struct engine *e = calloc(1, sizeof(*e));
-	struct slotscope_bpf *s;
 	char path[512], rel[128];
 	int err;
 
+	*why = why_buf;
 	if (!e)
 		return -ENOMEM;
 	e->o = *o;
+	err = probe_atomics();
+	if (err == -EINVAL) {
+		snprintf(why_buf, sizeof(why_buf), "this kernel's BPF has no atomic fetch-and-add or "
+			 "compare-and-exchange, which counting slots exactly needs: Linux 5.12 or newer "
+			 "is required");
+		err = -EOPNOTSUPP;
+		goto fail;
+	}
+	if (err) {
+		snprintf(why_buf, sizeof(why_buf), "cannot load a BPF program: %s: slotscope needs "
+			 "CAP_BPF and CAP_PERFMON (or root)", strerror(-err));
+		goto fail;
+	}
 	e->vmlinux = btf__load_vmlinux_btf();
 	if (!e->vmlinux) {
 		err = -errno;
-		*why = "kernel BTF (/sys/kernel/btf/vmlinux)";
+		snprintf(why_buf, sizeof(why_buf), "this kernel has no BTF (/sys/kernel/btf/vmlinux: %s): "
+			 "slotscope needs CONFIG_DEBUG_INFO_BTF", strerror(-err));
 		goto fail;
 	}
-	for (size_t i = 0; i < sizeof(probe_modules) / sizeof(probe_modules[0]); i++) {
+	for (size_t i = 0; i < sizeof(e->mods) / sizeof(e->mods[0]); i++) {
 		snprintf(rel, sizeof(rel), "/sys/kernel/btf/%s", probe_modules[i]);
 		e->mods[i] = btf__parse_split(rooted(o->sysfs_root, rel, path, sizeof(path)), e->vmlinux);
 		if (!e->mods[i])
@@ -186,37 +411,25 @@ int engine_open(struct engine **out, const struct engine_opts *o, const char **w
 		*why = "sunrpc";
 		goto fail;
 	}
-	s = e->skel = slotscope_bpf__open();
-	if (!s) {
-		err = -errno;
-		*why = "open BPF object";
+	/* every handler reads sunrpc's structures through CO-RE: their BTF must be somewhere */
+	if (!btf_has(e, "rpc_xprt", BTF_KIND_STRUCT)) {
+		err = -ENOENT;
+		snprintf(why_buf, sizeof(why_buf), "sunrpc has no BTF (no /sys/kernel/btf/sunrpc): "
+			 "slotscope needs CONFIG_DEBUG_INFO_BTF_MODULES, Linux 5.11 or newer");
 		goto fail;
 	}
-	add_hook(e, "xprt_reserve", TP, true, s->progs.btf_xprt_reserve, s->progs.raw_xprt_reserve);
-	add_hook(e, "xprt_release", FUNC, true, s->progs.fentry_xprt_release, s->progs.kprobe_xprt_release);
-	add_hook(e, "rpc_task_sleep", TP, true, s->progs.btf_rpc_task_sleep, s->progs.raw_rpc_task_sleep);
-	add_hook(e, "rpc_task_wakeup", TP, true, s->progs.btf_rpc_task_wakeup, s->progs.raw_rpc_task_wakeup);
-	add_hook(e, "rpc_stats_latency", TP, true, s->progs.btf_rpc_stats_latency,
-		 s->progs.raw_rpc_stats_latency);
-	add_hook(e, "xprt_create", TP, false, s->progs.btf_xprt_create, s->progs.raw_xprt_create);
-	add_hook(e, "xprt_destroy", TP, false, s->progs.btf_xprt_destroy, s->progs.raw_xprt_destroy);
-	add_hook(e, "nfs4_setup_sequence", TP, false, s->progs.btf_nfs4_setup_sequence,
-		 s->progs.raw_nfs4_setup_sequence);
-	add_hook(e, "nfs4_sequence_done", TP, false, s->progs.btf_nfs4_sequence_done,
-		 s->progs.raw_nfs4_sequence_done);
-	err = choose_methods(e, why);
-	if (err)
-		goto fail;
-	if (o->max_inflight) {
-		bpf_map__set_max_entries(s->maps.inflight, o->max_inflight);
-		bpf_map__set_max_entries(s->maps.waiters, o->max_inflight);
+	if (e->mods[3])
+		rdma_pool_from_btf(e, e->mods[3]);
+	/* a refused hook costs one more load: at most one per variant */
+	for (int tries = 0; tries <= 2 * NHOOKS + 1; tries++) {
+		err = load_once(e);
+		if (err != -EAGAIN)
+			break;
 	}
 	free_probe_btf(e);
-	err = slotscope_bpf__load(s);
-	if (err) {
-		*why = "load BPF programs";
+	if (err)
 		goto fail;
-	}
+	free_vlogs(e);
 	*out = e;
 	return 0;
 fail:
@@ -225,55 +438,79 @@ fail:
 }
 
 /*
- * The RDMA request pool has max_reqs + max_reqs/8 entries on kernels with "xprtrdma: Decouple
- * RPC completion from Send completion" (May 2026), which also dropped reply_waits_for_send from
- * struct rpcrdma_stats: that member is the probe. Unknown until rpcrdma's BTF is there.
+ * rpcrdma's BTF can prove the pool is exactly max_reqs: reply_waits_for_send left struct
+ * rpcrdma_stats with "xprtrdma: Decouple req recycling from RPC completion" (6.1.178, 6.12.97),
+ * and the pool slack came only later. Without the member nothing is proven (see
+ * effective_limit() in slotscope.bpf.c). Also set before the load, into .data.
  */
-static void rdma_slack_from(struct engine *e, const struct btf *mod)
+static void rdma_pool_from_btf(struct engine *e, const struct btf *mod)
 {
 	const struct btf_type *t;
 	int id;
 
+	e->rdma_btf_probed = true;
 	id = btf__find_by_name_kind(mod, "rpcrdma_stats", BTF_KIND_STRUCT);
 	if (id <= 0)
 		return;
 	t = btf__type_by_id(mod, id);
 	for (int i = 0; i < btf_vlen(t); i++)
 		if (!strcmp(btf__name_by_offset(mod, btf_members(t)[i].name_off), "reply_waits_for_send")) {
-			e->skel->data->rdma_slack_shift = SLACK_NONE;
+			pr_debug("rpcrdma request pool: max_reqs (reply_waits_for_send in its BTF)\n");
+			e->pool_is_max_reqs = true;
+			if (e->skel)
+				e->skel->bss->rdma_pool_is_max_reqs = 1;
 			return;
 		}
-	e->skel->data->rdma_slack_shift = 3;
-	pr_debug("rpcrdma request pool: max_reqs + max_reqs/8\n");
 }
 
 /*
- * Called at every snapshot until rpcrdma's BTF is there (the module may load mid-trace). The
- * parsed vmlinux BTF is several MiB, so it is loaded only for this and freed at once.
+ * Called at every snapshot until rpcrdma is seen (it may load mid-trace, with the first RDMA
+ * mount): its BTF, if any, is probed once, and the pool counters attached. The parsed vmlinux
+ * BTF is several MiB, so it is loaded only for this and freed at once.
  */
-static void probe_rdma_slack(struct engine *e)
+static void probe_rdma(struct engine *e)
 {
+	struct slotscope_bpf *s = e->skel;
+	struct bpf_program *p[2] = { s->progs.kprobe_rpcrdma_buffer_create,
+				     s->progs.kprobe_rpcrdma_req_create };
 	struct btf *base, *mod;
 	char path[512];
 
-	if (e->skel->data->rdma_slack_shift != SLACK_UNKNOWN)
+	if (e->pools_tried && e->rdma_btf_probed)
 		return;
-	rooted(e->o.sysfs_root, "/sys/kernel/btf/rpcrdma", path, sizeof(path));
-	if (access(path, R_OK))
+	if (access(rooted(e->o.sysfs_root, "/sys/module/rpcrdma", path, sizeof(path)), F_OK))
 		return;
-	base = btf__load_vmlinux_btf();
-	mod = base ? btf__parse_split(path, base) : NULL;
-	if (mod)
-		rdma_slack_from(e, mod);
-	btf__free(mod);
-	btf__free(base);
+	if (!e->rdma_btf_probed) {
+		rooted(e->o.sysfs_root, "/sys/kernel/btf/rpcrdma", path, sizeof(path));
+		e->rdma_btf_probed = true;
+		if (access(path, R_OK)) {
+			pr_warn("rpcrdma has no BTF: RDMA request pools are counted as a transport is made "
+				"(kprobes), else taken as max_reqs and raised if more are ever in use\n");
+		} else {
+			base = btf__load_vmlinux_btf();
+			mod = base ? btf__parse_split(path, base) : NULL;
+			if (mod)
+				rdma_pool_from_btf(e, mod);
+			btf__free(mod);
+			btf__free(base);
+		}
+	}
+	if (e->pools_tried || e->pools_off)
+		return;
+	e->pools_tried = true;
+	for (int i = 0; i < 2; i++) {
+		e->pool_links[i] = bpf_program__attach(p[i]);
+		if (!e->pool_links[i]) {
+			pr_info("RDMA request pools not counted (kprobe %s: %s): inferred from use\n",
+				bpf_program__name(p[i]) + 7, strerror(errno));
+			return;
+		}
+	}
 }
 
 /* The probes are done: libbpf parses its own copy of vmlinux BTF to load, so drop ours first. */
 static void free_probe_btf(struct engine *e)
 {
-	if (e->mods[3] && e->skel->data->rdma_slack_shift == SLACK_UNKNOWN)
-		rdma_slack_from(e, e->mods[3]);
 	for (size_t i = 0; i < sizeof(e->mods) / sizeof(e->mods[0]); i++) {
 		btf__free(e->mods[i]);
 		e->mods[i] = NULL;
@@ -287,10 +524,12 @@ int engine_attach(struct engine *e, const char **why)
 	int err = slotscope_bpf__attach(e->skel);
 
 	if (err) {
-		*why = "attach BPF programs";
+		snprintf(why_buf, sizeof(why_buf), "cannot attach the BPF programs: %s: run with -v "
+			 "for the details", strerror(-err));
+		*why = why_buf;
 		return err;
 	}
-	probe_rdma_slack(e);
+	probe_rdma(e);
 	return 0;
 }
 
@@ -398,6 +637,30 @@ static int read_map(int fd, size_t ksz, size_t vsz, size_t koff, size_t voff, si
 	return 0;
 }
 
+/* An RDMA pool raised from use is said once per transport: that is how its limit was found. */
+static void note_inferred(struct engine *e, const struct snapshot *snap)
+{
+	for (size_t i = 0; i < snap->nxprts; i++) {
+		const struct xprt_stats *x = &snap->xprts[i].s;
+		size_t j;
+
+		if (!(x->flags & XF_LIMIT_INFERRED))
+			continue;
+		for (j = 0; j < e->nnoted; j++)
+			if (e->noted[j][0] == snap->xprts[i].key && e->noted[j][1] == x->first_seen_ns)
+				break;
+		if (j < e->nnoted)
+			continue;
+		pr_warn("transport %u (rdma %s): more requests in use than max_reqs %u, so its pool has "
+			"slack: limit taken as %u (max_reqs + max_reqs/8, or the most seen in use)\n",
+			x->id, x->addr, x->max_reqs, x->limit);
+		if (e->nnoted == sizeof(e->noted) / sizeof(e->noted[0]))
+			e->nnoted = 0;
+		e->noted[e->nnoted][0] = snap->xprts[i].key;
+		e->noted[e->nnoted++][1] = x->first_seen_ns;
+	}
+}
+
 int engine_snapshot(struct engine *e, struct snapshot *snap)
 {
 	struct slotscope_bpf *s = e->skel;
@@ -405,7 +668,7 @@ int engine_snapshot(struct engine *e, struct snapshot *snap)
 	__u64 *percpu;
 
 	memset(snap, 0, sizeof(*snap));
-	probe_rdma_slack(e);
+	probe_rdma(e);
 	/* close the interval first: programs now record interval peaks in the other slot */
 	snap->epoch = s->bss->epoch;
 	__atomic_store_n(&s->bss->epoch, snap->epoch + 1, __ATOMIC_SEQ_CST);
@@ -429,6 +692,7 @@ int engine_snapshot(struct engine *e, struct snapshot *snap)
 		snapshot_free(snap);
 		return err;
 	}
+	note_inferred(e, snap);
 	/* the current stretch has not been closed by an event yet: add it up to now */
 	for (size_t i = 0; i < snap->nxprts; i++) {
 		struct xprt_stats *x = &snap->xprts[i].s;
@@ -464,7 +728,10 @@ void engine_close(struct engine *e)
 {
 	if (!e)
 		return;
+	for (int i = 0; i < 2; i++)
+		bpf_link__destroy(e->pool_links[i]);
 	slotscope_bpf__destroy(e->skel);
+	free_vlogs(e);
 	for (size_t i = 0; i < sizeof(e->mods) / sizeof(e->mods[0]); i++)
 		btf__free(e->mods[i]);
 	btf__free(e->vmlinux);

@@ -56,9 +56,13 @@ struct engine_opts {
 	const char *procfs_root;	/* for tracefs/kallsyms probes; "/" normally */
 	const char *sysfs_root;
 	unsigned int max_inflight;	/* slots tracked at once; 0 = MAX_INFLIGHT */
+	bool force_fallback;		/* raw_tp/kprobe for every hook (SLOTSCOPE_ATTACH=fallback) */
 };
 
-/* 0 or -errno; on error *why names the problem for the one-line message */
+/*
+ * 0 or -errno; on error *why is the one-line message (the bare name "sunrpc" for -ENOENT when
+ * no NFS client is loaded). A hook whose variant the verifier refuses falls back to the next.
+ */
 int engine_open(struct engine **e, const struct engine_opts *o, const char **why);
 int engine_attach(struct engine *e, const char **why);
 /*
@@ -81,5 +85,7 @@ const struct op_snap *snapshot_find_op(const struct snapshot *s, const struct op
 
 const char *hook_method_name(enum hook_method m);
 const char *proto_name(__u32 ident);
+/* where a transport's limit comes from (XF_LIMIT_*): max_reqs, counted, btf, assumed, inferred */
+const char *limit_source_name(__u32 flags);
 
 #endif

@@ -417,8 +417,10 @@ static pid_t start_command(char **argv)
 
 static int open_engine(struct engine **e)
 {
+	const char *attach = getenv("SLOTSCOPE_ATTACH");
 	struct engine_opts eo = { .procfs_root = env.procfs_root, .sysfs_root = env.sysfs_root,
-				  .max_inflight = env.max_inflight };
+				  .max_inflight = env.max_inflight,
+				  .force_fallback = attach && !strcmp(attach, "fallback") };
 	const char *why = "";
 	int err;
 
@@ -432,19 +434,13 @@ static int open_engine(struct engine **e)
 		       "(or modprobe sunrpc) and run again\n");
 		return EXIT_NOPERM;
 	}
-	if (err == -ENOENT) {
-		pr_err("this kernel has no %s hook: slotscope needs a kernel with sunrpc tracepoints "
-		       "(5.9+) and BTF\n", why);
-		return EXIT_NOPERM;
-	}
 	if (err) {
-		pr_err("cannot %s: %s: run with -v for the details (BTF and CAP_BPF are required)\n",
-		       why, strerror(-err));
+		pr_err("%s\n", why);
 		return EXIT_NOPERM;
 	}
 	err = engine_attach(*e, &why);
 	if (err) {
-		pr_err("cannot %s: %s: run with -v for the details\n", why, strerror(-err));
+		pr_err("%s\n", why);
 		engine_close(*e);
 		return EXIT_NOPERM;
 	}

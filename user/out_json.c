@@ -68,6 +68,7 @@ static void xprt_json(struct jw *w, const struct view *v, const struct xprt_view
 	jw_str(w, "server", x->addr);
 	jw_str(w, "port", x->port);
 	jw_u64(w, "limit", x->limit);
+	jw_str(w, "limit_source", x->limit_source);
 	jw_u64(w, "max_reqs", x->max_reqs);
 	jw_u64(w, "min_reqs", x->min_reqs);
 	jw_i64(w, "in_use", x->in_use);

@@ -60,6 +60,7 @@ static void xprt_view(struct xprt_view *v, const struct xprt_snap *c, const stru
 	v->ident = x->ident;
 	v->limit = x->limit;
 	v->max_reqs = x->max_reqs;
+	v->limit_source = limit_source_name(x->flags);
 	v->min_reqs = x->min_reqs;
 	memcpy(v->addr, x->addr, sizeof(v->addr));
 	memcpy(v->port, x->port, sizeof(v->port));

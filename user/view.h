@@ -64,6 +64,7 @@ struct links_view {
 struct xprt_view {
 	__u64 key;
 	__u32 id, ident, limit, max_reqs, min_reqs;
+	const char *limit_source;	/* limit_source_name() */
 	char addr[ADDR_LEN], port[PORT_LEN];
 	__s32 in_use;			/* raw: a negative value would be a counting bug */
 	__u32 peak, interval_peak;

@@ -1,0 +1,93 @@
+# The core set, in one boot, for every kernel of the matrix (make test runs it on 6.12 and on
+# sid's 7.x, and on the default kernel with every hook forced to its fallback variant): exact
+# occupancy over TCP against mountstats, the RDMA limit against the request pool the kernel
+# built (counted by bpftrace as the mount made it) with no interval above it, NFSv4.1 session
+# slots, sends and connects against mountstats, and the Prometheus textfile (checked by
+# promtool on the host, test_core.host).
+nfsd_start >/dev/null || exit 1
+rxe_up || exit 1
+echo 4 >/sys/module/nfs/parameters/max_session_slots || exit 1
+mount_tcp /mnt/t 3 16 || exit 1
+srv_t=$LAST_SERVER
+mount_tcp /mnt/s 4.1 || exit 1
+srv_s=$LAST_SERVER
+echo "note kernel $(uname -r), attach ${SLOTSCOPE_ATTACH:-preferred}"
+
+# the pool as the kernel builds it, per struct rpcrdma_xprt: bpftrace attached before the mount
+bpftrace -e 'kprobe:rpcrdma_req_create { @reqs[arg0] = count(); }' >/tmp/bt.out 2>&1 &
+bt=$!
+i=0
+until grep -q Attaching /tmp/bt.out || [ $i -ge 240 ]; do sleep 0.5; i=$((i + 1)); done
+grep -q Attaching /tmp/bt.out || { cat /tmp/bt.out; fail "bpftrace did not attach"; exit 1; }
+
+slotscope -v --json 0.5 -d 900 --prom-file /out/metrics.prom >/tmp/c.json 2>/tmp/c.err &
+ss=$!
+i=0
+until grep -q '"type":"interval"' /tmp/c.json 2>/dev/null || [ $i -ge 240 ]; do sleep 0.5; i=$((i + 1)); done
+grep -q '"type":"interval"' /tmp/c.json || { cat /tmp/c.err; fail "slotscope did not start"; exit 1; }
+# a transport made while attached: its pool is counted as it is built
+mount_rdma /mnt/r 3 || exit 1
+srv_r=$LAST_SERVER
+writer_dirs /export/d 192 || exit 1
+
+s0=$(mountstats_xprt /mnt/t sends) c0=$(mountstats_xprt /mnt/t connect_count) w0=$(mountstats_op /mnt/t WRITE ops)
+writers /mnt/t 64 2 >/dev/null
+writers /mnt/s 32 1 >/dev/null
+WRITERS_TOGETHER=1 writers /mnt/r/d 192 1 >/dev/null
+sync
+sleep 1
+s1=$(mountstats_xprt /mnt/t sends) c1=$(mountstats_xprt /mnt/t connect_count) w1=$(mountstats_op /mnt/t WRITE ops)
+kill -INT $ss
+wait $ss
+rc=$?
+kill -INT $bt
+cp /tmp/c.err /out/slotscope.err
+wait $bt
+grep -E '^slotscope: (hook [a-z0-9_]+: the|hook .* refused|rpcrdma|transport|RDMA)' /tmp/c.err | sed 's/^/note /'
+check_eq "slotscope exit status" $rc 0
+
+# which variant every hook took, from -v's list
+want=tp_btf fwant=fentry
+[ "${SLOTSCOPE_ATTACH:-}" = fallback ] && want=raw_tp fwant=kprobe
+for h in xprt_reserve rpc_task_sleep rpc_task_wakeup rpc_stats_latency xprt_create xprt_destroy \
+	nfs4_setup_sequence nfs4_sequence_done; do
+	check_eq "hook $h" "$(sed -n "s/^slotscope: hook $h  *\([a-z_]*\)$/\1/p" /tmp/c.err)" $want
+done
+check_eq "hook xprt_release" "$(sed -n 's/^slotscope: hook xprt_release  *\([a-z_]*\)$/\1/p' /tmp/c.err)" $fwant
+
+# TCP, 16 slots, 64 writers
+x=$(ss_xprt /tmp/c.json $srv_t)
+echo "note tcp: $(echo "$x" | jq -c '{id,limit,limit_source,peak,at_limit_s,busy_s,slot_waits:.waits.slot.count,sends,connects}')"
+check_eq "tcp limit" "$(echo "$x" | jq .limit)" 16
+check_eq "tcp max in use = mountstats max_slots" "$(echo "$x" | jq .peak)" "$(mountstats_xprt /mnt/t max_slots)"
+check_eq "tcp max in use = limit" "$(echo "$x" | jq .peak)" 16
+check_gt "tcp slot waits" "$(echo "$x" | jq .waits.slot.count)" 0
+check_eq "tcp sends = mountstats delta" "$(echo "$x" | jq .sends)" $((s1 - s0))
+check_eq "tcp connects = mountstats delta" "$(echo "$x" | jq .connects)" $((c1 - c0))
+check_eq "tcp WRITE ops = mountstats delta" "$(ss_op /tmp/c.json /mnt/t WRITE .count)" $((w1 - w0))
+check_eq "tcp in use back to 0" "$(echo "$x" | jq .in_use)" 0
+
+# RDMA: the limit is the pool the kernel built, reached and never exceeded
+x=$(ss_xprt /tmp/c.json $srv_r)
+pool=$(sed -n 's/^@reqs\[[-0-9]*\]: \([0-9]*\)$/\1/p' /tmp/bt.out | sort -n | tail -n 1)
+echo "note rdma: $(echo "$x" | jq -c '{id,limit,limit_source,max_reqs,peak,slot_waits:.waits.slot.count,sends,credits}'), pool built: $pool"
+check_eq "rdma limit = requests the kernel created for the pool" "$(echo "$x" | jq .limit)" "$pool"
+check_eq "rdma limit counted as the transport was made" "$(echo "$x" | jq -r .limit_source)" counted
+check_eq "rdma max in use = limit" "$(echo "$x" | jq .peak)" "$pool"
+over=$(jq -c 'select(.type == "interval") | .transports[] | select(.interval_peak > .limit or .in_use > .limit or .in_use < 0)' /tmp/c.json | wc -l)
+check_eq "intervals above the limit or negative, any transport" "$over" 0
+[ "$over" = 0 ] || jq -c 'select(.type == "interval") | .transports[] | select(.interval_peak > .limit or .in_use > .limit or .in_use < 0) | {id,proto,limit,limit_source,in_use,interval_peak,peak}' /tmp/c.json | head -5
+check_eq "rdma sends = mountstats (transport made while traced)" "$(echo "$x" | jq .sends)" "$(mountstats_xprt /mnt/r sends)"
+check_gt "rdma credits granted" "$(echo "$x" | jq .credits.granted)" 0
+check_eq "rdma in use back to 0" "$(echo "$x" | jq .in_use)" 0
+
+# NFSv4.1: 4 session slots
+x=$(ss_xprt /tmp/c.json $srv_s)
+id=$(echo "$x" | jq .id)
+s=$(tail -n 1 /tmp/c.json | jq -c --argjson id "$id" '[.sessions[] | select(.xprt_id == $id)] | first')
+echo "note session: $s"
+check_eq "session max_slots" "$(echo "$s" | jq .max_slots)" 4
+check_gt "session-slot waits" "$(echo "$x" | jq .waits.session.count)" 0
+check_le "highest used slot id below the table size" "$(echo "$s" | jq .peak_used_slotid)" 3
+check_eq "no map drops" "$(tail -n 1 /tmp/c.json | jq '.counters.inflight_full + .counters.waiters_full + .counters.ops_full')" 0
+exit $CHECK_FAILED
