@@ -23,6 +23,7 @@ struct hook {
 	const char *loses;		/* what goes unmeasured without an optional hook */
 	struct bpf_program *progs[2];	/* tp_btf/raw_tp or fentry/kprobe */
 	unsigned int refused;		/* bit v: variant v was refused by the verifier */
+	bool said;			/* its loss was said (loads are retried) */
 	char why[160];			/* the verifier's reason, for the message */
 };
 
@@ -178,6 +179,9 @@ static int choose_methods(struct engine *e)
 					 "needs sunrpc's tracepoints (5.9+)", h->name);
 			return h->refused ? -EACCES : -ENOENT;
 		}
+		if (h->said)
+			continue;
+		h->said = true;
 		if (h->refused)
 			pr_warn("hook %s refused by the verifier (%s): %s; everything else is measured\n",
 				h->name, h->why, h->loses);
@@ -316,6 +320,50 @@ static bool blame(struct engine *e)
 	return false;
 }
 
+/*
+ * Fault injection for the fallback tests: SLOTSCOPE_TEST_REFUSE="HOOK[:all],..." makes the
+ * preferred variant of HOOK (every variant with :all) one the verifier really refuses, so the
+ * refusal is met the way a kernel's would be: a load that fails with a log. The program's first
+ * instruction becomes an exit with R0 unset; the count stays, so libbpf's relocations (made
+ * later, by instruction index) still land inside it.
+ */
+static int inject_refusals(struct engine *e)
+{
+	const char *spec = getenv("SLOTSCOPE_TEST_REFUSE");
+
+	for (size_t i = 0; spec && i < e->nhooks; i++) {
+		struct hook *h = &e->hooks[i];
+		size_t n = strlen(h->name);
+		const char *m;
+
+		for (m = strstr(spec, h->name); m; m = strstr(m + 1, h->name))
+			if ((m == spec || m[-1] == ',') && (!m[n] || m[n] == ',' || m[n] == ':'))
+				break;
+		if (!m)
+			continue;
+		for (int v = 0; v < (strncmp(m + n, ":all", 4) ? 1 : 2); v++) {
+			struct bpf_program *p = h->progs[v];
+			size_t cnt = bpf_program__insn_cnt(p);
+			struct bpf_insn *bad;
+			int err;
+
+			if (!bpf_program__autoload(p) || !cnt)
+				continue;
+			bad = malloc(cnt * sizeof(*bad));
+			if (!bad)
+				return -ENOMEM;
+			memcpy(bad, bpf_program__insns(p), cnt * sizeof(*bad));
+			memset(bad, 0, sizeof(*bad));
+			bad[0].code = BPF_JMP | BPF_EXIT;
+			err = bpf_program__set_insns(p, bad, cnt);
+			free(bad);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
 /* one more load of the object; -EAGAIN: a hook was refused, try again with what is left */
 static int load_once(struct engine *e)
 {
@@ -330,6 +378,9 @@ static int load_once(struct engine *e)
 	add_hooks(e);
 	s->bss->rdma_pool_is_max_reqs = e->pool_is_max_reqs;
 	err = choose_methods(e);
+	if (err)
+		return err;
+	err = inject_refusals(e);
 	if (err)
 		return err;
 	if (e->o.max_inflight) {

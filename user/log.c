@@ -19,9 +19,12 @@ void pr_log(enum log_level lvl, const char *fmt, ...)
 
 int log_libbpf(enum libbpf_print_level level, const char *fmt, va_list args)
 {
-	if (log_level < LOG_DEBUG && level != LIBBPF_WARN)
-		return 0;
-	if (log_level < LOG_WARN)
+	/*
+	 * Only with -v: a refused program is expected (its hook falls back, see engine.c), and
+	 * every failure that matters is said once, in one line, by the caller that decides.
+	 */
+	(void)level;
+	if (log_level < LOG_DEBUG)
 		return 0;
 	return vfprintf(stderr, fmt, args);
 }
