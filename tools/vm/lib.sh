@@ -31,6 +31,23 @@ nfsd_start() {
 	log "nfsd up: $(tr '\n' ' ' </proc/fs/nfsd/portlist)"
 }
 
+# rpcrdma_nobtf: rpcrdma loaded from the image's copy without .BTF (lib/modules/KVER/nobtf, made by
+# build-image), so /sys/kernel/btf/rpcrdma is absent: its dependencies through modprobe, then insmod.
+# Call it before anything loads rpcrdma (vm_modules, nfsd_start, rxe_up); they then keep this one.
+rpcrdma_nobtf() {
+	[ ! -d /sys/module/rpcrdma ] || { fail "rpcrdma is already loaded: call rpcrdma_nobtf before vm_modules"; return 1; }
+	_ko=/lib/modules/$(uname -r)/nobtf/rpcrdma.ko
+	[ -f "$_ko" ] || { fail "$_ko missing: rebuild the image (make vm-image)"; return 1; }
+	_deps=$(modprobe --show-depends rpcrdma | awk '$1 == "insmod" { n = $2; sub(/.*\//, "", n); sub(/\.ko.*/, "", n); if (n != "rpcrdma") print n }')
+	[ -n "$_deps" ] || { fail "modprobe --show-depends rpcrdma lists nothing"; return 1; }
+	for _d in $_deps; do
+		modprobe "$_d" || { fail "modprobe $_d (for rpcrdma)"; return 1; }
+	done
+	insmod "$_ko" || { fail "insmod $_ko"; dmesg | tail -3; return 1; }
+	[ ! -e /sys/kernel/btf/rpcrdma ] || { fail "/sys/kernel/btf/rpcrdma exists after loading $_ko"; return 1; }
+	log "rpcrdma loaded without BTF ($_ko)"
+}
+
 # A new rpc_xprt needs a new server address (mounts of one server share its nfs_client and
 # transports). Every 127/8 address reaches the local nfsd over lo; hand out a fresh one per call.
 # (not in $(...): the counter would not survive the subshell)
