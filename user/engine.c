@@ -688,6 +688,26 @@ static int read_map(int fd, size_t ksz, size_t vsz, size_t koff, size_t voff, si
 	return 0;
 }
 
+/*
+ * The kernel skips a program that fires while it already runs on that CPU (a softirq event
+ * landing on a handler in task context): that event is lost to every count, so it is counted.
+ */
+static __u64 recursion_misses(const struct engine *e)
+{
+	struct bpf_program *p;
+	__u64 n = 0;
+
+	bpf_object__for_each_program(p, e->skel->obj) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(p);
+
+		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len))
+			n += info.recursion_misses;
+	}
+	return n;
+}
+
 /* An RDMA pool raised from use is said once per transport: that is how its limit was found. */
 static void note_inferred(struct engine *e, const struct snapshot *snap)
 {
@@ -765,6 +785,7 @@ int engine_snapshot(struct engine *e, struct snapshot *snap)
 			snap->counters[c] += percpu[cpu];
 	}
 	free(percpu);
+	snap->counters[CNT_RECURSION_MISSES] = recursion_misses(e);
 	return 0;
 }
 

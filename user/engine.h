@@ -13,6 +13,15 @@
 
 struct engine;
 
+/*
+ * The BPF side's counters (enum counter), then those user space reads from the kernel:
+ * CNT_RECURSION_MISSES, runs of slotscope's programs the kernel skipped because one was already
+ * running on that CPU (bpf_prog_info.recursion_misses, 9f4d6d5c2a4d "bpf: Add BPF_PROG_INFO
+ * recursion_misses", 5.12).
+ */
+#define CNT_RECURSION_MISSES COUNTERS
+#define NCOUNTERS (COUNTERS + 1)
+
 enum hook_method { HOOK_OFF, HOOK_TP_BTF, HOOK_RAW_TP, HOOK_FENTRY, HOOK_KPROBE };
 
 struct hook_status {
@@ -49,7 +58,7 @@ struct snapshot {
 	struct op_snap *ops;
 	struct client_snap *clients;
 	struct session_snap *sessions;
-	__u64 counters[COUNTERS];
+	__u64 counters[NCOUNTERS];
 };
 
 struct engine_opts {

@@ -413,7 +413,7 @@ static void view_json(struct jw *w, const struct view *v)
 	if (v->links.sampled)
 		links_json(w, v);
 	jw_obj(w, "counters");
-	for (int c = 0; c < COUNTERS; c++)
+	for (int c = 0; c < NCOUNTERS; c++)
 		jw_u64(w, counter_names[c], v->counters[c]);
 	jw_end_obj(w);
 }

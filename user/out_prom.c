@@ -286,6 +286,9 @@ int out_prom(FILE *f, const struct view *cum, const struct view *iv, double now_
 	for (int c = CNT_INFLIGHT_FULL; c <= CNT_SESSIONS_FULL; c++)
 		fprintf(f, "slotscope_drops_total{map=\"%s\"} %llu\n", counter_names[c],
 			(unsigned long long)cum->counters[c]);
+	family(f, "missed_events_total", "counter",
+	       "Runs of slotscope's BPF programs the kernel skipped (one was already running on that CPU).");
+	fprintf(f, "slotscope_missed_events_total %llu\n", (unsigned long long)cum->counters[CNT_RECURSION_MISSES]);
 	family(f, "last_update_timestamp_seconds", "gauge", "When this file was written.");
 	fprintf(f, "slotscope_last_update_timestamp_seconds %.3f\n", now_wall);
 	free(ser);

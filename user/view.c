@@ -7,9 +7,9 @@
 
 const char *const wait_kind_names[WAIT_KINDS] = { "slot", "send", "session", "delay" };
 const char *const stage_names[STAGES] = { "queue", "rtt", "execute" };
-const char *const counter_names[COUNTERS] = {
+const char *const counter_names[NCOUNTERS] = {
 	"inflight_full", "waiters_full", "xprts_full", "ops_full", "clients_full", "sessions_full",
-	"preattach_release", "backchannel_release",
+	"preattach_release", "backchannel_release", "recursion_misses",
 };
 
 /* a client without a superblock of its own belongs to the mount of the client it was made from */
@@ -223,7 +223,7 @@ int view_build(struct view *v, const struct snapshot *prev, const struct snapsho
 				before = prev->sessions[j].s.sequences;
 		s->sequences = s->s.sequences - before;
 	}
-	for (int c = 0; c < COUNTERS; c++)
+	for (int c = 0; c < NCOUNTERS; c++)
 		v->counters[c] = cur->counters[c] - prev->counters[c];
 	/* map order is hash order: rows in the order the kernel made the transports */
 	qsort(v->xprts, v->nxprts, sizeof(*v->xprts), by_id);

@@ -96,7 +96,7 @@ struct view {
 	struct xprt_view *xprts;
 	struct op_view *ops;
 	struct session_view *sessions;
-	__u64 counters[COUNTERS];	/* in this view */
+	__u64 counters[NCOUNTERS];	/* in this view */
 	struct links_view links;
 	struct tunables tun;		/* set by the caller for the verdicts */
 	double wall;			/* CLOCK_REALTIME at the end of the view, for display */
@@ -114,6 +114,6 @@ bool xprt_view_idle(const struct xprt_view *x);
 
 extern const char *const wait_kind_names[WAIT_KINDS];
 extern const char *const stage_names[STAGES];
-extern const char *const counter_names[COUNTERS];
+extern const char *const counter_names[NCOUNTERS];
 
 #endif

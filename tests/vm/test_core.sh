@@ -46,6 +46,11 @@ cp /tmp/c.err /out/slotscope.err
 grep -E '^slotscope: (hook [a-z0-9_]+: the|hook .* refused|rpcrdma|transport|RDMA)' /tmp/c.err | sed 's/^/note /'
 check_eq "slotscope exit status" $rc 0
 
+# a kernel that skips a program re-entered on a CPU (7.x under emulation does, often) loses those
+# events: every count must then be within that many of the truth, and exact when there were none
+miss=$(tail -n 1 /tmp/c.json | jq .counters.recursion_misses)
+echo "note runs the kernel skipped: $miss"
+
 # which variant every hook took, from -v's list
 want=tp_btf fwant=fentry
 [ "${SLOTSCOPE_ATTACH:-}" = fallback ] && want=raw_tp fwant=kprobe
@@ -59,13 +64,13 @@ check_eq "hook xprt_release" "$(sed -n 's/^slotscope: hook xprt_release  *\([a-z
 x=$(ss_xprt /tmp/c.json $srv_t)
 echo "note tcp: $(echo "$x" | jq -c '{id,limit,limit_source,peak,at_limit_s,busy_s,slot_waits:.waits.slot.count,sends,connects}')"
 check_eq "tcp limit" "$(echo "$x" | jq .limit)" 16
-check_eq "tcp max in use = mountstats max_slots" "$(echo "$x" | jq .peak)" "$(mountstats_xprt /mnt/t max_slots)"
-check_eq "tcp max in use = limit" "$(echo "$x" | jq .peak)" 16
+check_within "tcp max in use = mountstats max_slots" "$(echo "$x" | jq .peak)" "$(mountstats_xprt /mnt/t max_slots)" $miss
+check_within "tcp max in use = limit" "$(echo "$x" | jq .peak)" 16 $miss
 check_gt "tcp slot waits" "$(echo "$x" | jq .waits.slot.count)" 0
-check_eq "tcp sends = mountstats delta" "$(echo "$x" | jq .sends)" $((s1 - s0))
+check_eq "tcp sends = mountstats delta (read from the kernel's own counter)" "$(echo "$x" | jq .sends)" $((s1 - s0))
 check_eq "tcp connects = mountstats delta" "$(echo "$x" | jq .connects)" $((c1 - c0))
-check_eq "tcp WRITE ops = mountstats delta" "$(ss_op /tmp/c.json /mnt/t WRITE .count)" $((w1 - w0))
-check_eq "tcp in use back to 0" "$(echo "$x" | jq .in_use)" 0
+check_within "tcp WRITE ops = mountstats delta" "$(ss_op /tmp/c.json /mnt/t WRITE .count)" $((w1 - w0)) $miss
+check_within "tcp in use back to 0" "$(echo "$x" | jq .in_use)" 0 $miss
 
 # RDMA: the limit is the pool the kernel built, reached and never exceeded
 x=$(ss_xprt /tmp/c.json $srv_r)
@@ -73,21 +78,29 @@ pool=$(awk '$1 == "req" { n[$2]++ } END { for (k in n) print n[k] }' /tmp/bt.out
 echo "note rdma: $(echo "$x" | jq -c '{id,limit,limit_source,max_reqs,peak,slot_waits:.waits.slot.count,sends,credits}'), pool built: $pool"
 check_eq "rdma limit = requests the kernel created for the pool" "$(echo "$x" | jq .limit)" "$pool"
 check_eq "rdma limit counted as the transport was made" "$(echo "$x" | jq -r .limit_source)" counted
-check_eq "rdma max in use = limit" "$(echo "$x" | jq .peak)" "$pool"
-over=$(jq -c 'select(.type == "interval") | .transports[] | select(.interval_peak > .limit or .in_use > .limit or .in_use < 0)' /tmp/c.json | wc -l)
+check_within "rdma max in use = limit" "$(echo "$x" | jq .peak)" "$pool" $miss
+over=$(jq -c --argjson m $miss 'select(.type == "interval") | .transports[] | select(.interval_peak > .limit + $m or .in_use > .limit + $m or .in_use < -$m)' /tmp/c.json | wc -l)
 check_eq "intervals above the limit or negative, any transport" "$over" 0
 [ "$over" = 0 ] || jq -c 'select(.type == "interval") | .transports[] | select(.interval_peak > .limit or .in_use > .limit or .in_use < 0) | {id,proto,limit,limit_source,in_use,interval_peak,peak}' /tmp/c.json | head -5
 check_eq "rdma sends = mountstats (transport made while traced)" "$(echo "$x" | jq .sends)" "$(mountstats_xprt /mnt/r sends)"
 check_gt "rdma credits granted" "$(echo "$x" | jq .credits.granted)" 0
-check_eq "rdma in use back to 0" "$(echo "$x" | jq .in_use)" 0
+check_within "rdma in use back to 0" "$(echo "$x" | jq .in_use)" 0 $miss
 
 # NFSv4.1: 4 session slots
 x=$(ss_xprt /tmp/c.json $srv_s)
 id=$(echo "$x" | jq .id)
 s=$(tail -n 1 /tmp/c.json | jq -c --argjson id "$id" '[.sessions[] | select(.xprt_id == $id)] | first')
 echo "note session: $s"
-check_eq "session max_slots" "$(echo "$s" | jq .max_slots)" 4
-check_gt "session-slot waits" "$(echo "$x" | jq .waits.session.count)" 0
-check_le "highest used slot id below the table size" "$(echo "$s" | jq .peak_used_slotid)" 3
+ms=$(echo "$s" | jq .max_slots)
+check_le "highest used slot id below the table size" "$(echo "$s" | jq .peak_used_slotid)" $((ms - 1))
+check_eq "session table as the server sized it (target_highest_slotid + 1 >= max_slots)" \
+	"$(echo "$s" | jq '.target_highest_slotid + 1 >= .max_slots')" true
+# 6.1 and 6.12 keep the table at the client's max_session_slots; 7.x grows it with the
+# server's target (seen: 15 after asking for 4), and 32 writers then rarely wait for one
+if [ "$ms" = 4 ]; then
+	check_gt "session-slot waits (4 slots, 32 writers)" "$(echo "$x" | jq .waits.session.count)" 0
+else
+	echo "note this kernel grew the session table past max_session_slots=4 to $ms: waits not required"
+fi
 check_eq "no map drops" "$(tail -n 1 /tmp/c.json | jq '.counters.inflight_full + .counters.waiters_full + .counters.ops_full')" 0
 exit $CHECK_FAILED
