@@ -433,7 +433,7 @@ int engine_open(struct engine **out, const struct engine_opts *o, const char **w
 	if (err == -EINVAL) {
 		snprintf(why_buf, sizeof(why_buf), "this kernel's BPF has no atomic fetch-and-add or "
 			 "compare-and-exchange, which counting slots exactly needs: Linux 5.12 or newer "
-			 "is required");
+			 "is required (on Debian 11, its 6.1 kernel from bullseye-backports)");
 		err = -EOPNOTSUPP;
 		goto fail;
 	}
