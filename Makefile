@@ -25,6 +25,9 @@ SKELS     := $(patsubst bpf/%.bpf.c,$(O)/%.skel.h,$(BPF_SRCS))
 LIB_OBJS  := $(patsubst %.c,$(O)/%.o,$(filter-out user/main.c,$(wildcard user/*.c)))
 UNIT_BINS := $(patsubst %.c,$(O)/%,$(wildcard tests/unit/test_*.c))
 VM_TESTS  := $(sort $(wildcard tests/vm/test_*.sh))
+# The core VM tests, run by `make test` on more kernels than the default (absent: none).
+CORE_TESTS := $(wildcard tests/vm/test_core.sh)
+CORE_KERNELS := 6.12 7
 HOST_TESTS := $(sort $(wildcard tests/host/test_*.sh))
 
 # Debian packages needed to build and test; `make deps` installs what is missing.
@@ -40,7 +43,7 @@ Q = @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-.PHONY: all deps vm-image test unit-test vm-test demo vmlinux clean distclean
+.PHONY: all deps vm-image test test-kernels unit-test vm-test demo vmlinux clean distclean
 all: $(O)/slotscope
 
 deps:
@@ -79,20 +82,39 @@ $(O)/btfmerge: tools/btfmerge.c | deps
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D) && $(CC) $(WARN) $(CFLAGS) $< -Wl,-Bstatic -lbpf -lelf -lz -Wl,-Bdynamic -o $@
 
-vm-image: $(O)/vm/initrd.cpio
-$(O)/vm/initrd.cpio: tools/vm/build-image tools/vm/packages.txt tools/vm/init | deps
-	$(Q)tools/vm/build-image $(O)/vm
+# One image per kernel: the default (6.1) in $(O)/vm, KERNEL=X (5.10, 6.12, 7, 7.3, a package name:
+# see tools/vm/build-image) in $(O)/vm/k/X; `default` in a kernel list is the default image.
+KERNEL ?=
+vm_img = $(if $(filter-out default,$(1)),$(O)/vm/k/$(1),$(O)/vm)
+VM_IMG := $(call vm_img,$(KERNEL))
+VM_IMAGE_DEPS := tools/vm/build-image tools/vm/packages.txt tools/vm/init
+vm-image: $(VM_IMG)/initrd.cpio
+$(O)/vm/initrd.cpio: $(VM_IMAGE_DEPS) | deps
+	$(Q)tools/vm/build-image $(O)/vm ''
+$(O)/vm/k/%/initrd.cpio: $(VM_IMAGE_DEPS) | deps
+	$(Q)tools/vm/build-image $(O)/vm '$*'
+# SCRIPT@KERNEL[@VAR=VAL] runs of tests/run-tests.sh; CORE_RUNS: the core tests on each
+# CORE_KERNELS and once on the default kernel with the fallback attach
+vm_runs = $(foreach k,$(2),$(addsuffix @$(filter-out default,$(k)),$(1)))
+CORE_RUNS := $(call vm_runs,$(CORE_TESTS),$(CORE_KERNELS)) $(addsuffix @@SLOTSCOPE_ATTACH=fallback,$(CORE_TESTS))
+CORE_IMAGES := $(if $(CORE_TESTS),$(foreach k,default $(CORE_KERNELS),$(call vm_img,$(k))/initrd.cpio))
 
 SAN_FLAGS := CFLAGS='-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all' \
 	LDFLAGS='-fsanitize=address,undefined'
 SAN_BINS := $(patsubst $(O)/%,$(O)/san/%,$(UNIT_BINS))
 
 # The one test command: the unit tests plain and under sanitizers, a short run of every fuzzer,
-# the host tests, then every VM test; one closing line over all of them.
-test: unit-test-bins all vm-image tools
+# the host tests, then every VM test, then the core VM tests on 6.12 and 7 and with the fallback
+# attach; one closing line over all of them.
+test: unit-test-bins all vm-image tools $(CORE_IMAGES)
 	$(Q)$(MAKE) --no-print-directory O=$(O)/san unit-test-bins $(SAN_FLAGS)
 	$(Q)$(MAKE) --no-print-directory fuzz
-	$(Q)tests/run-tests.sh $(UNIT_BINS) $(SAN_BINS) $(HOST_TESTS) $(VM_TESTS)
+	$(Q)tests/run-tests.sh $(UNIT_BINS) $(SAN_BINS) $(HOST_TESTS) $(VM_TESTS) $(CORE_RUNS)
+
+# Every VM test on each of KERNELS (default: 6.12 7; `default` is the default kernel); one closing line.
+KERNELS ?= 6.12 7
+test-kernels: all $(foreach k,$(KERNELS),$(call vm_img,$(k))/initrd.cpio)
+	$(Q)tests/run-tests.sh $(call vm_runs,$(VM_TESTS),$(KERNELS))
 
 # Every unit test under ASan and UBSan, in a tree of its own; a leak fails.
 .PHONY: check
@@ -120,16 +142,16 @@ $(O)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_SRCS) $(SKELS) | deps
 .PHONY: bench bench-self bench-report
 bench: all vm-image
 	$(Q)SLOTSCOPE_NO_MAKE=1 VM_TIMEOUT=5400 VM_QUIET=1 O=$(O) tools/vm/run bench/bench.sh $(or $(ROUNDS),6)
-	$(Q)grep -ah '^BENCH' $(O)/vm/runs/bench/console.log | tr -d '\r' > $(O)/bench-rounds.txt
+	$(Q)grep -ah '^BENCH' $(VM_IMG)/runs/bench/console.log | tr -d '\r' > $(O)/bench-rounds.txt
 	$(Q)$(MAKE) --no-print-directory bench-self BENCH_ROUNDS=$(O)/bench-rounds.txt
 bench-self: all vm-image
 	$(Q)SLOTSCOPE_NO_MAKE=1 VM_QUIET=1 O=$(O) tools/vm/run bench/self.sh
 	$(Q){ grep -ah '^BENCH' $(or $(BENCH_ROUNDS),bench/rounds.txt); \
-	  grep -ah '^SELF' $(O)/vm/runs/self/console.log | tr -d '\r'; } > $(O)/bench.txt
+	  grep -ah '^SELF' $(VM_IMG)/runs/self/console.log | tr -d '\r'; } > $(O)/bench.txt
 	$(Q)$(MAKE) --no-print-directory bench-report
 bench-report:
 	$(Q){ echo "# slotscope overhead benchmark"; echo; \
-	  echo "Reproduce: \`make bench ROUNDS=$(or $(ROUNDS),6)\` ($$(date -u +%F), $$(cat $(O)/vm/kernel), qemu TCG, 2 vCPUs)."; \
+	  echo "Reproduce: \`make bench ROUNDS=$(or $(ROUNDS),6)\` ($$(date -u +%F), $$(cat $(VM_IMG)/kernel), qemu TCG, 2 vCPUs)."; \
 	  echo "Workload: 192 writers x 2 MiB, fsync'd, NFSv3 over TCP (a transport created with 128 slots) and"; \
 	  echo "NFS/RDMA on soft-RoCE, nfsd in the same VM. Rounds alternate untraced, slotscope (\`-q 1\`), a"; \
 	  echo "bpftrace script with the same probes (bench/bench.sh) and a bare one-tracepoint counter. BPF CPU"; \

@@ -6,16 +6,33 @@
 # is one test, run through tools/vm/run (with a server VM when it says "#% server: SCRIPT"):
 # exit 0 passes, 77 skips, anything else fails; an executable NAME.host beside it then checks,
 # on the host, what the VM left in its run directory. tests/host/*.sh run on the host directly.
+# A VM script given as SCRIPT@KERNEL[@VAR=VAL...] runs on that kernel's image (empty: the default;
+# see tools/vm/build-image) with those variables in its environment, and is named so in the
+# output: "PASS tests/vm/test_core.sh [6.12] (95s)". A plain SCRIPT runs on $KERNEL (default: the
+# default image).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 pass=0 fail=0 skip=0
 failed=()
-logdir=${O:-$top/build}/test-logs
+out=${O:-build}
+case $out in /*) ;; *) out=$top/$out ;; esac
+logdir=$out/test-logs
 mkdir -p "$logdir"
 
 for t in "$@"; do
-	name=${t#"$top"/}
-	log=$logdir/$(basename "$t").log
+	# SCRIPT@KERNEL@VAR=VAL@...: the kernel and the environment of one run
+	kernel=${KERNEL:-} envs= tag=
+	if [[ $t == *@* ]]; then
+		rest=${t#*@}
+		t=${t%%@*}
+		kernel=${rest%%@*}
+		[[ $rest == *@* ]] && envs=${rest#*@} envs=${envs//@/ }
+		tag="[${kernel:-default}${envs:+, ${envs// /, }}]"
+	elif [ -n "$kernel" ]; then
+		tag="[$kernel]"
+	fi
+	name=${t#"$top"/}${tag:+ $tag}
+	log=$logdir/$(basename "$t")${tag:+@$kernel${envs:+@${envs// /@}}}.log
 	case $t in
 	*/host/*.sh)
 		echo "--- host $name"
@@ -33,15 +50,17 @@ for t in "$@"; do
 		echo "--- VM $name"
 		# "#% server: SCRIPT" in a test asks for a second VM running SCRIPT
 		server=$(sed -n 's/^#% server: *//p' "$t" | head -n 1)
-		VM_SERVER=${server:+$top/$server} SLOTSCOPE_NO_MAKE=1 VM_QUIET=1 VM_TIMEOUT=${VM_TIMEOUT:-600} \
-			"$top/tools/vm/run" "$t" >"$log.host" 2>&1
+		# where tools/vm/run leaves this run's console, dmesg, stall.txt
+		runs=$out/vm${kernel:+/k/$kernel}/runs/$(basename "$t" .sh)
+		KERNEL=$kernel VM_ENV=$envs VM_SERVER=${server:+$top/$server} SLOTSCOPE_NO_MAKE=1 VM_QUIET=1 \
+			VM_TIMEOUT=${VM_TIMEOUT:-600} "$top/tools/vm/run" "$t" >"$log.host" 2>&1
 		rc=$?
 		# a VM that hangs under TCG (seen once in many runs of test_tcp_limit16, cause not found
 		# yet) gets one more boot; the retry is said in the output
 		if [ "$rc" = 124 ]; then
 			echo "    note: $name timed out; booting it once more"
 			# the VM's last kernel log (tools/vm/init copies it out every 20 s)
-			hang=${O:-$top/build}/vm/runs/$(basename "$t" .sh)/dmesg.txt
+			hang=$runs/dmesg.txt
 			cp "$hang" "$log.hang-dmesg" 2>/dev/null &&
 				grep -a -A12 'blocked for more than\|Call Trace' "$hang" | head -n 60 | sed 's/^/    hang| /'
 			# the stacks of the tasks that matter and the RPC tasks' queues (tools/vm/init)
@@ -49,11 +68,10 @@ for t in "$@"; do
 			cp "$stall" "$log.stall" 2>/dev/null &&
 				awk '/^== [0-9]+ (dd|slotscope|bpftrace|sync|sh) / { p = 1 } /^== [0-9]+ / && !/ (dd|slotscope|bpftrace|sync|sh) / { p = 0 }
 				     /^== \/sys/ { p = 1 } p' "$stall" | head -n 150 | sed 's/^/    stall| /'
-			VM_SERVER=${server:+$top/$server} SLOTSCOPE_NO_MAKE=1 VM_QUIET=1 VM_TIMEOUT=${VM_TIMEOUT:-600} \
-				"$top/tools/vm/run" "$t" >"$log.host" 2>&1
+			KERNEL=$kernel VM_ENV=$envs VM_SERVER=${server:+$top/$server} SLOTSCOPE_NO_MAKE=1 VM_QUIET=1 \
+				VM_TIMEOUT=${VM_TIMEOUT:-600} "$top/tools/vm/run" "$t" >"$log.host" 2>&1
 			rc=$?
 		fi
-		runs=${O:-$top/build}/vm/runs/$(basename "$t" .sh)
 		cp "$runs/console.log" "$log" 2>/dev/null
 		# NAME.host checks, on the host, what the VM left in its run directory
 		if [ "$rc" = 0 ] && [ -x "${t%.sh}.host" ]; then
