@@ -692,20 +692,33 @@ static int read_map(int fd, size_t ksz, size_t vsz, size_t koff, size_t voff, si
  * The kernel skips a program that fires while it already runs on that CPU (a softirq event
  * landing on a handler in task context): that event is lost to every count, so it is counted.
  */
-static __u64 recursion_misses(const struct engine *e)
+static __u64 recursion_misses(const struct engine *e, char *who, size_t len)
 {
 	struct bpf_program *p;
+	size_t at = 0;
 	__u64 n = 0;
 
+	if (who && len)
+		who[0] = 0;
 	bpf_object__for_each_program(p, e->skel->obj) {
 		struct bpf_prog_info info = {};
-		__u32 len = sizeof(info);
+		__u32 ilen = sizeof(info);
 		int fd = bpf_program__fd(p);
 
-		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len))
-			n += info.recursion_misses;
+		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &ilen) || !info.recursion_misses)
+			continue;
+		n += info.recursion_misses;
+		if (who && at < len)
+			at += (size_t)snprintf(who + at, len - at, "%s%s %llu", at ? ", " : "",
+					       bpf_program__section_name(p),
+					       (unsigned long long)info.recursion_misses);
 	}
 	return n;
+}
+
+__u64 engine_misses(const struct engine *e, char *who, size_t len)
+{
+	return recursion_misses(e, who, len);
 }
 
 /* An RDMA pool raised from use is said once per transport: that is how its limit was found. */
@@ -785,7 +798,7 @@ int engine_snapshot(struct engine *e, struct snapshot *snap)
 			snap->counters[c] += percpu[cpu];
 	}
 	free(percpu);
-	snap->counters[CNT_RECURSION_MISSES] = recursion_misses(e);
+	snap->counters[CNT_RECURSION_MISSES] = recursion_misses(e, NULL, 0);
 	return 0;
 }
 

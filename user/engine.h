@@ -85,6 +85,8 @@ size_t engine_hooks(const struct engine *e, const struct hook_status **hooks);
 /* forget transports reported destroyed, so the map never fills with dead ones */
 void engine_reap(struct engine *e, const struct snapshot *snap);
 void engine_close(struct engine *e);
+/* runs the kernel skipped since attach; @who (may be NULL) gets "section count, ..." */
+__u64 engine_misses(const struct engine *e, char *who, size_t len);
 
 void snapshot_free(struct snapshot *snap);
 /* deep copy; 0 or -ENOMEM */

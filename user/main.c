@@ -688,10 +688,14 @@ static int trace(struct engine *e, int *rc)
 		report_ckpt(&ck);
 	}
 	if (build(&v, &start, &cur, &lstart, &lcur, true) == 0) {
-		if (v.counters[CNT_RECURSION_MISSES])
-			pr_warn("the kernel skipped %llu runs of slotscope's programs (each fired while it ran "
-				"on that CPU): counts may be short by as many events\n",
-				(unsigned long long)v.counters[CNT_RECURSION_MISSES]);
+		if (v.counters[CNT_RECURSION_MISSES]) {
+			char who[512];
+
+			engine_misses(e, who, sizeof(who));
+			pr_warn("the kernel skipped %llu runs of slotscope's programs, each fired while it "
+				"ran on that CPU (%s): counts may be short by as many events\n",
+				(unsigned long long)v.counters[CNT_RECURSION_MISSES], who);
+		}
 		if (env.json)
 			out_json(stdout, &v);
 		else if (log_level > LOG_QUIET)
