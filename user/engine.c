@@ -24,6 +24,7 @@ struct hook {
 	struct bpf_program *progs[2];	/* tp_btf/raw_tp or fentry/kprobe */
 	unsigned int refused;		/* bit v: variant v was refused by the verifier */
 	bool said;			/* its loss was said (loads are retried) */
+	bool probed, have[2];		/* which variants the kernel offers, probed once */
 	char why[160];			/* the verifier's reason, for the message */
 };
 
@@ -144,24 +145,24 @@ static int choose_methods(struct engine *e)
 	for (size_t i = 0; i < e->nhooks; i++) {
 		struct hook *h = &e->hooks[i];
 		struct hook_status *st = &e->status[i];
-		bool have[2];
 		char tname[128];
 		int pick = -1;
 
 		st->name = h->name;
 		st->required = h->required;
-		if (h->kind == TP) {
+		if (!h->probed && h->kind == TP) {
 			snprintf(tname, sizeof(tname), "btf_trace_%s", h->name);
-			have[0] = btf_has(e, tname, BTF_KIND_TYPEDEF);
-			have[1] = tracefs_has(e, h->name);
-		} else {
-			have[0] = btf_has(e, h->name, BTF_KIND_FUNC);
-			have[1] = kallsyms_has(e, h->name);
+			h->have[0] = btf_has(e, tname, BTF_KIND_TYPEDEF);
+			h->have[1] = tracefs_has(e, h->name);
+		} else if (!h->probed) {
+			h->have[0] = btf_has(e, h->name, BTF_KIND_FUNC);
+			h->have[1] = kallsyms_has(e, h->name);
 		}
+		h->probed = true;
 		if (e->o.force_fallback)
-			have[0] = false;
+			h->have[0] = false;
 		for (int v = 0; v < 2 && pick < 0; v++)
-			if (have[v] && !(h->refused & (1u << v)))
+			if (h->have[v] && !(h->refused & (1u << v)))
 				pick = v;
 		st->method = pick < 0 ? HOOK_OFF : h->kind == TP ? HOOK_TP_BTF + pick : HOOK_FENTRY + pick;
 		for (int p = 0; p < 2; p++)
@@ -378,6 +379,8 @@ static int load_once(struct engine *e)
 	add_hooks(e);
 	s->bss->rdma_pool_is_max_reqs = e->pool_is_max_reqs;
 	err = choose_methods(e);
+	/* every hook is probed now: libbpf parses its own copy of vmlinux BTF to load, drop ours */
+	free_probe_btf(e);
 	if (err)
 		return err;
 	err = inject_refusals(e);
