@@ -289,6 +289,14 @@ static void filter_view(struct view *v)
 				break;
 			}
 	v->nops = m;
+	m = 0;
+	for (size_t i = 0; i < v->nsessions; i++)
+		for (size_t j = 0; j < v->nxprts; j++)
+			if (v->sessions[i].xprt == v->xprts[j].key) {
+				v->sessions[m++] = v->sessions[i];
+				break;
+			}
+	v->nsessions = m;
 }
 
 /*
@@ -304,8 +312,9 @@ static void refresh_mounts(void)
 		pr_debug("cannot read mountinfo: mount points left out\n");
 }
 
+/* A window (checkpoint) view is finished by its caller, after ckpt_fix_view(). */
 static int build(struct view *v, const struct snapshot *a, const struct snapshot *b,
-		 const struct link_sample *la, const struct link_sample *lb, bool final)
+		 const struct link_sample *la, const struct link_sample *lb, bool final, bool window)
 {
 	int err;
 
@@ -320,6 +329,9 @@ static int build(struct view *v, const struct snapshot *a, const struct snapshot
 	v->wall = clock_s(CLOCK_REALTIME);
 	v->startup_cpu_s = startup_cpu_s;
 	filter_view(v);
+	v->window = window;
+	if (!window)
+		view_finish(v);
 	return 0;
 }
 
@@ -342,13 +354,14 @@ static int links_take(struct link_sample *s)
 	return link_sample(env.sysfs_root, rates, nrates, s);
 }
 
-/* Check --mount paths, print the limits audit, and note the knobs for the verdicts. */
-static int audit_and_filters(void)
+/* --mount paths become filters before anything is loaded: a typo costs no BPF load */
+static int check_filters(void)
 {
 	struct mount_table mt = { 0 };
-	struct audit a;
 	int err;
 
+	if (!env.nmounts)
+		return EXIT_OK;
 	err = mounts_load(env.procfs_root, &mt);
 	if (err) {
 		pr_err("cannot read %s/proc/self/mountinfo: %s: is /proc mounted?\n",
@@ -376,6 +389,23 @@ static int audit_and_filters(void)
 			return EXIT_USAGE;
 		}
 		nfilters++;
+	}
+	mounts_free(&mt);
+	return EXIT_OK;
+}
+
+/* Print the limits audit and note the knobs for the verdicts; no NFS at all ends here. */
+static int audit_and_filters(void)
+{
+	struct mount_table mt = { 0 };
+	struct audit a;
+	int err;
+
+	err = mounts_load(env.procfs_root, &mt);
+	if (err) {
+		pr_err("cannot read %s/proc/self/mountinfo: %s: is /proc mounted?\n",
+		       strcmp(env.procfs_root, "/") ? env.procfs_root : "", strerror(-err));
+		return EXIT_RUNTIME;
 	}
 	if (!mt.n && !env.command) {
 		pr_err("no NFS mounts: mount one first, or give the command that does after --\n");
@@ -550,10 +580,10 @@ static void report_ckpt(struct ckpt *c)
 {
 	struct view v;
 
-	if (build(&v, &c->start, &c->last, &c->lstart, &c->llast, false))
+	if (build(&v, &c->start, &c->last, &c->lstart, &c->llast, false, true))
 		return;
-	v.window = true;
 	ckpt_fix_view(c, &v);
+	view_finish(&v);
 	if (env.json)
 		out_ckpt_json(stdout, &v, c);
 	else if (log_level > LOG_QUIET)
@@ -624,7 +654,7 @@ static int trace(struct engine *e, int *rc)
 			break;
 		}
 		refresh_mounts();
-		if (build(&v, &prev, &cur, &lprev, &lcur, false) == 0) {
+		if (build(&v, &prev, &cur, &lprev, &lcur, false, false) == 0) {
 			struct view cv;
 
 			if (print && env.json)
@@ -632,7 +662,7 @@ static int trace(struct engine *e, int *rc)
 			else if (print && log_level > LOG_QUIET)
 				out_text(stdout, &v);
 			add_heat(&v);
-			if (env.prom_file && build(&cv, &start, &cur, &lstart, &lcur, true) == 0) {
+			if (env.prom_file && build(&cv, &start, &cur, &lstart, &lcur, true, false) == 0) {
 				write_prom(&cv, &v);
 				view_free(&cv);
 			}
@@ -687,7 +717,7 @@ static int trace(struct engine *e, int *rc)
 		ck.end_wall = clock_s(CLOCK_REALTIME);
 		report_ckpt(&ck);
 	}
-	if (build(&v, &start, &cur, &lstart, &lcur, true) == 0) {
+	if (build(&v, &start, &cur, &lstart, &lcur, true, false) == 0) {
 		if (v.counters[CNT_RECURSION_MISSES]) {
 			char who[512];
 
@@ -769,6 +799,8 @@ int main(int argc, char **argv)
 	if (!env.have_interval && !env.command)
 		env.interval = 1;
 	rc = check_outputs();
+	if (!rc)
+		rc = check_filters();
 	if (rc)
 		return rc;
 	libbpf_set_print(log_libbpf);

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <string.h>
-#include <sys/resource.h>
 #include "engine.h"
 #include "json.h"
 #include "output.h"
@@ -33,29 +32,28 @@ static void wait_json(struct jw *w, const char *key, const struct wait_view *wv)
 	jw_end_obj(w);
 }
 
-static void verdict_json(struct jw *w, const struct view *v, const struct xprt_view *x)
+static void verdict_json(struct jw *w, const struct xprt_view *x)
 {
-	struct verdict d;
+	const struct verdict *d = &x->verdict;
 
-	verdict_for(v, x, &d);
 	jw_obj(w, "verdict");
-	jw_str(w, "class", verdict_names[d.cls]);
-	jw_str(w, "why", d.why);
-	jw_str(w, "knob", d.cls == V_IDLE ? NULL : d.knob);
-	jw_dbl(w, "achieved_Bps", d.achieved_Bps);
-	jw_dbl(w, "ceiling_Bps", d.ceiling_Bps);
-	jw_dbl(w, "link_Bps", d.link_Bps);
-	jw_dbl(w, "full_pct", d.full_pct);
-	jw_dbl(w, "link_util_pct", d.link_util_pct);
-	jw_dbl(w, "rtt_ms", d.rtt_ms);
+	jw_str(w, "class", verdict_names[d->cls]);
+	jw_str(w, "why", d->why);
+	jw_str(w, "knob", d->cls == V_IDLE ? NULL : d->knob);
+	jw_dbl(w, "achieved_Bps", d->achieved_Bps);
+	jw_dbl(w, "ceiling_Bps", d->ceiling_Bps);
+	jw_dbl(w, "link_Bps", d->link_Bps);
+	jw_dbl(w, "full_pct", d->full_pct);
+	jw_dbl(w, "link_util_pct", d->link_util_pct);
+	jw_dbl(w, "rtt_ms", d->rtt_ms);
 	jw_obj(w, "wait_share");
 	for (int k = 0; k < WAIT_KINDS; k++)
-		jw_dbl(w, wait_kind_names[k], d.wait_share[k]);
+		jw_dbl(w, wait_kind_names[k], d->wait_share[k]);
 	jw_end_obj(w);
-	jw_bool(w, "v41", d.v41);
+	jw_bool(w, "v41", d->v41);
 	jw_arr(w, "flags");
-	for (size_t i = 0; i < d.nflags; i++)
-		jw_str(w, NULL, d.flags[i]);
+	for (size_t i = 0; i < d->nflags; i++)
+		jw_str(w, NULL, d->flags[i]);
 	jw_end_arr(w);
 	jw_end_obj(w);
 }
@@ -129,7 +127,7 @@ static void xprt_json(struct jw *w, const struct view *v, const struct xprt_view
 		jw_end_obj(w);
 	}
 	jw_end_arr(w);
-	verdict_json(w, v, x);
+	verdict_json(w, x);
 	if (v->links.sampled) {
 		const struct xprt_link *k = &x->link;
 		const struct port_delta *p = k->port >= 0 ? &v->links.ports[k->port] : NULL;
@@ -269,14 +267,10 @@ void out_json(FILE *f, const struct view *v)
 	jw_str(&w, "type", v->final ? "summary" : "interval");
 	view_json(&w, v);
 	if (v->final) {
-		struct rusage ru;
-
-		/* what tracing cost this process: CPU and peak memory */
-		getrusage(RUSAGE_SELF, &ru);
 		jw_obj(&w, "self");
-		jw_dbl(&w, "user_s", (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6);
-		jw_dbl(&w, "sys_s", (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6);
-		jw_u64(&w, "max_rss_kib", (uint64_t)ru.ru_maxrss);
+		jw_dbl(&w, "user_s", v->self_user_s);
+		jw_dbl(&w, "sys_s", v->self_sys_s);
+		jw_u64(&w, "max_rss_kib", v->self_max_rss_kib);
 		jw_dbl(&w, "startup_cpu_s", v->startup_cpu_s);
 		jw_end_obj(&w);
 	}

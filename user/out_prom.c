@@ -244,13 +244,12 @@ int out_prom(FILE *f, const struct view *cum, const struct view *iv, double now_
 
 	family(f, "verdict", "gauge", "What limits the transport in the last interval: 1 for its class.");
 	for (size_t i = 0; i < iv->nxprts; i++) {
-		struct verdict d;
+		const struct verdict *d = &iv->xprts[i].verdict;
 
-		verdict_for(iv, &iv->xprts[i], &d);
 		for (int c = 0; c < VERDICTS; c++) {
 			fputs("slotscope_verdict{", f);
 			xlabels(f, iv, &iv->xprts[i]);
-			fprintf(f, ",class=\"%s\"} %d\n", verdict_names[c], c == (int)d.cls);
+			fprintf(f, ",class=\"%s\"} %d\n", verdict_names[c], c == (int)d->cls);
 		}
 	}
 	family(f, "link_rate_bytes", "gauge", "Rate of the link the transport crosses, bytes/s (0: unknown).");

@@ -100,7 +100,7 @@ void out_xprt_row(FILE *f, const struct view *v, const struct xprt_view *x, bool
 	const struct wait_view *sw = &x->waits[WAIT_SLOT];
 	double secs = v->interval_s > 0 ? v->interval_s : 1, r50, r99;
 	char srv[64], mnt[256], slots[32], b[16], c[16], d[16], e[16], link[16], pct[16];
-	struct verdict vd;
+	const struct verdict *vd = &x->verdict;
 
 	rtt_pct(v, x->key, &r50, &r99);
 	snprintf(srv, sizeof(srv), "%s:%s", x->addr, x->port);
@@ -131,17 +131,16 @@ void out_xprt_row(FILE *f, const struct view *v, const struct xprt_view *x, bool
 		pct);
 	if (!with_verdict)
 		return;
-	verdict_for(v, x, &vd);
-	if (vd.cls == V_IDLE)
+	if (vd->cls == V_IDLE)
 		return;
 	{
 		char line[320];
 
-		snprintf(line, sizeof(line), "%s: %s", verdict_names[vd.cls], vd.why);
+		snprintf(line, sizeof(line), "%s: %s", verdict_names[vd->cls], vd->why);
 		print_wrapped(f, "    => ", line);
-		print_wrapped(f, "       ", vd.knob);
-		for (size_t i = 0; i < vd.nflags; i++)
-			print_wrapped(f, "    !! ", vd.flags[i]);
+		print_wrapped(f, "       ", vd->knob);
+		for (size_t i = 0; i < vd->nflags; i++)
+			print_wrapped(f, "    !! ", vd->flags[i]);
 	}
 }
 

@@ -2,8 +2,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include "view.h"
 #include "uhist.h"
+#include "verdict.h"
 
 const char *const wait_kind_names[WAIT_KINDS] = { "slot", "send", "session", "delay" };
 const char *const stage_names[STAGES] = { "queue", "rtt", "execute" };
@@ -303,4 +305,17 @@ bool xprt_view_idle(const struct xprt_view *x)
 {
 	return x->acquires == 0 && x->releases == 0 && x->sends == 0 && x->in_use == 0 &&
 	       x->waits[WAIT_SLOT].count == 0;
+}
+
+void view_finish(struct view *v)
+{
+	struct rusage ru;
+
+	for (size_t i = 0; i < v->nxprts; i++)
+		verdict_for(v, &v->xprts[i], &v->xprts[i].verdict);
+	if (v->final && !getrusage(RUSAGE_SELF, &ru)) {
+		v->self_user_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
+		v->self_sys_s = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+		v->self_max_rss_kib = (__u64)ru.ru_maxrss;
+	}
 }

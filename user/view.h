@@ -61,6 +61,28 @@ struct links_view {
 	struct netdev_delta *nds;
 };
 
+/* What limits a transport's throughput, with the numbers behind it and the knob that moves it. */
+enum verdict_class {
+	V_IDLE, V_CLIENT, V_SLOT, V_CREDIT, V_SESSION, V_SEND, V_SERVER, V_LINK, VERDICTS
+};
+
+struct verdict {
+	enum verdict_class cls;
+	double secs;			/* time the view covers */
+	double achieved_Bps;		/* READ + WRITE payload per second */
+	double ceiling_Bps;		/* Little's law: limit x bytes per op / mean RTT; 0 unknown */
+	double link_Bps;		/* link rate; 0 unknown */
+	double full_pct;		/* share of busy time with every slot in use */
+	double link_util_pct;
+	double rtt_ms;			/* mean RTT of the transport's ops */
+	double wait_share[WAIT_KINDS];	/* each wait's total over the ops' total execute time */
+	bool v41;			/* NFSv4.1+ session on the transport */
+	char why[240];			/* the numbers, one line */
+	char knob[240];			/* what to change, one line */
+	size_t nflags;
+	char flags[4][200];		/* known pathologies seen */
+};
+
 struct xprt_view {
 	__u64 key;
 	__u32 id, ident, limit, max_reqs, min_reqs;
@@ -80,6 +102,7 @@ struct xprt_view {
 	size_t nmounts;
 	struct mount_view mounts[16];	/* per-mount split of the ops on this transport */
 	struct xprt_link link;
+	struct verdict verdict;		/* set by view_finish() */
 };
 
 /* knobs as they are now, to name them in the advice; -1 when unknown */
@@ -101,9 +124,17 @@ struct view {
 	struct tunables tun;		/* set by the caller for the verdicts */
 	double wall;			/* CLOCK_REALTIME at the end of the view, for display */
 	double startup_cpu_s;		/* slotscope's CPU until attached (loading BPF is most of it) */
+	/* what tracing cost this process, for a final view (view_finish: getrusage) */
+	double self_user_s, self_sys_s;
+	__u64 self_max_rss_kib;
 };
 
 /* @prev may be an empty snapshot (the start); the view points into @mt. 0 or -ENOMEM. */
+/*
+ * The last step of every view, once the caller has added links and tunables and made any
+ * window adjustment: the verdict of each transport, so renderers only format it.
+ */
+void view_finish(struct view *v);
 int view_build(struct view *v, const struct snapshot *prev, const struct snapshot *cur,
 	       const struct mount_table *mt, bool final);
 /* Link deltas between two samples, and each transport's link; valid while @b lives. */

@@ -92,12 +92,24 @@ static void test_no_sunrpc(void **state)
 	assert_int_equal(lines(err), 1);
 }
 
+/* --mount is checked before anything is loaded: a usage error, even where BPF could not load */
+static void test_mount_checked_first(void **state)
+{
+	char err[4096];
+
+	(void)state;
+	assert_int_equal(run(-1, err, sizeof(err), "--mount=/no/such/mount", NULL), 64);
+	assert_non_null(strstr(err, "--mount /no/such/mount: not a mount point"));
+	assert_int_equal(lines(err), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_usage),
 		cmocka_unit_test(test_not_root),
 		cmocka_unit_test(test_no_sunrpc),
+		cmocka_unit_test(test_mount_checked_first),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

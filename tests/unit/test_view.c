@@ -274,6 +274,7 @@ static void test_golden_outputs(void **state)
 	assert_int_equal(link_sample(FIXTURES "/links/t1", NULL, 0, &lb), 0);
 	lb.ts_ns = la.ts_ns + 2000000000ull;
 	assert_int_equal(view_add_links(&v, &la, &lb, FIXTURES), 0);
+	view_finish(&v);
 	s = render(out_json, &v, &len);
 	golden("interval.json", s, len);
 	free(s);
@@ -333,6 +334,7 @@ static void test_one_series_per_mount(void **state)
 	assert_string_equal(x->mounts[0].mountpoint, "/mnt/a");
 	assert_int_equal(x->mounts[0].clid, 3);
 	assert_int_equal(x->mounts[0].ops, 128 + 10);
+	view_finish(&v);
 	s = render(prom_render, &v, &len);
 	for (p = s; (p = strstr(p, "\nslotscope_ops_total{")); p++) {
 		n++;
