@@ -4,7 +4,7 @@ CC       ?= cc
 CLANG    ?= clang
 BPFTOOL  ?= bpftool
 ARCH     := x86
-VERSION  := 0.1.0
+VERSION  := 0.2.0
 
 CFLAGS   ?= -O2 -g
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \

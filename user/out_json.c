@@ -76,7 +76,7 @@ static void xprt_json(struct jw *w, const struct view *v, const struct xprt_view
 	jw_bool(w, "destroyed", x->destroyed);
 	jw_dbl(w, "span_s", x->span_ns / 1e9);
 	jw_dbl(w, "at_limit_s", x->at_limit_ns / 1e9);
-	jw_dbl(w, "at_limit_pct", x->span_ns > 0 ? 100.0 * x->at_limit_ns / x->span_ns : 0);
+	jw_dbl(w, "at_limit_pct", x->full_pct);
 	jw_dbl(w, "busy_s", x->busy_ns / 1e9);
 	jw_dbl(w, "mean_in_use", x->mean_in_use);
 	jw_arr(w, "levels");

@@ -124,7 +124,7 @@ void out_xprt_row(FILE *f, const struct view *v, const struct xprt_view *x, bool
 	}
 	snprintf(e, sizeof(e), "%s/", dur(b, sizeof(b), sw->p50_ns));
 	fprintf(f, "    %-14s %5.1f%% %4u %8s%-9s %6.0f %7.1f %7.1f %7s/%-7s %6s %5s\n", slots,
-		x->busy_ns > 0 ? 100.0 * x->at_limit_ns / x->busy_ns : 0.0,
+		x->full_pct,
 		v->final || v->window ? x->backlog_max : x->backlog_now, e, dur(c, sizeof(c), sw->p99_ns),
 		(double)x->ops / secs, (double)x->bytes_written / secs / 1e6,
 		(double)x->bytes_read / secs / 1e6, dur(d, sizeof(d), r50), dur(b, sizeof(b), r99), link,

@@ -103,7 +103,7 @@ void verdict_for(const struct view *v, const struct xprt_view *x, struct verdict
 		d->ceiling_Bps = (double)x->limit * (data_bytes / data_ops) / (data_rtt / data_ops / 1e9);
 	d->link_Bps = x->link.rate_gbps * 1e9 / 8;
 	d->link_util_pct = x->link.tx_util_pct > x->link.rx_util_pct ? x->link.tx_util_pct : x->link.rx_util_pct;
-	d->full_pct = x->busy_ns > 0 ? 100 * x->at_limit_ns / x->busy_ns : 0;
+	d->full_pct = x->full_pct;
 	for (int k = 0; k < WAIT_KINDS; k++) {
 		d->wait_share[k] = exec > 0 ? (double)x->waits[k].sum_ns / exec : 0;
 	}

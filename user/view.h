@@ -93,6 +93,12 @@ struct xprt_view {
 	bool warming_up, destroyed;
 	double span_ns;			/* time the level histogram covers in this view */
 	double at_limit_ns, busy_ns, mean_in_use;
+	/*
+	 * "% full", the one definition every output uses (JSON at_limit_pct and verdict.full_pct,
+	 * the text's %FULL): time with every slot in use over busy time (some slot in use), so an
+	 * idle stretch does not dilute a full one.
+	 */
+	double full_pct;
 	__u64 level_ns[LEVEL_BUCKETS];
 	__u64 acquires, handoffs, releases, sends, connects, preattach_releases;
 	__u32 backlog_now, backlog_max, sending_max, num_reqs;

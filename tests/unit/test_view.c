@@ -377,6 +377,41 @@ static void test_nconnect_knob(void **state)
 	view_free(&v);
 }
 
+/* "% full" is one number: at the limit over busy time, wherever it is shown (span != busy here) */
+static void test_one_full_pct(void **state)
+{
+	struct snapshot prev, cur;
+	struct op_snap ops[2];
+	struct mount_table mt;
+	struct view v;
+	size_t len;
+	char *s;
+
+	(void)state;
+	make_snaps(&prev, &cur);
+	ops[0] = os_cur;
+	ops[1] = os_other;
+	cur.ops = ops;
+	/* one more second with no slot in use: span 2 s, busy 1 s, 0.6 s at the limit */
+	xs_cur.s.level_ns[0] += 1000000000ull;
+	cur.ts_ns += 1000000000ull;
+	assert_int_equal(mounts_load(FIXTURES, &mt), 0);
+	assert_int_equal(view_build(&v, &prev, &cur, &mt, false), 0);
+	view_finish(&v);
+	assert_true(v.xprts[0].span_ns == 2e9 && v.xprts[0].busy_ns == 1e9);
+	assert_true(v.xprts[0].full_pct == 60.0);
+	assert_true(v.xprts[0].verdict.full_pct == 60.0);
+	s = render(out_json, &v, &len);
+	assert_non_null(strstr(s, "\"at_limit_pct\":60,"));
+	assert_non_null(strstr(s, "\"full_pct\":60,"));
+	free(s);
+	s = render(out_text, &v, &len);
+	assert_non_null(strstr(s, " 60.0% "));
+	free(s);
+	view_free(&v);
+	mounts_free(&mt);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -384,6 +419,7 @@ int main(void)
 		cmocka_unit_test(test_quiet_interval_peak),
 		cmocka_unit_test(test_warming_up),
 		cmocka_unit_test(test_golden_outputs),
+		cmocka_unit_test(test_one_full_pct),
 		cmocka_unit_test(test_one_series_per_mount),
 		cmocka_unit_test(test_nconnect_knob),
 	};
