@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Checkpoint windows (ckpt.c) as a table of interval sequences: when a burst starts and ends,
+ * which snapshots bound it, and what it says about saturation and the link. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "ckpt.h"
+
+#define MB 1000000.0
+
+/* one interval of 1 s on one transport: MB/s written, seconds at the limit, peak, link Gb/s */
+struct step {
+	double mbps, at_limit_s;
+	__u32 peak;
+	double tx_gbps;
+	enum ckpt_event want;
+};
+
+struct feed {
+	struct ckpt c;
+	struct snapshot snaps[16];
+	struct xprt_snap xs[16];
+};
+
+/* feed @n steps to a fresh ckpt (threshold 100 MB/s, 2 quiet intervals end a burst) */
+static void run(struct feed *f, const struct step *s, size_t n)
+{
+	struct ckpt_opts o = { .threshold_Bps = 100 * MB, .quiet_intervals = 2 };
+
+	ckpt_init(&f->c, &o);
+	memset(f->snaps, 0, sizeof(f->snaps));
+	for (size_t i = 0; i <= n; i++) {
+		f->xs[i].key = 0xabc;
+		f->snaps[i].ts_ns = (__u64)(i + 1) * 1000000000ull;
+		f->snaps[i].nxprts = 1;
+		f->snaps[i].xprts = &f->xs[i];
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct xprt_view x = { .key = 0xabc, .interval_peak = s[i].peak };
+		struct view v = { .interval_s = 1, .nxprts = 1, .xprts = &x };
+
+		x.bytes_written = (__u64)(s[i].mbps * MB);
+		x.at_limit_ns = s[i].at_limit_s * 1e9;
+		x.link.tx_gbps = s[i].tx_gbps;
+		x.link.rate_gbps = 10;
+		assert_int_equal(ckpt_step(&f->c, &v, &f->snaps[i], &f->snaps[i + 1], NULL, NULL,
+					   1000.0 + (double)i + 1), s[i].want);
+	}
+}
+
+static void test_quiet_never_starts(void **state)
+{
+	static const struct step s[] = {
+		{ 10, 0, 2, 0, CKPT_NONE }, { 99.9, 0, 2, 0, CKPT_NONE }, { 0, 0, 0, 0, CKPT_NONE },
+	};
+	struct feed *f = calloc(1, sizeof(*f));
+
+	(void)state;
+	run(f, s, 3);
+	assert_false(ckpt_finish(&f->c));
+	assert_int_equal(f->c.n, 0);
+	ckpt_free(&f->c);
+	free(f);
+}
+
+static void test_burst_bounds(void **state)
+{
+	static const struct step s[] = {
+		{ 0, 0, 0, 0, CKPT_NONE },
+		{ 500, 0.9, 16, 1, CKPT_STARTED },	/* snapshots 1 .. 2 */
+		{ 500, 0.2, 12, 1, CKPT_NONE },		/* below half the interval: not saturated */
+		{ 10, 0, 3, 0, CKPT_NONE },		/* quiet 1 */
+		{ 10, 0, 0, 0, CKPT_ENDED },		/* quiet 2: the burst is 1 .. 3 */
+	};
+	struct feed *f = calloc(1, sizeof(*f));
+	double secs;
+
+	(void)state;
+	run(f, s, 5);
+	assert_int_equal(f->c.n, 1);
+	assert_false(f->c.active);
+	assert_int_equal(f->c.start.ts_ns, 2000000000ull);
+	assert_int_equal(f->c.last.ts_ns, 4000000000ull);
+	assert_true(f->c.start_wall == 1001.0 && f->c.end_wall == 1003.0);
+	/* saturated 1 s of it, moving 1 Gb/s over a 10 Gb/s link */
+	assert_true(ckpt_sat_util(&f->c, 0xabc, &secs) == 10.0);
+	assert_true(secs == 1.0);
+	assert_true(ckpt_sat_util(&f->c, 0xdef, &secs) == -1 && secs == 0);
+	assert_false(ckpt_finish(&f->c));
+	ckpt_free(&f->c);
+	free(f);
+}
+
+static void test_hysteresis_one_burst(void **state)
+{
+	static const struct step s[] = {
+		{ 200, 0, 4, 0, CKPT_STARTED },
+		{ 0, 0, 0, 0, CKPT_NONE },		/* one quiet interval does not end it */
+		{ 300, 0, 9, 0, CKPT_NONE },
+		{ 0, 0, 0, 0, CKPT_NONE },
+		{ 0, 0, 0, 0, CKPT_ENDED },
+		{ 0, 0, 0, 0, CKPT_NONE },
+	};
+	struct feed *f = calloc(1, sizeof(*f));
+	struct xprt_view x = { .key = 0xabc, .interval_peak = 1 };
+	struct view v = { .nxprts = 1, .xprts = &x };
+	double secs;
+
+	(void)state;
+	run(f, s, 6);
+	assert_int_equal(f->c.n, 1);
+	assert_int_equal(f->c.last.ts_ns, 4000000000ull);
+	/* never saturated: no link figure, and the window's peak is the burst's */
+	assert_true(ckpt_sat_util(&f->c, 0xabc, &secs) == -1 && secs == 0);
+	ckpt_fix_view(&f->c, &v);
+	assert_int_equal(x.interval_peak, 9);
+	ckpt_free(&f->c);
+	free(f);
+}
+
+static void test_open_burst_ends_with_trace(void **state)
+{
+	static const struct step s[] = {
+		{ 1000, 1, 128, 0, CKPT_STARTED }, { 1000, 1, 128, 0, CKPT_NONE },
+	};
+	struct feed *f = calloc(1, sizeof(*f));
+	double secs;
+
+	(void)state;
+	run(f, s, 2);
+	assert_true(ckpt_finish(&f->c));
+	assert_int_equal(f->c.n, 1);
+	assert_false(ckpt_finish(&f->c));
+	/* saturated both seconds; no link bytes: 0 % of a known rate */
+	assert_true(ckpt_sat_util(&f->c, 0xabc, &secs) == 0.0 && secs == 2.0);
+	ckpt_free(&f->c);
+	free(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_quiet_never_starts),
+		cmocka_unit_test(test_burst_bounds),
+		cmocka_unit_test(test_hysteresis_one_burst),
+		cmocka_unit_test(test_open_burst_ends_with_trace),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
