@@ -107,15 +107,9 @@ static __always_inline void FN(slot_acquired)(struct rpc_rqst *rqst, struct rpc_
 	 * Helper errors are ints: compare them as such (6.1 zero-extends them in R0).
 	 */
 	err = bpf_map_update_elem(&inflight, &key, &val, BPF_NOEXIST);
-	if (err) {
-		if (err != -17 /* EEXIST */)
-			count(CNT_INFLIGHT_FULL);
-		return;
-	}
-	__sync_fetch_and_add(&x->acquires, 1);
-	if (handoff)
-		__sync_fetch_and_add(&x->handoffs, 1);
-	slot_change(x, 1, now);
+	if (err && err != -17 /* EEXIST */)
+		count(CNT_INFLIGHT_FULL);
+	account_acquire(x, !err, handoff, now, epoch);
 }
 
 /*
@@ -138,6 +132,7 @@ static __always_inline int FN(handle_xprt_release)(struct rpc_task *task)
 	__u64 key, now;
 	struct rpc_xprt *xprt;
 	struct xprt_stats *x;
+	bool tracked;
 
 	ARMED_OR_RETURN();
 	if (!task)
@@ -157,13 +152,10 @@ static __always_inline int FN(handle_xprt_release)(struct rpc_task *task)
 	x = FN(get_xprt)(xprt, now);
 	if (!x)
 		return 0;
-	if (bpf_map_delete_elem(&inflight, &key)) {
+	tracked = !bpf_map_delete_elem(&inflight, &key);
+	if (!tracked)
 		count(CNT_PREATTACH_RELEASE);
-		__sync_fetch_and_add(&x->preattach_releases, 1);
-	} else {
-		__sync_fetch_and_add(&x->releases, 1);
-		slot_change(x, -1, now);
-	}
+	account_release(x, tracked, now, epoch);
 	FN(sample)(x, xprt);
 	return 0;
 }
@@ -386,10 +378,7 @@ static __always_inline int FN(handle_xprt_destroy)(struct rpc_xprt *xprt)
 	ARMED_OR_RETURN();
 	if (!x)
 		return 0;
-	/* close the last stretch so time at each level adds up to the transport's lifetime */
-	slot_change(x, 0, now);
-	x->destroyed_ns = now;
-	__sync_fetch_and_or(&x->flags, XF_DESTROYED);
+	account_destroy(x, now, epoch);
 	return 0;
 }
 

@@ -12,6 +12,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "slotscope.h"
+#include "account.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -114,7 +115,6 @@ struct {
 	__type(value, struct op_stats);
 } op_zero SEC(".maps");
 
-static __always_inline void count(__u32 c);
 
 #define ARMED_OR_RETURN()		\
 	do {				\
@@ -128,32 +128,6 @@ static __always_inline void count(__u32 c)
 
 	if (v)
 		*v += 1;
-}
-
-static __always_inline void atomic_max(__u32 *p, __u32 v)
-{
-	for (int i = 0; i < 4; i++) {
-		__u32 cur = *p;
-
-		if (v <= cur || __sync_val_compare_and_swap(p, cur, v) == cur)
-			return;
-	}
-}
-
-static __always_inline void hist_add(struct wait_hist *h, __u64 ns)
-{
-	__u32 b = lat_bucket(ns);
-
-	__sync_fetch_and_add(&h->count, 1);
-	__sync_fetch_and_add(&h->sum_ns, ns);
-	if (b < LAT_BUCKETS)
-		__sync_fetch_and_add(&h->buckets[b], 1);
-	for (int i = 0; i < 4; i++) {
-		__u64 cur = h->max_ns;
-
-		if (ns <= cur || __sync_val_compare_and_swap(&h->max_ns, cur, ns) == cur)
-			break;
-	}
 }
 
 /*
@@ -182,48 +156,6 @@ static __always_inline void effective_limit(struct xprt_stats *x, __u64 key)
 	}
 	if (pool)
 		bpf_map_delete_elem(&pools, &key);
-}
-
-/* more requests in use than the assumed pool holds: it has the slack (or more, if @in_use says so) */
-static __always_inline void rdma_pool_raise(struct xprt_stats *x, __u32 in_use)
-{
-	__u32 lim = x->max_reqs + (x->max_reqs + 7) / 8;
-
-	if (in_use > lim)
-		lim = in_use;
-	atomic_max(&x->limit, lim);
-	__sync_fetch_and_or(&x->flags, XF_LIMIT_INFERRED);
-}
-
-/*
- * Occupancy changes by @delta. The time since the previous change (on any CPU) goes to the level
- * it was at: the xchg on last_change_ns chains all changes, so no nanosecond is lost or counted
- * twice even when two CPUs race.
- */
-static __always_inline void slot_change(struct xprt_stats *x, int delta, __u64 now)
-{
-	__s32 old, new;
-	__u64 prev;
-	__u32 b;
-
-	old = __sync_fetch_and_add(&x->in_use, delta);
-	new = old + delta;
-	if (new > 0 && (__u32)new > x->limit && (x->flags & (XF_LIMIT_ASSUMED | XF_LIMIT_INFERRED)))
-		rdma_pool_raise(x, new);
-	prev = __sync_lock_test_and_set(&x->last_change_ns, now);
-	b = level_bucket(old > 0 ? old : 0, x->limit);
-	__u32 e = epoch, i = e & 1;
-
-	if (now > prev && b < LEVEL_BUCKETS)
-		__sync_fetch_and_add(&x->level_ns[b], now - prev);
-	if (new <= 0)
-		return;
-	atomic_max(&x->peak, new);
-	if (x->epoch_of[i] != e) {
-		x->epoch_of[i] = e;
-		x->epoch_peak[i] = old > 0 ? old : 0;
-	}
-	atomic_max(&x->epoch_peak[i], new);
 }
 
 /*

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Slot accounting, shared by the BPF programs and the host unit tests (tests/unit/test_account.c):
+ * what one acquire, release or teardown does to a transport's numbers. Pure: the caller does the
+ * map operations and passes what they found, the time and the epoch. Only the compiler's __sync
+ * builtins, which BPF (with -mcpu=v3 atomics) and the host both have.
+ */
+#ifndef SLOTSCOPE_ACCOUNT_H
+#define SLOTSCOPE_ACCOUNT_H
+
+#include "slotscope.h"
+
+#ifndef __always_inline
+#define __always_inline inline __attribute__((always_inline))
+#endif
+
+/* a few tries are enough: each failure means another CPU raised it meanwhile */
+static __always_inline void atomic_max(__u32 *p, __u32 v)
+{
+	for (int i = 0; i < 4; i++) {
+		__u32 cur = *p;
+
+		if (v <= cur || __sync_val_compare_and_swap(p, cur, v) == cur)
+			return;
+	}
+}
+
+static __always_inline void hist_add(struct wait_hist *h, __u64 ns)
+{
+	__u32 b = lat_bucket(ns);
+
+	__sync_fetch_and_add(&h->count, 1);
+	__sync_fetch_and_add(&h->sum_ns, ns);
+	if (b < LAT_BUCKETS)
+		__sync_fetch_and_add(&h->buckets[b], 1);
+	for (int i = 0; i < 4; i++) {
+		__u64 cur = h->max_ns;
+
+		if (ns <= cur || __sync_val_compare_and_swap(&h->max_ns, cur, ns) == cur)
+			break;
+	}
+}
+
+/*
+ * More RDMA requests in use than the assumed pool holds: it has the slack of "xprtrdma: Add
+ * request-pool slack for delayed recycling", DIV_ROUND_UP(max_reqs, 8), or more if @in_use says so.
+ */
+static __always_inline void rdma_pool_raise(struct xprt_stats *x, __u32 in_use)
+{
+	__u32 lim = x->max_reqs + (x->max_reqs + 7) / 8;
+
+	if (in_use > lim)
+		lim = in_use;
+	atomic_max(&x->limit, lim);
+	__sync_fetch_and_or(&x->flags, XF_LIMIT_INFERRED);
+}
+
+/*
+ * Occupancy changes by @delta at @now, in interval @epoch (user space bumps it at every interval
+ * boundary). The time since the previous change (on any CPU) goes to the level it was at: the
+ * xchg on last_change_ns chains all changes, so no nanosecond is lost or counted twice even when
+ * two CPUs race. The interval peak lives in the slot of the epoch's parity and restarts, from
+ * the level it inherits, the first time a change sees a new epoch there.
+ */
+static __always_inline void slot_change(struct xprt_stats *x, int delta, __u64 now, __u32 e)
+{
+	__s32 old, new;
+	__u64 prev;
+	__u32 b, i = e & 1;
+
+	old = __sync_fetch_and_add(&x->in_use, delta);
+	new = old + delta;
+	if (new > 0 && (__u32)new > x->limit && (x->flags & (XF_LIMIT_ASSUMED | XF_LIMIT_INFERRED)))
+		rdma_pool_raise(x, new);
+	prev = __sync_lock_test_and_set(&x->last_change_ns, now);
+	b = level_bucket(old > 0 ? old : 0, x->limit);
+	if (now > prev && b < LEVEL_BUCKETS)
+		__sync_fetch_and_add(&x->level_ns[b], now - prev);
+	if (new <= 0)
+		return;
+	atomic_max(&x->peak, new);
+	if (x->epoch_of[i] != e) {
+		x->epoch_of[i] = e;
+		x->epoch_peak[i] = old > 0 ? old : 0;
+	}
+	atomic_max(&x->epoch_peak[i], new);
+}
+
+/*
+ * A slot taken. @fresh: the request was not counted yet (its inflight entry was inserted now);
+ * a handed-off request fires xprt_reserve again when its new owner runs, already counted.
+ */
+static __always_inline void account_acquire(struct xprt_stats *x, bool fresh, bool handoff, __u64 now,
+					    __u32 e)
+{
+	if (!fresh)
+		return;
+	__sync_fetch_and_add(&x->acquires, 1);
+	if (handoff)
+		__sync_fetch_and_add(&x->handoffs, 1);
+	slot_change(x, 1, now, e);
+}
+
+/*
+ * A slot given back. @tracked: its acquire was counted (the inflight entry was there); one taken
+ * before attach is counted apart and never drives occupancy below what was seen taken.
+ */
+static __always_inline void account_release(struct xprt_stats *x, bool tracked, __u64 now, __u32 e)
+{
+	if (!tracked) {
+		__sync_fetch_and_add(&x->preattach_releases, 1);
+		return;
+	}
+	__sync_fetch_and_add(&x->releases, 1);
+	slot_change(x, -1, now, e);
+}
+
+/* The transport is gone: the last stretch is closed, so its levels add up to its lifetime. */
+static __always_inline void account_destroy(struct xprt_stats *x, __u64 now, __u32 e)
+{
+	slot_change(x, 0, now, e);
+	x->destroyed_ns = now;
+	__sync_fetch_and_or(&x->flags, XF_DESTROYED);
+}
+
+#endif

@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The slot accounting the BPF programs run (bpf/account.h), driven on the host: occupancy and
+ * time per level, handoffs, releases of slots taken before attach, interval peaks across epoch
+ * rollover, a transport's teardown and the reuse of its entry, and the RDMA pool raised from use.
+ * The VM tests then confirm against the kernel what these establish.
+ */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/types.h>
+#include <cmocka.h>
+#include "account.h"
+
+static struct xprt_stats *new_xprt(__u32 ident, __u32 max_reqs, __u32 flags, __u64 now)
+{
+	struct xprt_stats *x = calloc(1, sizeof(*x));
+
+	assert_non_null(x);
+	x->ident = ident;
+	x->max_reqs = x->limit = max_reqs;
+	x->flags = flags;
+	x->first_seen_ns = x->last_change_ns = now;
+	return x;
+}
+
+static __u64 level_sum(const struct xprt_stats *x)
+{
+	__u64 t = 0;
+
+	for (int b = 0; b < LEVEL_BUCKETS; b++)
+		t += x->level_ns[b];
+	return t;
+}
+
+/* time goes to the level occupancy was at; the levels add up to the time covered */
+static void test_levels(void **state)
+{
+	struct xprt_stats *x = new_xprt(IDENT_TCP, 16, 0, 0);
+
+	(void)state;
+	account_acquire(x, true, false, 10, 1);
+	account_acquire(x, true, false, 20, 1);
+	account_release(x, true, 50, 1);
+	account_release(x, true, 60, 1);
+	assert_int_equal(x->in_use, 0);
+	assert_int_equal(x->peak, 2);
+	assert_int_equal(x->acquires, 2);
+	assert_int_equal(x->releases, 2);
+	assert_int_equal(x->level_ns[0], 10);
+	assert_int_equal(x->level_ns[1], 10 + 10);
+	assert_int_equal(x->level_ns[2], 30);
+	assert_int_equal(level_sum(x), 60);
+	free(x);
+}
+
+/* a release that hands its request to a backlogged task: the table never looks less than full */
+static void test_handoff(void **state)
+{
+	struct xprt_stats *x = new_xprt(IDENT_TCP, 2, 0, 0);
+
+	(void)state;
+	account_acquire(x, true, false, 0, 1);
+	account_acquire(x, true, false, 0, 1);		/* full from t=0 */
+	account_release(x, true, 100, 1);		/* xprt_release entry ... */
+	account_acquire(x, true, true, 100, 1);		/* ... wakes the backlog with the request */
+	account_acquire(x, false, false, 150, 1);	/* the woken task's own xprt_reserve: counted */
+	account_release(x, true, 300, 1);
+	account_release(x, true, 300, 1);
+	assert_int_equal(x->handoffs, 1);
+	assert_int_equal(x->acquires, 3);
+	assert_int_equal(x->releases, 3);
+	assert_int_equal(x->peak, 2);
+	assert_int_equal(x->in_use, 0);
+	assert_int_equal(x->level_ns[LEVEL_BUCKETS - 1], 300);
+	assert_int_equal(level_sum(x), 300);
+	free(x);
+}
+
+/* a slot taken before attach is released: counted apart, occupancy never below zero */
+static void test_preattach_release(void **state)
+{
+	struct xprt_stats *x = new_xprt(IDENT_TCP, 16, 0, 0);
+
+	(void)state;
+	account_release(x, false, 10, 1);
+	account_acquire(x, true, false, 20, 1);
+	account_release(x, false, 30, 1);
+	assert_int_equal(x->preattach_releases, 2);
+	assert_int_equal(x->releases, 0);
+	assert_int_equal(x->in_use, 1);
+	assert_int_equal(x->level_ns[0], 20);
+	free(x);
+}
+
+/*
+ * Interval peaks live in the slot of the epoch's parity: a new epoch starts from the level it
+ * inherits, and a slot two epochs old is restarted, not maxed with stale numbers.
+ */
+static void test_epoch_rollover(void **state)
+{
+	struct xprt_stats *x = new_xprt(IDENT_TCP, 16, 0, 0);
+
+	(void)state;
+	for (int i = 0; i < 5; i++)
+		account_acquire(x, true, false, 10 + i, 6);
+	assert_int_equal(x->epoch_of[0], 6);
+	assert_int_equal(x->epoch_peak[0], 5);
+	/* epoch 7: 5 in use carried in, one released: the interval still saw 5 */
+	account_release(x, true, 100, 7);
+	assert_int_equal(x->epoch_of[1], 7);
+	assert_int_equal(x->epoch_peak[1], 5);
+	/* epoch 8 reuses slot 0: restarted from the 4 in use, not 6's 5 */
+	account_release(x, true, 200, 8);
+	account_acquire(x, true, false, 210, 8);
+	assert_int_equal(x->epoch_of[0], 8);
+	assert_int_equal(x->epoch_peak[0], 4);
+	assert_int_equal(x->peak, 5);
+	/* epoch 9 with nothing above 3: 3 -> 2 */
+	account_release(x, true, 300, 9);
+	account_release(x, true, 310, 9);
+	assert_int_equal(x->epoch_peak[1], 4);
+	assert_int_equal(x->epoch_of[1], 9);
+	free(x);
+}
+
+/* teardown closes the last stretch; the entry a reused address gets starts from nothing */
+static void test_destroy_and_reuse(void **state)
+{
+	struct xprt_stats *x = new_xprt(IDENT_TCP, 16, 0, 1000);
+
+	(void)state;
+	account_acquire(x, true, false, 1100, 1);
+	account_release(x, true, 1200, 1);
+	account_destroy(x, 1500, 2);
+	assert_true(x->flags & XF_DESTROYED);
+	assert_int_equal(x->destroyed_ns, 1500);
+	assert_int_equal(level_sum(x), 1500 - 1000);
+	/* what get_xprt() does with a destroyed entry: a new one, whole, in its place */
+	memset(x, 0, sizeof(*x));
+	x->ident = IDENT_TCP;
+	x->max_reqs = x->limit = 16;
+	x->first_seen_ns = x->last_change_ns = 2000;
+	account_acquire(x, true, false, 2100, 2);
+	assert_int_equal(x->acquires, 1);
+	assert_int_equal(x->peak, 1);
+	assert_int_equal(level_sum(x), 100);
+	assert_false(x->flags & XF_DESTROYED);
+	free(x);
+}
+
+/* an RDMA pool assumed to be max_reqs is raised the moment more are in use, never below a peak */
+static void test_rdma_pool_raise(void **state)
+{
+	struct xprt_stats *x = new_xprt(IDENT_RDMA, 128, XF_LIMIT_ASSUMED, 0);
+	struct xprt_stats *t = new_xprt(IDENT_TCP, 128, 0, 0);
+	struct xprt_stats *c = new_xprt(IDENT_RDMA, 128, XF_LIMIT_COUNTED, 0);
+
+	(void)state;
+	for (int i = 0; i < 128; i++)
+		account_acquire(x, true, false, 10, 1);
+	assert_int_equal(x->limit, 128);
+	assert_false(x->flags & XF_LIMIT_INFERRED);
+	/* the 129th: the pool has slack; the stretch it ends (128 in use) is measured against it */
+	account_acquire(x, true, false, 20, 1);
+	assert_int_equal(x->limit, 144);		/* 128 + DIV_ROUND_UP(128, 8) */
+	assert_true(x->flags & XF_LIMIT_INFERRED);
+	assert_int_equal(x->level_ns[LEVEL_BUCKETS - 1], 0);
+	assert_int_equal(x->level_ns[level_bucket(128, 144)], 10);
+	for (int i = 0; i < 20; i++)
+		account_acquire(x, true, false, 30, 1);
+	assert_int_equal(x->in_use, 149);
+	assert_int_equal(x->limit, 149);
+	assert_true(x->peak <= x->limit);
+	/* max_reqs 100: the slack rounds up (13, not 12) */
+	x->max_reqs = 100;
+	rdma_pool_raise(x, 101);
+	assert_int_equal(x->limit, 149);
+	x->limit = 100;
+	rdma_pool_raise(x, 101);
+	assert_int_equal(x->limit, 113);
+	/* a counted pool and TCP are never raised: they are what the kernel built */
+	for (int i = 0; i < 129; i++) {
+		account_acquire(t, true, false, 10, 1);
+		account_acquire(c, true, false, 10, 1);
+	}
+	assert_int_equal(t->limit, 128);
+	assert_int_equal(c->limit, 128);
+	free(x);
+	free(t);
+	free(c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_levels),
+		cmocka_unit_test(test_handoff),
+		cmocka_unit_test(test_preattach_release),
+		cmocka_unit_test(test_epoch_rollover),
+		cmocka_unit_test(test_destroy_and_reuse),
+		cmocka_unit_test(test_rdma_pool_raise),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
