@@ -805,11 +805,61 @@ int engine_snapshot(struct engine *e, struct snapshot *snap)
 	return 0;
 }
 
-void engine_reap(struct engine *e, const struct snapshot *snap)
+static bool reaped(const struct snapshot *snap, const bool *dead, __u64 key)
 {
 	for (size_t i = 0; i < snap->nxprts; i++)
-		if (snap->xprts[i].s.flags & XF_DESTROYED)
-			bpf_map_delete_elem(bpf_map__fd(e->skel->maps.xprts), &snap->xprts[i].key);
+		if (dead[i] && snap->xprts[i].key == key)
+			return true;
+	return false;
+}
+
+/*
+ * Transports destroyed by @snap's time go, with everything that refers to them: their ops, the
+ * sessions whose main transport they were, and the clients seen only on them. Their last
+ * numbers were in the views made from @snap. An entry is deleted only if it is still the one
+ * @snap saw (a new transport may have taken the address since).
+ */
+int engine_reap(struct engine *e, const struct snapshot *snap, size_t *nreaped)
+{
+	int xfd = bpf_map__fd(e->skel->maps.xprts);
+	struct xprt_stats now;
+	bool *dead;
+	size_t n = 0;
+
+	*nreaped = 0;
+	if (!snap->nxprts)
+		return 0;
+	dead = calloc(snap->nxprts, sizeof(*dead));
+	if (!dead)
+		return -ENOMEM;
+	for (size_t i = 0; i < snap->nxprts; i++) {
+		const struct xprt_snap *x = &snap->xprts[i];
+
+		if (!(x->s.flags & XF_DESTROYED) || bpf_map_lookup_elem(xfd, &x->key, &now) ||
+		    now.first_seen_ns != x->s.first_seen_ns)
+			continue;
+		dead[i] = !bpf_map_delete_elem(xfd, &x->key);
+		n += dead[i];
+	}
+	for (size_t i = 0; n && i < snap->nops; i++) {
+		const struct op_snap *o = &snap->ops[i];
+		bool live = false;
+
+		if (!reaped(snap, dead, o->k.xprt))
+			continue;
+		bpf_map_delete_elem(bpf_map__fd(e->skel->maps.ops), &o->k);
+		/* a client with ops on a transport still there stays */
+		for (size_t j = 0; j < snap->nops && !live; j++)
+			live = snap->ops[j].k.clid == o->k.clid && !reaped(snap, dead, snap->ops[j].k.xprt);
+		if (!live)
+			bpf_map_delete_elem(bpf_map__fd(e->skel->maps.clients), &o->k.clid);
+	}
+	for (size_t i = 0; n && i < snap->nsessions; i++)
+		if (reaped(snap, dead, snap->sessions[i].s.xprt))
+			bpf_map_delete_elem(bpf_map__fd(e->skel->maps.sessions), &snap->sessions[i].key);
+	free(dead);
+	*nreaped = n;
+	return 0;
 }
 
 void engine_close(struct engine *e)

@@ -82,8 +82,11 @@ void engine_arm(struct engine *e);
 /* Ends the current interval and fills @snap (which it owns until snapshot_free). */
 int engine_snapshot(struct engine *e, struct snapshot *snap);
 size_t engine_hooks(const struct engine *e, const struct hook_status **hooks);
-/* forget transports reported destroyed, so the map never fills with dead ones */
-void engine_reap(struct engine *e, const struct snapshot *snap);
+/*
+ * Forget the transports @snap saw destroyed (their last numbers were reported from it) and every
+ * entry that refers to them, so mount churn leaves the maps as one mount does; 0 or -ENOMEM.
+ */
+int engine_reap(struct engine *e, const struct snapshot *snap, size_t *nreaped);
 void engine_close(struct engine *e);
 /* runs the kernel skipped since attach; @who (may be NULL) gets "section count, ..." */
 __u64 engine_misses(const struct engine *e, char *who, size_t len);

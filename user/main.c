@@ -599,6 +599,7 @@ static int trace(struct engine *e, int *rc)
 	double tick = env.interval > 0 ? env.interval : 1, t0, next;
 	bool print = env.interval > 0;
 	long intervals = 0;
+	size_t reaped;
 	struct ckpt ck;
 	struct view v;
 	pid_t child = -1;
@@ -670,14 +671,15 @@ static int trace(struct engine *e, int *rc)
 				report_ckpt(&ck);
 			view_free(&v);
 		}
+		/* transports seen destroyed were just reported, in this interval and the textfile */
+		if (engine_reap(e, &cur, &reaped))
+			pr_debug("cannot reap destroyed transports: out of memory\n");
 		snapshot_free(&prev);
 		prev = cur;
 		link_sample_free(&lprev);
 		lprev = lcur;
 		memset(&cur, 0, sizeof(cur));
 		memset(&lcur, 0, sizeof(lcur));
-		if (prev.nxprts > MAX_XPRTS * 3 / 4)
-			engine_reap(e, &prev);
 		next += tick;
 		if (env.count && ++intervals >= env.count)
 			break;

@@ -29,8 +29,7 @@ check_eq "textfile mode" "$(stat -c %a /out/metrics.prom)" 644
 check_gt "folded stacks" "$(grep -cE '^[^ ;]+;[^ ;]+;[^ ;]+;(slot-wait|queue|rtt|other);[^ ;]+ [0-9]+$' /out/stacks.folded)" 5
 check_eq "malformed folded lines" "$(grep -cvE '^[^ ;]+;[^ ;]+;[^ ;]+;[^ ;]+;[^ ;]+ [0-9]+$' /out/stacks.folded)" 0
 check_gt "SVG rectangles" "$(grep -c '<rect' /out/flame.svg)" 10
-# unwritable directory: one error, tracing goes on, exit 0
-mkdir -p /tmp/ro && chmod 555 /tmp/ro
+# a textfile directory that does not exist: a usage error before anything is loaded
 slotscope -q 0.3 --prom-file /tmp/nodir/x.prom -d 1 2>/tmp/e1
 check_eq "missing textfile directory: usage error" $? 64
 exit $CHECK_FAILED

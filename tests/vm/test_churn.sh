@@ -1,0 +1,78 @@
+# Mount churn under a running exporter, as per-job mounts do: 100 mounts come and go (each a new
+# transport, plus the rpcbind and mountd transports mount.nfs makes; the kernel reuses ids and
+# addresses). slotscope's BPF map entries, the transports of its intervals and its RSS come back
+# to their one-mount level; a server remounted at the same address is a new transport whose
+# numbers are its own (sends = that mount's mountstats), never one with the old one's history.
+nfsd_start >/dev/null || exit 1
+# the node's long-lived mount
+mount_tcp /mnt/keep 3 >/dev/null || exit 1
+echo x >/mnt/keep/f && sync
+slotscope --json 0.5 -d 1200 --prom-file /out/churn.prom >/tmp/ch.json 2>/tmp/ch.err &
+ss=$!
+i=0
+until grep -q '"type":"interval"' /tmp/ch.json 2>/dev/null || [ $i -ge 240 ]; do sleep 0.5; i=$((i + 1)); done
+entries() { bpftool -j map dump name "$1" 2>/dev/null | jq length; }
+# the long-lived mount does I/O before every look: its transport is in the maps, as a node's is
+state() { echo y >>/mnt/keep/f && sync; echo "$(entries xprts) $(entries ops) $(entries clients) $(entries sessions) $(awk '/^VmRSS/ { print $2 }' /proc/$ss/status)"; }
+last_transports() { tail -n 1 /tmp/ch.json | jq '.transports | length'; }
+cycle() {
+	mount_tcp /mnt/c "$1" >/dev/null || return 1
+	echo "$2" >/mnt/c/f && sync
+	umount /mnt/c
+}
+cycle 3 0 && cycle 4.1 0 || exit 1
+sleep 3
+read -r x0 o0 c0 s0 rss0 <<EOF
+$(state)
+EOF
+t0=$(last_transports)
+echo "note after one mount each of v3 and v4.1: xprts $x0 ops $o0 clients $c0 sessions $s0, RSS $rss0 KiB, transports shown $t0"
+n=0
+while [ $n -lt 100 ]; do
+	v=3
+	[ $((n % 4)) = 3 ] && v=4.1
+	cycle $v $n || exit 1
+	n=$((n + 1))
+	[ $((n % 25)) = 0 ] && echo "note after $n: RSS $(awk '/^VmRSS/ { print $2 }' /proc/$ss/status) KiB"
+done
+sleep 3
+read -r x1 o1 c1 s1 rss1 <<EOF
+$(state)
+EOF
+t1=$(last_transports)
+echo "note after 100 more: xprts $x1 ops $o1 clients $c1 sessions $s1, RSS $rss1 KiB, transports shown $t1"
+check_le "xprts map back to its one-mount level" "$x1" "$x0"
+check_le "ops map back to its one-mount level" "$o1" "$o0"
+check_le "clients map back to its one-mount level" "$c1" "$c0"
+check_le "sessions map back to its one-mount level" "$s1" "$s0"
+check_le "transports in an interval back to the one-mount level" "$t1" "$t0"
+# heap pages may stay mapped, but nothing grows with the mounts seen: 100 transports with their
+# ops and clients would hold well over a MiB of snapshots
+check_le "RSS within 512 KiB of the one-mount level" "$rss1" $((rss0 + 512))
+check_gt "destroyed transports were reported" "$(jq -c 'select(.type == "interval") | .transports[] | select(.destroyed)' /tmp/ch.json | wc -l)" 100
+
+# the same server address twice: the second transport (often with the first's id) starts afresh
+srv=127.0.0.250
+mkdir -p /mnt/r
+mount.nfs $srv:/export /mnt/r -o vers=3,proto=tcp,nolock || exit 1
+writers /mnt/r 4 1 >/dev/null
+sleep 2
+id1=$(tail -n 1 /tmp/ch.json | jq --arg s $srv '[.transports[] | select(.server == $s and .port == "2049")][0].id')
+umount /mnt/r
+sleep 2
+mount.nfs $srv:/export /mnt/r -o vers=3,proto=tcp,nolock || exit 1
+writers /mnt/r 2 1 >/dev/null
+sync
+sleep 2
+kill -INT $ss
+wait $ss
+check_eq "exit status" $? 0
+sum=$(tail -n 1 /tmp/ch.json)
+x=$(echo "$sum" | jq -c --arg s $srv '[.transports[] | select(.server == $s and .port == "2049")]')
+echo "note first transport id $id1, now: $(echo "$x" | jq -c '[.[] | {id, destroyed, acquires, sends}]')"
+check_eq "one live transport to the remounted server in the summary" "$(echo "$x" | jq length)" 1
+check_eq "its sends are its own (= the second mount's mountstats sends)" "$(echo "$x" | jq '.[0].sends')" \
+	"$(mountstats_xprt /mnt/r sends)"
+check_eq "no map drops" "$(echo "$sum" | jq '.counters.xprts_full + .counters.ops_full + .counters.clients_full + .counters.sessions_full')" 0
+umount /mnt/r
+exit $CHECK_FAILED
