@@ -20,13 +20,15 @@ cycle() {
 	echo "$2" >/mnt/c/f && sync
 	umount /mnt/c
 }
-cycle 3 0 && cycle 4.1 0 || exit 1
+# the one-mount level: after a few cycles of each, once the allocator has reached its working
+# size (its first growth, seen at about 800 KiB, comes once and not again)
+for v in 3 4.1 3 4.1 3 4.1 3 4.1 3 4.1; do cycle $v 0 || exit 1; done
 sleep 3
 read -r x0 o0 c0 s0 rss0 <<EOF
 $(state)
 EOF
 t0=$(last_transports)
-echo "note after one mount each of v3 and v4.1: xprts $x0 ops $o0 clients $c0 sessions $s0, RSS $rss0 KiB, transports shown $t0"
+echo "note after ten mounts (v3, v4.1): xprts $x0 ops $o0 clients $c0 sessions $s0, RSS $rss0 KiB, transports shown $t0"
 n=0
 while [ $n -lt 100 ]; do
 	v=3
@@ -46,9 +48,8 @@ check_le "ops map back to its one-mount level" "$o1" "$o0"
 check_le "clients map back to its one-mount level" "$c1" "$c0"
 check_le "sessions map back to its one-mount level" "$s1" "$s0"
 check_le "transports in an interval back to the one-mount level" "$t1" "$t0"
-# heap pages may stay mapped, but nothing grows with the mounts seen: 100 transports with their
-# ops and clients would hold well over a MiB of snapshots
-check_le "RSS within 512 KiB of the one-mount level" "$rss1" $((rss0 + 512))
+# nothing grows with the mounts seen (a 4 KiB page per mount would be 400 KiB)
+check_le "RSS within 128 KiB of the one-mount level" "$rss1" $((rss0 + 128))
 check_gt "destroyed transports were reported" "$(jq -c 'select(.type == "interval") | .transports[] | select(.destroyed)' /tmp/ch.json | wc -l)" 100
 
 # the same server address twice: the second transport (often with the first's id) starts afresh
