@@ -554,6 +554,12 @@ static void probe_rdma(struct engine *e)
 	e->pools_tried = true;
 	for (int i = 0; i < 2; i++) {
 		e->pool_links[i] = bpf_program__attach(p[i]);
+		if (!e->pool_links[i] && (errno == EPERM || errno == EACCES)) {
+			/* rpcrdma came after the start: the capabilities to attach are dropped by now */
+			pr_info("rpcrdma was loaded after slotscope dropped its capabilities: RDMA request "
+				"pools are inferred from use, not counted\n");
+			return;
+		}
 		if (!e->pool_links[i]) {
 			pr_info("RDMA request pools not counted (kprobe %s: %s): inferred from use\n",
 				bpf_program__name(p[i]) + 7, strerror(errno));
