@@ -480,6 +480,11 @@ int engine_open(struct engine **out, const struct engine_opts *o, const char **w
 		if (err != -EAGAIN)
 			break;
 	}
+	if (err == -EAGAIN) {
+		err = -EACCES;
+		snprintf(why_buf, sizeof(why_buf), "the verifier refused more programs than there are "
+			 "variants: run with -v for its logs");
+	}
 	free_probe_btf(e);
 	if (err)
 		goto fail;

@@ -60,10 +60,15 @@ for h in xprt_reserve rpc_task_sleep rpc_task_wakeup rpc_stats_latency xprt_crea
 done
 check_eq "hook xprt_release" "$(sed -n 's/^slotscope: hook xprt_release  *\([a-z_]*\)$/\1/p' /tmp/c.err)" $fwant
 
+# a field of /sys/kernel/sunrpc/.../xprt-ID-PROTO/xprt_info, the kernel's own view of a transport
+xprt_info() { cat /sys/kernel/sunrpc/xprt-switches/*/xprt-$1-*/xprt_info 2>/dev/null | sed -n "s/^$2=//p" | head -n 1; }
+
 # TCP, 16 slots, 64 writers
 x=$(ss_xprt /tmp/c.json $srv_t)
 echo "note tcp: $(echo "$x" | jq -c '{id,limit,limit_source,peak,at_limit_s,busy_s,slot_waits:.waits.slot.count,sends,connects}')"
 check_eq "tcp limit" "$(echo "$x" | jq .limit)" 16
+check_eq "tcp limit = sysfs xprt_info max_num_slots" "$(echo "$x" | jq .limit)" \
+	"$(xprt_info "$(echo "$x" | jq .id)" max_num_slots)"
 check_within "tcp max in use = mountstats max_slots" "$(echo "$x" | jq .peak)" "$(mountstats_xprt /mnt/t max_slots)" $miss
 check_within "tcp max in use = limit" "$(echo "$x" | jq .peak)" 16 $miss
 check_gt "tcp slot waits" "$(echo "$x" | jq .waits.slot.count)" 0
@@ -78,6 +83,8 @@ pool=$(awk '$1 == "req" { n[$2]++ } END { for (k in n) print n[k] }' /tmp/bt.out
 echo "note rdma: $(echo "$x" | jq -c '{id,limit,limit_source,max_reqs,peak,slot_waits:.waits.slot.count,sends,credits}'), pool built: $pool"
 check_eq "rdma limit = requests the kernel created for the pool" "$(echo "$x" | jq .limit)" "$pool"
 check_eq "rdma limit counted as the transport was made" "$(echo "$x" | jq -r .limit_source)" counted
+check_eq "rdma max_reqs = sysfs xprt_info max_num_slots" "$(echo "$x" | jq .max_reqs)" \
+	"$(xprt_info "$(echo "$x" | jq .id)" max_num_slots)"
 check_within "rdma max in use = limit" "$(echo "$x" | jq .peak)" "$pool" $miss
 over=$(jq -c --argjson m $miss 'select(.type == "interval") | .transports[] | select(.interval_peak > .limit + $m or .in_use > .limit + $m or .in_use < -$m)' /tmp/c.json | wc -l)
 check_eq "intervals above the limit or negative, any transport" "$over" 0
