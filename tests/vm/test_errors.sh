@@ -62,6 +62,10 @@ signal_ends() {	# SIG SIGNUM WHEN
 	wait $pid
 	check_eq "SIG$sig during the $when: exit status" $? 0
 	check_eq "SIG$sig during the $when: summary printed" "$(grep -c '^Summary' /tmp/sig.out)" 1
+	# the kernel frees a detached program after its last reference goes, asynchronously (on
+	# 7.x it is still listed for a moment after the process is gone): give it 10 s
+	j=0
+	while bpftool prog show | grep -q 'name btf_xprt_reserve' && [ $j -lt 50 ]; do sleep 0.2; j=$((j + 1)); done
 	check_eq "SIG$sig during the $when: no program left attached" \
 		"$(bpftool prog show | grep -c 'name btf_xprt_reserve')" 0
 }
