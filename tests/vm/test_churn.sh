@@ -35,7 +35,11 @@ while [ $n -lt 100 ]; do
 	[ $((n % 4)) = 3 ] && v=4.1
 	cycle $v $n || exit 1
 	n=$((n + 1))
-	[ $((n % 25)) = 0 ] && echo "note after $n: RSS $(awk '/^VmRSS/ { print $2 }' /proc/$ss/status) KiB"
+	if [ $((n % 25)) = 0 ]; then
+		r=$(awk '/^VmRSS/ { print $2 }' /proc/$ss/status)
+		[ $n = 25 ] && rss25=$r
+		echo "note after $n: RSS $r KiB"
+	fi
 done
 sleep 3
 read -r x1 o1 c1 s1 rss1 <<EOF
@@ -48,8 +52,11 @@ check_le "ops map back to its one-mount level" "$o1" "$o0"
 check_le "clients map back to its one-mount level" "$c1" "$c0"
 check_le "sessions map back to its one-mount level" "$s1" "$s0"
 check_le "transports in an interval back to the one-mount level" "$t1" "$t0"
-# nothing grows with the mounts seen (a 4 KiB page per mount would be 400 KiB)
-check_le "RSS within 128 KiB of the one-mount level" "$rss1" $((rss0 + 128))
+# Nothing grows with the mounts seen: flat from 25 mounts to 100 (a 4 KiB page per mount would be
+# 300 KiB). Once in a run the allocator keeps ~700-900 KiB more after a large map read (a hash
+# bucket fuller than the batch buffer doubles it), at a moment that varies: bounded, not growing.
+check_le "RSS flat from 25 to 100 mounts (within 128 KiB)" "$rss1" $((rss25 + 128))
+check_le "RSS within 1.5 MiB of the one-mount level" "$rss1" $((rss0 + 1536))
 check_gt "destroyed transports were reported" "$(jq -c 'select(.type == "interval") | .transports[] | select(.destroyed)' /tmp/ch.json | wc -l)" 100
 
 # the same server address twice: the second transport (often with the first's id) starts afresh
