@@ -354,20 +354,26 @@ static int links_take(struct link_sample *s)
 	return link_sample(env.sysfs_root, rates, nrates, s);
 }
 
+/* mountinfo, read for the filters and the audit: a failure is said here, once */
+static int load_mounts(struct mount_table *mt)
+{
+	int err = mounts_load(env.procfs_root, mt);
+
+	if (err)
+		pr_err("cannot read %s/proc/self/mountinfo: %s: is /proc mounted?\n",
+		       strcmp(env.procfs_root, "/") ? env.procfs_root : "", strerror(-err));
+	return err;
+}
+
 /* --mount paths become filters before anything is loaded: a typo costs no BPF load */
 static int check_filters(void)
 {
 	struct mount_table mt = { 0 };
-	int err;
 
 	if (!env.nmounts)
 		return EXIT_OK;
-	err = mounts_load(env.procfs_root, &mt);
-	if (err) {
-		pr_err("cannot read %s/proc/self/mountinfo: %s: is /proc mounted?\n",
-		       strcmp(env.procfs_root, "/") ? env.procfs_root : "", strerror(-err));
+	if (load_mounts(&mt))
 		return EXIT_RUNTIME;
-	}
 	for (size_t i = 0; i < env.nmounts; i++) {
 		const struct nfs_mount *m = mounts_by_path(&mt, env.mounts[i]);
 		char fstype[32];
@@ -395,18 +401,14 @@ static int check_filters(void)
 }
 
 /* Print the limits audit and note the knobs for the verdicts; no NFS at all ends here. */
-static int audit_and_filters(void)
+static int print_audit(void)
 {
 	struct mount_table mt = { 0 };
 	struct audit a;
 	int err;
 
-	err = mounts_load(env.procfs_root, &mt);
-	if (err) {
-		pr_err("cannot read %s/proc/self/mountinfo: %s: is /proc mounted?\n",
-		       strcmp(env.procfs_root, "/") ? env.procfs_root : "", strerror(-err));
+	if (load_mounts(&mt))
 		return EXIT_RUNTIME;
-	}
 	if (!mt.n && !env.command) {
 		pr_err("no NFS mounts: mount one first, or give the command that does after --\n");
 		mounts_free(&mt);
@@ -817,7 +819,7 @@ int main(int argc, char **argv)
 	rc = open_engine(&e);
 	if (rc)
 		return rc;
-	rc = audit_and_filters();
+	rc = print_audit();
 	if (rc) {
 		engine_close(e);
 		return rc;
