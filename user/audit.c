@@ -6,25 +6,7 @@
 #include <string.h>
 #include "audit.h"
 #include "output.h"
-
-static const char *root_of(const char *root)
-{
-	return root && strcmp(root, "/") ? root : "";
-}
-
-static long read_long(const char *path)
-{
-	char buf[64];
-	FILE *f = fopen(path, "r");
-	long v = -1;
-
-	if (!f)
-		return -1;
-	if (fgets(buf, sizeof(buf), f))
-		v = strtol(buf, NULL, 10);
-	fclose(f);
-	return v;
-}
+#include "util.h"
 
 bool mount_option(const char *opts, const char *key, char *val, size_t len)
 {
@@ -90,14 +72,17 @@ static void read_xprt(const char *dir, struct audit_xprt *x)
 		fclose(f);
 }
 
-static int load_xprts(struct audit *a, const char *root)
+static int load_xprts(struct audit *a, const char *sysfs_root)
 {
 	char base[512], dir[600];
 	struct dirent *sw, *xe;
 	size_t cap = 0;
 	DIR *d, *sd;
+	int err;
 
-	snprintf(base, sizeof(base), "%s/sys/kernel/sunrpc/xprt-switches", root);
+	err = root_path(base, sizeof(base), sysfs_root, "/sys/kernel/sunrpc/xprt-switches");
+	if (err)
+		return err;
 	d = opendir(base);
 	if (!d)
 		return 0;
@@ -116,15 +101,10 @@ static int load_xprts(struct audit *a, const char *root)
 
 			if (sscanf(xe->d_name, "xprt-%u-%15s", &id, proto) != 2)
 				continue;
-			if (a->nx == cap) {
-				struct audit_xprt *nx = realloc(a->x, (cap = cap ? cap * 2 : 8) * sizeof(*nx));
-
-				if (!nx) {
-					closedir(sd);
-					closedir(d);
-					return -ENOMEM;
-				}
-				a->x = nx;
+			if (GROW(a->x, cap, a->nx + 1, 8)) {
+				closedir(sd);
+				closedir(d);
+				return -ENOMEM;
 			}
 			x = &a->x[a->nx++];
 			memset(x, 0, sizeof(*x));
@@ -174,10 +154,11 @@ int mountstats_ports_parse(FILE *f, const char *mnt, unsigned int *ports, int ma
 static int mountstats_ports(const char *procfs_root, const char *mnt, unsigned int *ports, int max)
 {
 	char path[512];
+	int n = root_path(path, sizeof(path), procfs_root, "/proc/self/mountstats");
 	FILE *f;
-	int n;
 
-	snprintf(path, sizeof(path), "%s/proc/self/mountstats", root_of(procfs_root));
+	if (n)
+		return n;
 	f = fopen(path, "r");
 	if (!f)
 		return -errno;
@@ -254,21 +235,36 @@ static void audit_mounts(struct audit *a, const struct mount_table *mt, const ch
 	}
 }
 
+/* a sysctl or module parameter, -1 when this kernel has none (or says something else) */
+static int tunable(const char *root, const char *file, long *v)
+{
+	char path[512];
+	int err = root_path(path, sizeof(path), root, "%s", file);
+
+	if (err)
+		return err;
+	if (read_long(path, v))
+		*v = -1;
+	return 0;
+}
+
 int audit_load(struct audit *a, const char *sysfs_root, const char *procfs_root,
 	       const struct mount_table *mt)
 {
-	char path[512];
 	int err;
 
 	memset(a, 0, sizeof(*a));
-	snprintf(path, sizeof(path), "%s/proc/sys/sunrpc/tcp_max_slot_table_entries", root_of(procfs_root));
-	a->tcp_max_slots = read_long(path);
+	err = tunable(procfs_root, "/proc/sys/sunrpc/tcp_max_slot_table_entries",
+		      &a->tcp_max_slots);
 	/* registered only with CONFIG_SUNRPC_DEBUG; the module parameter is there otherwise */
-	snprintf(path, sizeof(path), "%s/proc/sys/sunrpc/rdma_slot_table_entries", root_of(procfs_root));
-	a->rdma_slots = read_long(path);
-	snprintf(path, sizeof(path), "%s/sys/module/nfs/parameters/max_session_slots", root_of(sysfs_root));
-	a->max_session_slots = read_long(path);
-	err = load_xprts(a, root_of(sysfs_root));
+	if (!err)
+		err = tunable(procfs_root, "/proc/sys/sunrpc/rdma_slot_table_entries",
+			      &a->rdma_slots);
+	if (!err)
+		err = tunable(sysfs_root, "/sys/module/nfs/parameters/max_session_slots",
+			      &a->max_session_slots);
+	if (!err)
+		err = load_xprts(a, sysfs_root);
 	if (err)
 		return err;
 	a->m = calloc(mt->n + 1, sizeof(*a->m));

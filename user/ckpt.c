@@ -51,23 +51,55 @@ static void account_saturation(struct ckpt *c, const struct view *v)
 		if (v->interval_s <= 0 || x->at_limit_ns < 0.5 * v->interval_s * 1e9)
 			continue;
 		s->secs += v->interval_s;
-		s->link_bits += (x->link.tx_gbps > x->link.rx_gbps ? x->link.tx_gbps : x->link.rx_gbps) *
-				1e9 * v->interval_s;
+		s->link_bits += x->link.gbps * 1e9 * v->interval_s;
 		if (x->link.rate_gbps > 0)
 			s->link_rate_bps = x->link.rate_gbps * 1e9;
 	}
+}
+
+static void sums_add(struct ckpt_sums *to, const struct ckpt_sums *d)
+{
+	to->secs += d->secs;
+	to->bytes += d->bytes;
+	to->slot_bound_secs += d->slot_bound_secs;
+}
+
+/* the window ends with its last busy interval: the quiet tail is not part of it */
+static void window_ended(struct ckpt *c)
+{
+	c->active = false;
+	c->n++;
+	c->ended = c->cur;
+	c->ended_wall = c->end_wall;
+	memset(&c->quiet_sums, 0, sizeof(c->quiet_sums));
 }
 
 enum ckpt_event ckpt_step(struct ckpt *c, const struct view *v, const struct snapshot *prev,
 			  const struct snapshot *cur, const struct link_sample *lprev,
 			  const struct link_sample *lcur, double now_wall)
 {
-	double written = 0;
-	bool busy;
+	struct ckpt_sums d = { .secs = v->interval_s };
+	bool busy, slot_bound = false;
 
-	for (size_t i = 0; i < v->nxprts; i++)
-		written += (double)v->xprts[i].bytes_written;
-	busy = v->interval_s > 0 && written / v->interval_s >= c->o.threshold_Bps;
+	for (size_t i = 0; i < v->nxprts; i++) {
+		d.bytes += (double)v->xprts[i].bytes_written;
+		slot_bound |= v->xprts[i].verdict.cls == V_SLOT;
+	}
+	if (slot_bound)
+		d.slot_bound_secs = v->interval_s;
+	busy = v->interval_s > 0 && d.bytes / v->interval_s >= c->o.threshold_Bps;
+	if (c->active && !busy)
+		sums_add(&c->quiet_sums, &d);
+	else if (busy) {
+		if (!c->active) {
+			c->started++;
+			memset(&c->cur, 0, sizeof(c->cur));
+		}
+		sums_add(&d, &c->quiet_sums);
+		memset(&c->quiet_sums, 0, sizeof(c->quiet_sums));
+		sums_add(&c->cur, &d);
+		sums_add(&c->total, &d);
+	}
 	if (!c->active) {
 		if (!busy)
 			return CKPT_NONE;
@@ -90,17 +122,16 @@ enum ckpt_event ckpt_step(struct ckpt *c, const struct view *v, const struct sna
 	}
 	if (++c->quiet < c->o.quiet_intervals)
 		return CKPT_NONE;
-	c->active = false;
-	c->n++;
+	window_ended(c);
 	return CKPT_ENDED;
 }
 
-bool ckpt_finish(struct ckpt *c)
+bool ckpt_finish(struct ckpt *c, double now_wall)
 {
 	if (!c->active)
 		return false;
-	c->active = false;
-	c->n++;
+	c->end_wall = now_wall;
+	window_ended(c);
 	return true;
 }
 
@@ -123,6 +154,35 @@ void ckpt_fix_view(const struct ckpt *c, struct view *v)
 		for (size_t j = 0; j < c->nsat; j++)
 			if (c->sat[j].key == v->xprts[i].key)
 				v->xprts[i].interval_peak = c->sat[j].peak;
+}
+
+void ckpt_view(const struct ckpt *c, const struct view *v, struct ckpt_view *cv)
+{
+	memset(cv, 0, sizeof(*cv));
+	cv->n = c->n;
+	cv->start_wall = c->start_wall;
+	cv->end_wall = c->end_wall;
+	cv->secs = c->end_wall - c->start_wall;
+	for (size_t i = 0; i < v->nxprts; i++)
+		cv->bytes_written += (double)v->xprts[i].bytes_written;
+	cv->GBps = cv->secs > 0 ? cv->bytes_written / cv->secs / 1e9 : 0;
+	for (size_t i = 0; i < c->nsat; i++) {
+		struct ckpt_sat_view *s = &cv->sat[cv->nsat++];
+		const struct xprt_view *x = view_xprt(v, c->sat[i].key);
+
+		s->key = c->sat[i].key;
+		s->xprt_id = x ? x->id : 0;
+		s->peak = c->sat[i].peak;
+		s->util_pct = ckpt_sat_util(c, s->key, &s->secs);
+	}
+}
+
+const struct ckpt_sat_view *ckpt_view_sat(const struct ckpt_view *cv, __u64 key)
+{
+	for (size_t i = 0; i < cv->nsat; i++)
+		if (cv->sat[i].key == key)
+			return &cv->sat[i];
+	return NULL;
 }
 
 void ckpt_free(struct ckpt *c)

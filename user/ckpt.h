@@ -25,8 +25,20 @@ struct ckpt_sat {
 	__u32 peak;			/* highest slots in use in the burst */
 };
 
+/* windows as rate-able sums: grown interval by interval while a window is open */
+struct ckpt_sums {
+	double secs, bytes;
+	double slot_bound_secs;		/* intervals in which some transport read slot-bound */
+};
+
 struct ckpt {
 	struct ckpt_opts o;
+	__u64 started;			/* windows begun, the open one included */
+	struct ckpt_sums total;		/* over every window, the open one's busy part included */
+	struct ckpt_sums cur;		/* the open (or last) window */
+	struct ckpt_sums quiet_sums;	/* its quiet tail: counted if it turns busy again */
+	struct ckpt_sums ended;		/* the last completed window */
+	double ended_wall;		/* its end; 0: none yet */
 	bool active;
 	unsigned int quiet;
 	unsigned int n;			/* bursts completed */
@@ -47,12 +59,30 @@ void ckpt_init(struct ckpt *c, const struct ckpt_opts *o);
 enum ckpt_event ckpt_step(struct ckpt *c, const struct view *v, const struct snapshot *prev,
 			  const struct snapshot *cur, const struct link_sample *lprev,
 			  const struct link_sample *lcur, double now_wall);
-/* the trace ends: an open burst ends with it; true when there is one to report */
-bool ckpt_finish(struct ckpt *c);
+/* the trace ends at @now_wall: an open burst ends with it; true when there is one to report */
+bool ckpt_finish(struct ckpt *c, double now_wall);
 /* link utilization (%) of a transport while it was saturated; -1 when never saturated or no rate */
 double ckpt_sat_util(const struct ckpt *c, __u64 key, double *secs);
 /* a burst's view (c->start .. c->last) has no interval peak of its own: set it from the burst */
 void ckpt_fix_view(const struct ckpt *c, struct view *v);
+/* A finished window as its renderers show it: every figure computed here, once. */
+struct ckpt_sat_view {
+	__u64 key;
+	__u32 xprt_id, peak;
+	double secs;			/* mostly at the limit */
+	double util_pct;		/* link use meanwhile; < 0 unknown */
+};
+
+struct ckpt_view {
+	unsigned int n;
+	double start_wall, end_wall, secs, bytes_written, GBps;
+	size_t nsat;
+	struct ckpt_sat_view sat[64];
+};
+
+/* @v: the window's finished view (c->start .. c->last, after ckpt_fix_view) */
+void ckpt_view(const struct ckpt *c, const struct view *v, struct ckpt_view *cv);
+const struct ckpt_sat_view *ckpt_view_sat(const struct ckpt_view *cv, __u64 key);
 void ckpt_free(struct ckpt *c);
 
 #endif

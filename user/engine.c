@@ -12,6 +12,7 @@
 #include "engine.h"
 #include "slotscope.skel.h"
 #include "log.h"
+#include "util.h"
 
 /* Where each hook lives; tracepoints are probed by their btf_trace_<name> typedef. */
 enum hook_kind { TP, FUNC };
@@ -88,12 +89,6 @@ const char *proto_name(__u32 ident)
 	}
 }
 
-static char *rooted(const char *root, const char *path, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s%s", root && strcmp(root, "/") ? root : "", path);
-	return buf;
-}
-
 static bool btf_has(struct engine *e, const char *name, int kind)
 {
 	if (e->vmlinux && btf__find_by_name_kind(e->vmlinux, name, kind) > 0)
@@ -108,14 +103,13 @@ static bool tracefs_has(struct engine *e, const char *tp)
 {
 	static const char *const dirs[] = { "/sys/kernel/tracing/events", "/sys/kernel/debug/tracing/events" };
 	static const char *const systems[] = { "sunrpc", "nfs", "nfs4" };
-	char rel[256], path[512];
+	char path[512];
 
 	for (size_t d = 0; d < 2; d++)
-		for (size_t s = 0; s < 3; s++) {
-			snprintf(rel, sizeof(rel), "%s/%s/%s", dirs[d], systems[s], tp);
-			if (access(rooted(e->o.sysfs_root, rel, path, sizeof(path)), F_OK) == 0)
+		for (size_t s = 0; s < 3; s++)
+			if (root_path(path, sizeof(path), e->o.sysfs_root, "%s/%s/%s", dirs[d],
+				      systems[s], tp) == 0 && access(path, F_OK) == 0)
 				return true;
-		}
 	return false;
 }
 
@@ -123,8 +117,11 @@ static bool kallsyms_has(struct engine *e, const char *fn)
 {
 	char path[512], line[512], sym[256];
 	bool found = false;
-	FILE *f = fopen(rooted(e->o.procfs_root, "/proc/kallsyms", path, sizeof(path)), "r");
+	FILE *f;
 
+	if (root_path(path, sizeof(path), e->o.procfs_root, "/proc/kallsyms"))
+		return false;
+	f = fopen(path, "r");
 	if (!f)
 		return false;
 	while (!found && fgets(line, sizeof(line), f))
@@ -425,7 +422,7 @@ static int load_once(struct engine *e)
 int engine_open(struct engine **out, const struct engine_opts *o, const char **why)
 {
 	struct engine *e = calloc(1, sizeof(*e));
-	char path[512], rel[128];
+	char path[512];
 	int err;
 
 	*why = why_buf;
@@ -453,8 +450,9 @@ int engine_open(struct engine **out, const struct engine_opts *o, const char **w
 		goto fail;
 	}
 	for (size_t i = 0; i < sizeof(e->mods) / sizeof(e->mods[0]); i++) {
-		snprintf(rel, sizeof(rel), "/sys/kernel/btf/%s", probe_modules[i]);
-		e->mods[i] = btf__parse_split(rooted(o->sysfs_root, rel, path, sizeof(path)), e->vmlinux);
+		if (!root_path(path, sizeof(path), o->sysfs_root, "/sys/kernel/btf/%s",
+			       probe_modules[i]))
+			e->mods[i] = btf__parse_split(path, e->vmlinux);
 		if (!e->mods[i])
 			pr_debug("no BTF for module %s\n", probe_modules[i]);
 	}
@@ -537,12 +535,13 @@ static void probe_rdma(struct engine *e)
 
 	if (e->pools_tried && e->rdma_btf_probed)
 		return;
-	if (access(rooted(e->o.sysfs_root, "/sys/module/rpcrdma", path, sizeof(path)), F_OK))
+	if (root_path(path, sizeof(path), e->o.sysfs_root, "/sys/module/rpcrdma") ||
+	    access(path, F_OK))
 		return;
 	if (!e->rdma_btf_probed) {
-		rooted(e->o.sysfs_root, "/sys/kernel/btf/rpcrdma", path, sizeof(path));
 		e->rdma_btf_probed = true;
-		if (access(path, R_OK)) {
+		if (root_path(path, sizeof(path), e->o.sysfs_root, "/sys/kernel/btf/rpcrdma") ||
+		    access(path, R_OK)) {
 			pr_warn("rpcrdma has no BTF: RDMA request pools are counted as a transport is made "
 				"(kprobes), else taken as max_reqs and raised if more are ever in use\n");
 		} else {
@@ -629,11 +628,11 @@ static int read_map(int fd, size_t ksz, size_t vsz, size_t koff, size_t voff, si
 {
 	LIBBPF_OPTS(bpf_map_batch_opts, opts);
 	char *keys = NULL, *vals = NULL, *a = NULL;
-	__u32 chunk = 0, want = 64, cnt;
 	/* the kernel's position in the map (a bucket number for hash maps) */
 	__u64 token[8] = { 0 };
-	size_t cap = 0;
+	size_t chunk = 64, kcap = 0, vcap = 0, cap = 0;
 	bool first = true;
+	__u32 cnt;
 	int err;
 
 	*n = 0;
@@ -641,42 +640,24 @@ static int read_map(int fd, size_t ksz, size_t vsz, size_t koff, size_t voff, si
 	if (koff + ksz > rsz || voff + vsz > rsz)
 		return -EINVAL;
 	for (;;) {
-		if (want != chunk) {
-			char *nk = realloc(keys, (size_t)want * ksz), *nv;
-
-			if (nk)
-				keys = nk;
-			nv = nk ? realloc(vals, (size_t)want * vsz) : NULL;
-			if (!nv) {
-				err = -ENOMEM;
-				break;
-			}
-			vals = nv;
-			chunk = want;
+		if (grow(&keys, &kcap, chunk, ksz, chunk) ||
+		    grow(&vals, &vcap, chunk, vsz, chunk)) {
+			err = -ENOMEM;
+			break;
 		}
-		cnt = chunk;
+		cnt = (__u32)chunk;
 		err = bpf_map_lookup_batch(fd, first ? NULL : token, token, keys, vals, &cnt, &opts);
 		/* a hash bucket holds more entries than the chunk: ask for more at once */
 		if (err == -ENOSPC && cnt == 0 && chunk < (1u << 16)) {
-			want = chunk * 2;
+			chunk *= 2;
 			continue;
 		}
 		if (err && err != -ENOENT)
 			break;
 		first = false;
-		if (*n + cnt > cap) {
-			size_t c = cap ? cap : 16;
-			char *na;
-
-			while (c < *n + cnt)
-				c *= 2;
-			na = realloc(a, c * rsz);
-			if (!na) {
-				err = -ENOMEM;
-				break;
-			}
-			a = na;
-			cap = c;
+		if (grow(&a, &cap, *n + cnt, rsz, 16)) {
+			err = -ENOMEM;
+			break;
 		}
 		for (__u32 i = 0; i < cnt; i++) {
 			char *r = a + (*n + i) * rsz;

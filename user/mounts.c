@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mounts.h"
+#include "util.h"
 
 /* mountinfo escapes space, tab, newline and backslash as \ooo */
 static void unescape(char *s)
@@ -63,15 +64,9 @@ int mounts_parse(FILE *f, struct mount_table *t)
 		}
 		if (strcmp(fields[5], "nfs") && strcmp(fields[5], "nfs4"))
 			continue;
-		if (t->n == alloc) {
-			struct nfs_mount *nm = realloc(t->m, (alloc = alloc ? alloc * 2 : 8) * sizeof(*nm));
-
-			if (!nm) {
-				err = -ENOMEM;
-				break;
-			}
-			t->m = nm;
-		}
+		err = GROW(t->m, alloc, t->n + 1, 8);
+		if (err)
+			break;
 		m = &t->m[t->n++];
 		m->major = major;
 		m->minor = minor;
@@ -89,11 +84,11 @@ int mounts_parse(FILE *f, struct mount_table *t)
 int mounts_load(const char *procfs_root, struct mount_table *t)
 {
 	char path[512];
+	int err = root_path(path, sizeof(path), procfs_root, "/proc/self/mountinfo");
 	FILE *f;
-	int err;
 
-	snprintf(path, sizeof(path), "%s/proc/self/mountinfo",
-		 procfs_root && strcmp(procfs_root, "/") ? procfs_root : "");
+	if (err)
+		return err;
 	f = fopen(path, "r");
 	if (!f)
 		return -errno;
@@ -106,14 +101,15 @@ int mounts_fstype(const char *procfs_root, const char *path, char *fstype, size_
 {
 	char file[512], *line = NULL, mp[4096], *sep;
 	size_t cap = 0;
-	int err = -ENOENT;
+	int err = root_path(file, sizeof(file), procfs_root, "/proc/self/mountinfo");
 	FILE *f;
 
-	snprintf(file, sizeof(file), "%s/proc/self/mountinfo",
-		 procfs_root && strcmp(procfs_root, "/") ? procfs_root : "");
+	if (err)
+		return err;
 	f = fopen(file, "r");
 	if (!f)
 		return -errno;
+	err = -ENOENT;
 	while (getline(&line, &cap, f) > 0) {
 		if (sscanf(line, "%*s %*s %*s %*s %4095s", mp) != 1)
 			continue;

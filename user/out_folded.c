@@ -8,6 +8,7 @@
 #include <string.h>
 #include "output.h"
 #include "uhist.h"
+#include "util.h"
 
 struct frame {
 	char path[512];		/* server;mountpoint;op;stage;bucket */
@@ -68,13 +69,8 @@ static void add_hist(struct stacks *st, const char *prefix, const __u64 *b, __u6
 
 		if (!b[i])
 			continue;
-		if (st->n == st->cap) {
-			struct frame *nf = realloc(st->f, (st->cap = st->cap ? st->cap * 2 : 64) * sizeof(*nf));
-
-			if (!nf)
-				return;
-			st->f = nf;
-		}
+		if (GROW(st->f, st->cap, st->n + 1, 64))
+			return;
 		f = &st->f[st->n++];
 		snprintf(f->path, sizeof(f->path), "%s;%s", prefix, bucket_label(lab, sizeof(lab), i));
 		f->count = b[i];

@@ -278,35 +278,26 @@ void out_json(FILE *f, const struct view *v)
 	jw_done(&w);
 }
 
-void out_ckpt_json(FILE *f, const struct view *v, const struct ckpt *c)
+void out_ckpt_json(FILE *f, const struct view *v, const struct ckpt_view *c)
 {
-	double written = 0, secs = c->end_wall - c->start_wall;
 	struct jw w;
 
-	for (size_t i = 0; i < v->nxprts; i++)
-		written += (double)v->xprts[i].bytes_written;
 	jw_init(&w, f);
 	jw_obj(&w, NULL);
 	jw_str(&w, "type", "checkpoint");
 	jw_u64(&w, "n", c->n);
 	jw_dbl(&w, "start_wall", c->start_wall);
 	jw_dbl(&w, "end_wall", c->end_wall);
-	jw_dbl(&w, "duration_s", secs);
-	jw_dbl(&w, "bytes_written", written);
-	jw_dbl(&w, "GBps", secs > 0 ? written / secs / 1e9 : 0);
+	jw_dbl(&w, "duration_s", c->secs);
+	jw_dbl(&w, "bytes_written", c->bytes_written);
+	jw_dbl(&w, "GBps", c->GBps);
 	jw_arr(&w, "saturated");
 	for (size_t i = 0; i < c->nsat; i++) {
-		double ssecs, util = ckpt_sat_util(c, c->sat[i].key, &ssecs);
-		__u32 id = 0;
-
-		for (size_t j = 0; j < v->nxprts; j++)
-			if (v->xprts[j].key == c->sat[i].key)
-				id = v->xprts[j].id;
 		jw_obj(&w, NULL);
-		jw_u64(&w, "xprt_id", id);
-		jw_dbl(&w, "saturated_s", ssecs);
-		if (util >= 0)
-			jw_dbl(&w, "link_util_pct", util);
+		jw_u64(&w, "xprt_id", c->sat[i].xprt_id);
+		jw_dbl(&w, "saturated_s", c->sat[i].secs);
+		if (c->sat[i].util_pct >= 0)
+			jw_dbl(&w, "link_util_pct", c->sat[i].util_pct);
 		else
 			jw_null(&w, "link_util_pct");
 		jw_u64(&w, "peak", c->sat[i].peak);

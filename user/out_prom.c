@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Prometheus text exposition, for node_exporter's textfile collector. Counters and histograms
- * come from the cumulative view (since attach); gauges from the latest interval.
+ * come from the cumulative view (since attach), gauges from the last interval. Every family is
+ * written in every file, every histogram with every bucket of its fixed set: a series that comes
+ * and goes between scrapes breaks rate() and histogram_quantile(). The series budget (README,
+ * "Metrics") is kept here: per transport, per mount, per node.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,19 +14,42 @@
 #include <sys/stat.h>
 #include "output.h"
 #include "uhist.h"
+#include "utf8.h"
 #include "verdict.h"
 
-/* label values: backslash, double quote and newline escaped */
+/*
+ * Bucket sets as log2 exponents of nanoseconds: "le" 2^e ns holds BPF buckets 0 .. e-1 exactly,
+ * so folding them is lossless. Waits: 16 from 16 us to 34 s (slot waits under load run from tens
+ * of microseconds on RDMA to seconds behind a full TCP table); ops: 9 from 33 us to 2.1 s, every
+ * other power of two, so three ops per mount fit the mount's budget.
+ */
+static const unsigned char wait_le[] = { 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 25, 27, 29, 31, 33, 35 };
+static const unsigned char op_le[] = { 15, 17, 19, 21, 23, 25, 27, 29, 31 };
+
+/* the ops that get a histogram per mount by default; the others are counted as "other" */
+static const char *const hist_ops[] = { "READ", "WRITE", "COMMIT" };
+
+/* a label value: \, " and newline escaped; a byte that is not UTF-8 written as \xHH */
 static void lv(FILE *f, const char *s)
 {
-	for (; s && *s; s++) {
-		if (*s == '\\' || *s == '"')
-			fputc('\\', f);
-		if (*s == '\n') {
-			fputs("\\n", f);
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+
+	while (*p) {
+		size_t n = utf8_seq_len(p);
+
+		if (!n) {
+			fprintf(f, "\\\\x%02X", *p++);
 			continue;
 		}
-		fputc(*s, f);
+		if (*p == '\\' || *p == '"')
+			fputc('\\', f);
+		if (*p == '\n') {
+			fputs("\\n", f);
+			p++;
+			continue;
+		}
+		fwrite(p, 1, n, f);
+		p += n;
 	}
 }
 
@@ -32,269 +58,372 @@ static void family(FILE *f, const char *name, const char *type, const char *help
 	fprintf(f, "# HELP slotscope_%s %s\n# TYPE slotscope_%s %s\n", name, help, name, type);
 }
 
-/* the transport's index among those to the same server and protocol: low cardinality */
-static unsigned int xprt_index(const struct view *v, const struct xprt_view *x)
+/* 2^e ns in seconds, exactly: every power of two has a finite decimal expansion */
+static void le_str(char *buf, size_t len, unsigned int e)
 {
-	unsigned int n = 0;
+	unsigned long long ns = 1ull << e;
+	int n = snprintf(buf, len, "%llu.%09llu", ns / 1000000000ull, ns % 1000000000ull);
 
-	for (size_t i = 0; i < v->nxprts; i++)
-		if (v->xprts[i].id < x->id && v->xprts[i].ident == x->ident &&
-		    !strcmp(v->xprts[i].addr, x->addr))
-			n++;
-	return n;
+	while (n > 2 && buf[n - 1] == '0' && buf[n - 2] != '.')
+		buf[--n] = 0;
 }
 
-static void xlabels(FILE *f, const struct view *v, const struct xprt_view *x)
+/* a transport's identity: what stays true for its life (the kernel's id, never a rank) */
+static void xlabels(FILE *f, const struct xprt_view *x)
 {
 	fputs("server=\"", f);
 	lv(f, x->addr);
-	fprintf(f, "\",proto=\"%s\",transport=\"%u\"", proto_name(x->ident), xprt_index(v, x));
-}
-
-static const struct xprt_view *xprt_of(const struct view *v, __u64 key)
-{
-	for (size_t i = 0; i < v->nxprts; i++)
-		if (v->xprts[i].key == key)
-			return &v->xprts[i];
-	return NULL;
-}
-
-static bool same_series(const struct op_view *a, const struct op_view *b)
-{
-	if (a->k.xprt != b->k.xprt || strcmp(a->name, b->name))
-		return false;
-	if (!a->mountpoint || !b->mountpoint)
-		return !a->mountpoint && !b->mountpoint;
-	return !strcmp(a->mountpoint, b->mountpoint);
+	fprintf(f, "\",proto=\"%s\",xprt=\"%u\"", proto_name(x->ident), x->id);
 }
 
 /*
- * The view's ops summed per series: several rpc_clnts of one mount (NFSv3's ACL client, clones)
- * or several clients of no mount can share an op name on a transport, and node_exporter rejects
- * the whole textfile when a series repeats. @out holds v->nops; returns how many series.
+ * One histogram from log2 buckets: @les exponents, every one written, then +Inf, _sum, _count.
+ * @labels is written as is after the family's own: the caller writes it with lv().
  */
-static size_t op_series(const struct view *v, struct op_view *out)
+static void histogram(FILE *f, const char *name, void (*labels)(FILE *, const void *), const void *arg,
+		      const unsigned char *les, size_t nles, const __u64 *b, __u64 sum_ns)
 {
-	size_t n = 0, k;
+	__u64 cum = 0, total = hist_total(b, LAT_BUCKETS);
+	unsigned int next = 0;
 
-	for (size_t i = 0; i < v->nops; i++) {
-		const struct op_view *p = &v->ops[i];
+	for (size_t i = 0; i < nles; i++) {
+		char le[32];
 
-		if (!p->count || !xprt_of(v, p->k.xprt))
-			continue;
-		for (k = 0; k < n && !same_series(&out[k], p); k++)
-			;
-		if (k == n) {
-			out[n++] = *p;
-			continue;
-		}
-		out[k].count += p->count;
-		out[k].ntrans += p->ntrans;
-		out[k].errors += p->errors;
-		out[k].bytes_sent += p->bytes_sent;
-		out[k].bytes_recv += p->bytes_recv;
-		for (int s = 0; s < STAGES; s++) {
-			out[k].sum_ns[s] += p->sum_ns[s];
-			for (int b = 0; b < LAT_BUCKETS; b++)
-				out[k].hist[s][b] += p->hist[s][b];
-		}
+		while (next < les[i] && next < LAT_BUCKETS - 1)
+			cum += b[next++];
+		le_str(le, sizeof(le), les[i]);
+		fprintf(f, "slotscope_%s_bucket{", name);
+		labels(f, arg);
+		fprintf(f, ",le=\"%s\"} %llu\n", le, (unsigned long long)cum);
 	}
-	return n;
+	fprintf(f, "slotscope_%s_bucket{", name);
+	labels(f, arg);
+	fprintf(f, ",le=\"+Inf\"} %llu\nslotscope_%s_sum{", (unsigned long long)total, name);
+	labels(f, arg);
+	fprintf(f, "} %.9f\nslotscope_%s_count{", (double)sum_ns / 1e9, name);
+	labels(f, arg);
+	fprintf(f, "} %llu\n", (unsigned long long)total);
 }
 
-/* a cumulative histogram: le in seconds from log2 ns buckets, then +Inf, _sum and _count */
-static void histogram(FILE *f, const char *name, const char *labels, const __u64 *b, __u64 sum_ns)
-{
-	__u64 cum = 0;
-	unsigned int last = 0;
+struct wait_labels {
+	const struct xprt_view *x;
+	int kind;
+};
 
-	for (unsigned int i = 0; i < LAT_BUCKETS; i++)
-		if (b[i])
-			last = i;
-	/* up to the last non-empty bucket: the rest would repeat the count */
-	for (unsigned int i = 0; i <= last && i < LAT_BUCKETS - 1; i++) {
-		cum += b[i];
-		fprintf(f, "slotscope_%s_bucket{%s,le=\"%.9g\"} %llu\n", name, labels,
-			(double)lat_bucket_hi(i) / 1e9, (unsigned long long)cum);
-	}
-	cum = hist_total(b, LAT_BUCKETS);
-	fprintf(f, "slotscope_%s_bucket{%s,le=\"+Inf\"} %llu\n", name, labels, (unsigned long long)cum);
-	fprintf(f, "slotscope_%s_sum{%s} %.9f\n", name, labels, (double)sum_ns / 1e9);
-	fprintf(f, "slotscope_%s_count{%s} %llu\n", name, labels, (unsigned long long)cum);
+static void wait_labels(FILE *f, const void *arg)
+{
+	const struct wait_labels *w = arg;
+
+	xlabels(f, w->x);
+	fprintf(f, ",kind=\"%s\"", wait_kind_names[w->kind]);
 }
 
-static void xprt_gauge(FILE *f, const struct view *v, const char *name, double (*get)(const struct xprt_view *))
+struct op_labels {
+	const struct mount_op *m;
+	int stage;
+};
+
+static void op_labels(FILE *f, const void *arg)
 {
-	for (size_t i = 0; i < v->nxprts; i++) {
-		fprintf(f, "slotscope_%s{", name);
-		xlabels(f, v, &v->xprts[i]);
-		fprintf(f, "} %.9g\n", get(&v->xprts[i]));
-	}
+	const struct op_labels *o = arg;
+
+	fputs("mountpoint=\"", f);
+	lv(f, o->m->mountpoint);
+	fprintf(f, "\",op=\"%s\",stage=\"%s\"", o->m->name, stage_names[o->stage]);
+}
+
+static bool hist_op(const char *name)
+{
+	for (size_t i = 0; i < sizeof(hist_ops) / sizeof(hist_ops[0]); i++)
+		if (!strcmp(name, hist_ops[i]))
+			return true;
+	return false;
 }
 
 #define GETTER(n, expr) static double n(const struct xprt_view *x) { return (double)(expr); }
 GETTER(g_in_use, x->in_use > 0 ? x->in_use : 0)
 GETTER(g_interval_peak, x->interval_peak)
 GETTER(g_limit, x->limit)
-GETTER(g_at_limit, x->at_limit_ns / 1e9)
-GETTER(g_busy, x->busy_ns / 1e9)
 GETTER(g_backlog, x->backlog_now)
 GETTER(g_cwnd, x->cwnd)
 GETTER(g_cong, x->cong)
+GETTER(g_rate, x->link.rate_gbps * 1e9 / 8)
+GETTER(g_at_limit, x->at_limit_ns / 1e9)
+GETTER(g_busy, x->busy_ns / 1e9)
 GETTER(g_acquires, x->acquires)
 GETTER(g_handoffs, x->handoffs)
 GETTER(g_sends, x->sends)
 GETTER(g_connects, x->connects)
-GETTER(g_rate, x->link.rate_gbps * 1e9 / 8)
+GETTER(g_retrans, x->retrans)
+GETTER(g_link_busy, x->link_busy_bytes)
 
-int out_prom(FILE *f, const struct view *cum, const struct view *iv, double now_wall)
+static const struct {
+	const char *name, *help;
+	double (*get)(const struct xprt_view *);
+	bool counter;
+} per_xprt[] = {
+	{ "slots_in_use", "RPC slots in use on the transport at the end of the interval.", g_in_use, false },
+	{ "slots_in_use_max", "Highest RPC slots in use in the last interval.", g_interval_peak, false },
+	{ "slot_limit", "RPC slot limit of the transport (its slot table, or the RDMA pool).", g_limit, false },
+	{ "backlog_tasks", "Tasks waiting for a slot at the last event.", g_backlog, false },
+	{ "credits_granted", "RDMA/UDP congestion window (server credits), in requests.", g_cwnd, false },
+	{ "credits_in_use", "RDMA/UDP credits in use, in requests.", g_cong, false },
+	{ "link_rate_bytes", "Rate of the link the transport's traffic crosses, bytes/s (0: unknown).", g_rate, false },
+	{ "slot_limit_seconds_total", "Time with every slot in use.", g_at_limit, true },
+	{ "slot_busy_seconds_total", "Time with at least one slot in use.", g_busy, true },
+	{ "slot_acquires_total", "Slots taken, handoffs included.", g_acquires, true },
+	{ "slot_handoffs_total", "Slots handed from a release straight to a waiter.", g_handoffs, true },
+	{ "sends_total", "Successful RPC transmissions (mountstats sends).", g_sends, true },
+	{ "connects_total", "Transport (re)connections (mountstats connect_count).", g_connects, true },
+	{ "retransmissions_total", "Transmissions beyond an RPC's first, over its ops.", g_retrans, true },
+	{ "link_busy_bytes_total",
+	  "Bytes the transport's link carried (busier direction) while the transport had a slot in use.",
+	  g_link_busy, true },
+};
+
+static void per_transport(FILE *f, const struct prom_input *in)
 {
-	struct op_view *ser;
-	size_t nser;
-	char labels[512];
+	const struct view *cum = in->cum, *iv = in->iv;
 
-	/* per transport: gauges from the interval, counters since attach */
-	static const struct {
-		const char *name, *help;
-		double (*get)(const struct xprt_view *);
-		bool counter;
-	} per_xprt[] = {
-		{ "slots_in_use", "RPC slots in use on the transport now.", g_in_use, false },
-		{ "slots_in_use_max", "Highest RPC slots in use in the last interval.", g_interval_peak, false },
-		{ "slot_limit", "RPC slot limit of the transport.", g_limit, false },
-		{ "slot_limit_seconds_total", "Time with every slot in use.", g_at_limit, true },
-		{ "slot_busy_seconds_total", "Time with at least one slot in use.", g_busy, true },
-		{ "slot_acquires_total", "Slots taken, handoffs included.", g_acquires, true },
-		{ "slot_handoffs_total", "Slots handed from a release straight to a waiter.", g_handoffs, true },
-		{ "sends_total", "Successful RPC transmissions (mountstats sends).", g_sends, true },
-		{ "connects_total", "Transport (re)connections (mountstats connect_count).", g_connects, true },
-		{ "backlog_tasks", "Tasks waiting for a slot at the last event.", g_backlog, false },
-		{ "credits_granted", "RDMA/UDP congestion window (server credits), in requests.", g_cwnd, false },
-		{ "credits_in_use", "RDMA/UDP credits in use, in requests.", g_cong, false },
-	};
+	for (size_t m = 0; m < sizeof(per_xprt) / sizeof(per_xprt[0]); m++) {
+		const struct view *v = per_xprt[m].counter ? cum : iv;
 
-	/* before the first line: a file without its ops would pass for a whole one */
-	ser = calloc(cum->nops + 1, sizeof(*ser));
-	if (!ser)
-		return -ENOMEM;
-	nser = op_series(cum, ser);
-	for (size_t i = 0; i < sizeof(per_xprt) / sizeof(per_xprt[0]); i++) {
-		family(f, per_xprt[i].name, per_xprt[i].counter ? "counter" : "gauge", per_xprt[i].help);
-		xprt_gauge(f, per_xprt[i].counter ? cum : iv, per_xprt[i].name, per_xprt[i].get);
+		family(f, per_xprt[m].name, per_xprt[m].counter ? "counter" : "gauge", per_xprt[m].help);
+		for (size_t i = 0; i < v->nxprts; i++) {
+			if (v->xprts[i].shadowed)
+				continue;
+			fprintf(f, "slotscope_%s{", per_xprt[m].name);
+			xlabels(f, &v->xprts[i]);
+			fprintf(f, "} %.9g\n", per_xprt[m].get(&v->xprts[i]));
+		}
 	}
+	for (int s = 0; s < 2; s++) {
+		if (s)
+			family(f, "wait_seconds_total", "counter", "Time spent waiting, by what was waited for.");
+		else
+			family(f, "waits_total", "counter", "Waits ended, by what was waited for.");
+		for (size_t i = 0; i < cum->nxprts; i++)
+			for (int k = 0; k < WAIT_KINDS && !cum->xprts[i].shadowed; k++) {
+				const struct wait_view *w = &cum->xprts[i].waits[k];
 
-	family(f, "wait_seconds", "histogram",
-	       "Waits for a slot, the send queue or credits, a session slot, an rpc_delay.");
+				fprintf(f, "slotscope_%s{", s ? "wait_seconds_total" : "waits_total");
+				xlabels(f, &cum->xprts[i]);
+				if (s)
+					fprintf(f, ",kind=\"%s\"} %.9f\n", wait_kind_names[k], (double)w->sum_ns / 1e9);
+				else
+					fprintf(f, ",kind=\"%s\"} %llu\n", wait_kind_names[k],
+						(unsigned long long)w->count);
+			}
+	}
+	family(f, "wait_seconds", "histogram", in->detail
+	       ? "Waits for a slot, the send queue or credits, a session slot, an rpc_delay."
+	       : "Waits for a slot (--prom-detail: every kind).");
 	for (size_t i = 0; i < cum->nxprts; i++)
-		for (int k = 0; k < WAIT_KINDS; k++) {
-			const struct wait_view *w = &cum->xprts[i].waits[k];
-			FILE *l = fmemopen(labels, sizeof(labels), "w");
+		for (int k = 0; k < (in->detail ? WAIT_KINDS : 1) && !cum->xprts[i].shadowed; k++) {
+			struct wait_labels wl = { &cum->xprts[i], k };
 
-			xlabels(l, cum, &cum->xprts[i]);
-			fprintf(l, ",kind=\"%s\"", wait_kind_names[k]);
-			fputc(0, l);
-			fclose(l);
-			histogram(f, "wait_seconds", labels, w->buckets, w->sum_ns);
+			histogram(f, "wait_seconds", wait_labels, &wl, wait_le, sizeof(wait_le),
+				  cum->xprts[i].waits[k].buckets, cum->xprts[i].waits[k].sum_ns);
 		}
-
-	for (int s = 0; s < STAGES; s++) {
-		char name[64], help[128];
-
-		snprintf(name, sizeof(name), "op_%s_seconds", stage_names[s]);
-		snprintf(help, sizeof(help), "Per-op %s time, as mountstats sums it.", stage_names[s]);
-		family(f, name, "histogram", help);
-		for (size_t i = 0; i < nser; i++) {
-			const struct op_view *o = &ser[i];
-			const struct xprt_view *x = xprt_of(cum, o->k.xprt);
-			FILE *l = fmemopen(labels, sizeof(labels), "w");
-
-			xlabels(l, cum, x);
-			fputs(",mountpoint=\"", l);
-			lv(l, o->mountpoint ? o->mountpoint : "");
-			fprintf(l, "\",op=\"%s\"", o->name);
-			fputc(0, l);
-			fclose(l);
-			histogram(f, name, labels, o->hist[s], o->sum_ns[s]);
+	family(f, "verdict_seconds_total", "counter",
+	       "Time in each verdict class: what limited the transport, interval by interval.");
+	for (size_t i = 0; i < cum->nxprts; i++)
+		for (int c = 0; c < VERDICTS && !cum->xprts[i].shadowed; c++) {
+			fputs("slotscope_verdict_seconds_total{", f);
+			xlabels(f, &cum->xprts[i]);
+			fprintf(f, ",class=\"%s\"} %.6f\n", verdict_names[c], cum->xprts[i].verdict_s[c]);
 		}
+	family(f, "transport_info", "gauge",
+	       "1 per transport, naming its link (netdev, RDMA device and port) and its mounts.");
+	for (size_t i = 0; i < iv->nxprts; i++) {
+		const struct xprt_view *x = &iv->xprts[i];
+		const struct port_delta *p = x->link.port >= 0 ? &iv->links.ports[x->link.port] : NULL;
+		bool first = true;
+
+		if (x->shadowed)
+			continue;
+		fputs("slotscope_transport_info{", f);
+		xlabels(f, x);
+		fputs(",netdev=\"", f);
+		lv(f, x->link.netdev);
+		fputs("\",rdma_device=\"", f);
+		lv(f, p ? p->dev : "");
+		fputs("\",port=\"", f);
+		if (p)
+			fprintf(f, "%u", p->port_num);
+		fputs("\",mountpoint=\"", f);
+		for (size_t m = 0; m < x->nmounts; m++)
+			if (x->mounts[m].mountpoint) {
+				if (!first)
+					fputc(',', f);
+				lv(f, x->mounts[m].mountpoint);
+				first = false;
+			}
+		fprintf(f, "\",limit_source=\"%s\"} 1\n", x->limit_source ? x->limit_source : "");
+	}
+}
+
+static void per_mount(FILE *f, const struct prom_input *in)
+{
+	const struct view *cum = in->cum;
+
+	family(f, "op_seconds", "histogram", in->detail
+	       ? "Per-op time by stage (queue, rtt, execute), as mountstats sums them, per mount."
+	       : "Per-op execute time of READ, WRITE and COMMIT per mount (--prom-detail: every op and stage).");
+	for (size_t i = 0; i < cum->nmops; i++) {
+		const struct mount_op *m = &cum->mops[i];
+
+		if (!in->detail && !hist_op(m->name))
+			continue;
+		for (int s = in->detail ? 0 : STAGE_EXECUTE; s < STAGES; s++) {
+			struct op_labels ol = { m, s };
+
+			histogram(f, "op_seconds", op_labels, &ol, op_le, sizeof(op_le), m->hist[s], m->sum_ns[s]);
+		}
+	}
+	/*
+	 * Per mount, the ops without a histogram, the payload and the failures. A mount's READ,
+	 * WRITE and COMMIT series exist once it has done one; the counts are the histograms' _count.
+	 */
+	family(f, "other_ops_total", "counter", "RPCs completed that have no op_seconds histogram.");
+	for (size_t i = 0; i < cum->nmops; i++) {
+		const struct mount_op *m = &cum->mops[i];
+		__u64 n = 0;
+		bool first = true;
+
+		for (size_t j = 0; j < i && first; j++)
+			first = strcmp(cum->mops[j].mountpoint, m->mountpoint) != 0;
+		if (!first)
+			continue;
+		for (size_t j = i; j < cum->nmops; j++)
+			if (!strcmp(cum->mops[j].mountpoint, m->mountpoint) &&
+			    !in->detail && !hist_op(cum->mops[j].name))
+				n += cum->mops[j].count;
+		fputs("slotscope_other_ops_total{mountpoint=\"", f);
+		lv(f, m->mountpoint);
+		fprintf(f, "\"} %llu\n", (unsigned long long)n);
 	}
 	{
-		static const char *const what[] = { "ops_total", "op_bytes_sent_total",
-						    "op_bytes_received_total", "op_errors_total",
-						    "op_retransmissions_total" };
-		static const char *const help[] = { "RPCs completed.", "Bytes sent by RPCs.",
-						    "Bytes received by RPCs.", "RPCs that failed.",
-						    "Transmissions beyond the first." };
+		static const char *const what[] = { "read_bytes_total", "written_bytes_total",
+						    "op_errors_total" };
+		static const char *const help[] = { "Bytes READ returned (payload and header).",
+						    "Bytes WRITE sent (payload and header).",
+						    "RPCs that failed, every op." };
 
-		for (int m = 0; m < 5; m++) {
-			family(f, what[m], "counter", help[m]);
-			for (size_t i = 0; i < nser; i++) {
-				const struct op_view *o = &ser[i];
-				const struct xprt_view *x = xprt_of(cum, o->k.xprt);
-				__u64 v[] = { o->count, o->bytes_sent, o->bytes_recv, o->errors,
-					      o->ntrans > o->count ? o->ntrans - o->count : 0 };
+		for (int w = 0; w < 3; w++) {
+			family(f, what[w], "counter", help[w]);
+			for (size_t i = 0; i < cum->nmounts; i++) {
+				const struct mount_total *t = &cum->mounts[i];
+				__u64 val[] = { t->bytes_read, t->bytes_written, t->errors };
 
-				fprintf(f, "slotscope_%s{", what[m]);
-				xlabels(f, cum, x);
-				fputs(",mountpoint=\"", f);
-				lv(f, o->mountpoint ? o->mountpoint : "");
-				fprintf(f, "\",op=\"%s\"} %llu\n", o->name, (unsigned long long)v[m]);
+				fprintf(f, "slotscope_%s{mountpoint=\"", what[w]);
+				lv(f, t->mountpoint);
+				fprintf(f, "\"} %llu\n", (unsigned long long)val[w]);
 			}
 		}
 	}
-
-	family(f, "verdict", "gauge", "What limits the transport in the last interval: 1 for its class.");
-	for (size_t i = 0; i < iv->nxprts; i++) {
-		const struct verdict *d = &iv->xprts[i].verdict;
-
-		for (int c = 0; c < VERDICTS; c++) {
-			fputs("slotscope_verdict{", f);
-			xlabels(f, iv, &iv->xprts[i]);
-			fprintf(f, ",class=\"%s\"} %d\n", verdict_names[c], c == (int)d->cls);
-		}
-	}
-	family(f, "link_rate_bytes", "gauge", "Rate of the link the transport crosses, bytes/s (0: unknown).");
-	xprt_gauge(f, iv, "link_rate_bytes", g_rate);
-
-	if (cum->links.sampled) {
-		const struct links_view *l = &cum->links;
-
-		family(f, "rdma_port_rate_bytes", "gauge", "RDMA port rate, bytes/s.");
-		for (size_t i = 0; i < l->nports; i++)
-			if (l->ports[i].port)
-				fprintf(f, "slotscope_rdma_port_rate_bytes{device=\"%s\",port=\"%u\"} %.9g\n",
-					l->ports[i].dev, l->ports[i].port_num,
-					l->ports[i].port->rate_gbps * 1e9 / 8);
-		for (int rx = 0; rx < 2; rx++) {
-			family(f, rx ? "rdma_rx_bytes_total" : "rdma_tx_bytes_total", "counter",
-			       rx ? "Bytes received on the RDMA port (PMA counters or its netdev)."
-				  : "Bytes sent on the RDMA port (PMA counters or its netdev).");
-			for (size_t i = 0; i < l->nports; i++)
-				if (l->ports[i].have_bytes)
-					fprintf(f, "slotscope_rdma_%s_bytes_total{device=\"%s\",port=\"%u\"} %llu\n",
-						rx ? "rx" : "tx", l->ports[i].dev, l->ports[i].port_num,
-						(unsigned long long)(rx ? l->ports[i].rx_bytes : l->ports[i].tx_bytes));
-		}
-		family(f, "rdma_hw_stat_total", "counter", "Every hw_counters/ entry of the port, by name.");
-		for (size_t i = 0; i < l->nports; i++)
-			for (size_t c = 0; c < l->ports[i].nhw; c++)
-				fprintf(f, "slotscope_rdma_hw_stat_total{device=\"%s\",port=\"%u\",counter=\"%s\"} %llu\n",
-					l->ports[i].dev, l->ports[i].port_num, l->ports[i].hw[c].name,
-					(unsigned long long)l->ports[i].hw[c].v);
-	}
-	family(f, "drops_total", "counter", "Events not counted because a BPF map was full.");
-	for (int c = CNT_INFLIGHT_FULL; c <= CNT_SESSIONS_FULL; c++)
-		fprintf(f, "slotscope_drops_total{map=\"%s\"} %llu\n", counter_names[c],
-			(unsigned long long)cum->counters[c]);
-	family(f, "missed_events_total", "counter",
-	       "Runs of slotscope's BPF programs the kernel skipped (one was already running on that CPU).");
-	fprintf(f, "slotscope_missed_events_total %llu\n", (unsigned long long)cum->counters[CNT_RECURSION_MISSES]);
-	family(f, "last_update_timestamp_seconds", "gauge", "When this file was written.");
-	fprintf(f, "slotscope_last_update_timestamp_seconds %.3f\n", now_wall);
-	free(ser);
-	return 0;
 }
 
-int prom_write(const char *path, const struct view *cum, const struct view *iv, double now_wall)
+static void links(FILE *f, const struct prom_input *in)
+{
+	const struct links_view *l = &in->cum->links;
+
+	family(f, "rdma_port_rate_bytes", "gauge", "RDMA port rate, bytes/s.");
+	for (size_t i = 0; i < l->nports; i++)
+		if (l->ports[i].port) {
+			fputs("slotscope_rdma_port_rate_bytes{rdma_device=\"", f);
+			lv(f, l->ports[i].dev);
+			fprintf(f, "\",port=\"%u\"} %.9g\n", l->ports[i].port_num,
+				l->ports[i].port->rate_gbps * 1e9 / 8);
+		}
+	for (int rx = 0; rx < 2; rx++) {
+		family(f, rx ? "rdma_rx_bytes_total" : "rdma_tx_bytes_total", "counter",
+		       rx ? "Bytes received on the RDMA port (PMA counters or its netdev), since attach."
+			  : "Bytes sent on the RDMA port (PMA counters or its netdev), since attach.");
+		for (size_t i = 0; i < l->nports; i++)
+			if (l->ports[i].have_bytes) {
+				fprintf(f, "slotscope_rdma_%s_bytes_total{rdma_device=\"", rx ? "rx" : "tx");
+				lv(f, l->ports[i].dev);
+				fprintf(f, "\",port=\"%u\"} %llu\n", l->ports[i].port_num,
+					(unsigned long long)(rx ? l->ports[i].rx_bytes : l->ports[i].tx_bytes));
+			}
+	}
+	if (!in->detail)
+		return;
+	family(f, "rdma_hw_stat_total", "counter", "Every hw_counters/ entry of the port, by name.");
+	for (size_t i = 0; i < l->nports; i++)
+		for (size_t c = 0; c < l->ports[i].nhw; c++) {
+			fputs("slotscope_rdma_hw_stat_total{rdma_device=\"", f);
+			lv(f, l->ports[i].dev);
+			fprintf(f, "\",port=\"%u\",counter=\"", l->ports[i].port_num);
+			lv(f, l->ports[i].hw[c].name);
+			fprintf(f, "\"} %llu\n", (unsigned long long)l->ports[i].hw[c].v);
+		}
+}
+
+/* checkpoint windows: counters that grow while one is open, and the last one's figures */
+static void windows(FILE *f, const struct prom_input *in)
+{
+	static const char *const kind = "checkpoint";
+	const struct ckpt *c = in->ck;
+	const struct {
+		const char *name, *type, *help;
+		double v;
+	} w[] = {
+		{ "windows_total", "counter", "Windows begun (checkpoints: write bursts).",
+		  c ? (double)c->started : 0 },
+		{ "window_seconds_total", "counter", "Time inside windows.", c ? c->total.secs : 0 },
+		{ "window_bytes_total", "counter", "Bytes written inside windows.", c ? c->total.bytes : 0 },
+		{ "window_slot_bound_seconds_total", "counter",
+		  "Time inside windows in which some transport was slot-bound.",
+		  c ? c->total.slot_bound_secs : 0 },
+		{ "last_window_seconds", "gauge", "Duration of the last completed window.",
+		  c ? c->ended.secs : 0 },
+		{ "last_window_bytes", "gauge", "Bytes written in the last completed window.",
+		  c ? c->ended.bytes : 0 },
+		{ "last_window_slot_bound_seconds", "gauge",
+		  "Time of the last completed window in which some transport was slot-bound.",
+		  c ? c->ended.slot_bound_secs : 0 },
+		{ "last_window_end_timestamp_seconds", "gauge",
+		  "When the last completed window ended (0: none yet).", c ? c->ended_wall : 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++) {
+		family(f, w[i].name, w[i].type, w[i].help);
+		fprintf(f, "slotscope_%s{kind=\"%s\"} %.6f\n", w[i].name, kind, w[i].v);
+	}
+}
+
+int out_prom(FILE *f, const struct prom_input *in)
+{
+	family(f, "build_info", "gauge", "1, labelled with slotscope's version and the running kernel.");
+	fputs("slotscope_build_info{version=\"", f);
+	lv(f, in->version);
+	fputs("\",kernel=\"", f);
+	lv(f, in->kernel);
+	fputs("\"} 1\n", f);
+	family(f, "tracing", "gauge", "1 while attached; 0 while waiting for NFS (sunrpc) to appear.");
+	fprintf(f, "slotscope_tracing %d\n", in->cum != NULL);
+	if (in->cum) {
+		per_transport(f, in);
+		per_mount(f, in);
+		links(f, in);
+		windows(f, in);
+		family(f, "drops_total", "counter", "Events not counted because a BPF map was full.");
+		for (int c = CNT_INFLIGHT_FULL; c <= CNT_SESSIONS_FULL; c++)
+			fprintf(f, "slotscope_drops_total{map=\"%s\"} %llu\n", counter_names[c],
+				(unsigned long long)in->cum->counters[c]);
+		family(f, "missed_events_total", "counter",
+		       "Runs of slotscope's BPF programs the kernel skipped (one was already running on that CPU).");
+		fprintf(f, "slotscope_missed_events_total %llu\n",
+			(unsigned long long)in->cum->counters[CNT_RECURSION_MISSES]);
+	}
+	family(f, "last_update_timestamp_seconds", "gauge", "When this file was written.");
+	fprintf(f, "slotscope_last_update_timestamp_seconds %.3f\n", in->now_wall);
+	return ferror(f) ? -EIO : 0;
+}
+
+int prom_write(const char *path, const struct prom_input *in)
 {
 	const char *slash = strrchr(path, '/');
 	char tmp[4096];
@@ -318,7 +447,7 @@ int prom_write(const char *path, const struct view *cum, const struct view *iv, 
 		unlink(tmp);
 		return err;
 	}
-	err = out_prom(f, cum, iv, now_wall);
+	err = out_prom(f, in);
 	if (!err && (fflush(f) || ferror(f)))
 		err = -(errno ? errno : EIO);
 	if (!err && fsync(fd))

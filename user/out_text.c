@@ -63,19 +63,6 @@ void print_wrapped(FILE *f, const char *prefix, const char *text)
 	fputc('\n', f);
 }
 
-/* RTT percentiles of all ops on a transport: merge their histograms */
-static void rtt_pct(const struct view *v, __u64 xprt, double *p50, double *p99)
-{
-	__u64 h[LAT_BUCKETS] = { 0 };
-
-	for (size_t i = 0; i < v->nops; i++)
-		if (v->ops[i].k.xprt == xprt)
-			for (int b = 0; b < LAT_BUCKETS; b++)
-				h[b] += v->ops[i].hist[STAGE_RTT][b];
-	*p50 = hist_quantile(h, LAT_BUCKETS, 0.5);
-	*p99 = hist_quantile(h, LAT_BUCKETS, 0.99);
-}
-
 static void header(FILE *f)
 {
 	fprintf(f, "%3s %-5s %-22s %s\n", "ID", "PROTO", "SERVER", "MOUNTS");
@@ -98,11 +85,9 @@ static void mounts_str(char *buf, size_t len, const struct xprt_view *x)
 void out_xprt_row(FILE *f, const struct view *v, const struct xprt_view *x, bool with_verdict)
 {
 	const struct wait_view *sw = &x->waits[WAIT_SLOT];
-	double secs = v->interval_s > 0 ? v->interval_s : 1, r50, r99;
 	char srv[64], mnt[256], slots[32], b[16], c[16], d[16], e[16], link[16], pct[16];
 	const struct verdict *vd = &x->verdict;
 
-	rtt_pct(v, x->key, &r50, &r99);
 	snprintf(srv, sizeof(srv), "%s:%s", x->addr, x->port);
 	mounts_str(mnt, sizeof(mnt), x);
 	fprintf(f, "%3u %-5s %-22.22s %.68s%s\n", x->id, proto_name(x->ident), srv, mnt,
@@ -110,12 +95,9 @@ void out_xprt_row(FILE *f, const struct view *v, const struct xprt_view *x, bool
 	snprintf(slots, sizeof(slots), "%d/%u/%u", x->in_use, v->final ? x->peak : x->interval_peak,
 		 x->limit);
 	if (x->link.rate_gbps > 0 || x->link.bytes_from) {
-		double g = x->link.tx_gbps > x->link.rx_gbps ? x->link.tx_gbps : x->link.rx_gbps;
-		double u = x->link.tx_util_pct > x->link.rx_util_pct ? x->link.tx_util_pct : x->link.rx_util_pct;
-
-		snprintf(link, sizeof(link), "%.2f", g);
+		snprintf(link, sizeof(link), "%.2f", x->link.gbps);
 		if (x->link.rate_gbps > 0)
-			snprintf(pct, sizeof(pct), "%.1f%%", u);
+			snprintf(pct, sizeof(pct), "%.1f%%", x->link.util_pct);
 		else
 			snprintf(pct, sizeof(pct), "-");
 	} else {
@@ -126,8 +108,8 @@ void out_xprt_row(FILE *f, const struct view *v, const struct xprt_view *x, bool
 	fprintf(f, "    %-14s %5.1f%% %4u %8s%-9s %6.0f %7.1f %7.1f %7s/%-7s %6s %5s\n", slots,
 		x->full_pct,
 		v->final || v->window ? x->backlog_max : x->backlog_now, e, dur(c, sizeof(c), sw->p99_ns),
-		(double)x->ops / secs, (double)x->bytes_written / secs / 1e6,
-		(double)x->bytes_read / secs / 1e6, dur(d, sizeof(d), r50), dur(b, sizeof(b), r99), link,
+		x->ops_per_s, x->write_Bps / 1e6, x->read_Bps / 1e6, dur(d, sizeof(d), x->rtt_p50_ns),
+		dur(b, sizeof(b), x->rtt_p99_ns), link,
 		pct);
 	if (!with_verdict)
 		return;
@@ -179,30 +161,26 @@ void out_text(FILE *f, const struct view *v)
 	fflush(f);
 }
 
-void out_ckpt_text(FILE *f, const struct view *v, const struct ckpt *c)
+void out_ckpt_text(FILE *f, const struct view *v, const struct ckpt_view *c)
 {
 	char a[32], b[32];
-	double written = 0, secs = c->end_wall - c->start_wall;
 
-	for (size_t i = 0; i < v->nxprts; i++)
-		written += (double)v->xprts[i].bytes_written;
 	fprintf(f, "\nCheckpoint %u: %s -> %s, %.1f s, %.1f MiB written, %.3f GB/s\n", c->n,
-		clock_str(a, sizeof(a), c->start_wall), clock_str(b, sizeof(b), c->end_wall), secs,
-		written / 1048576, secs > 0 ? written / secs / 1e9 : 0);
+		clock_str(a, sizeof(a), c->start_wall), clock_str(b, sizeof(b), c->end_wall), c->secs,
+		c->bytes_written / 1048576, c->GBps);
 	header(f);
 	for (size_t i = 0; i < v->nxprts; i++) {
 		const struct xprt_view *x = &v->xprts[i];
-		double ssecs, util;
+		const struct ckpt_sat_view *s = ckpt_view_sat(c, x->key);
 
 		if (xprt_view_idle(x))
 			continue;
 		out_xprt_row(f, v, x, true);
-		util = ckpt_sat_util(c, x->key, &ssecs);
-		if (ssecs > 0 && util >= 0)
-			fprintf(f, "    link while the slots were full (%.1f s): %.2f%% of %.1f Gb/s\n", ssecs,
-				util, x->link.rate_gbps);
-		else if (ssecs > 0)
-			fprintf(f, "    slots full for %.1f s; link rate unknown\n", ssecs);
+		if (s && s->secs > 0 && s->util_pct >= 0)
+			fprintf(f, "    link while the slots were full (%.1f s): %.2f%% of %.1f Gb/s\n",
+				s->secs, s->util_pct, x->link.rate_gbps);
+		else if (s && s->secs > 0)
+			fprintf(f, "    slots full for %.1f s; link rate unknown\n", s->secs);
 	}
 	fflush(f);
 }

@@ -12,14 +12,24 @@
 /* One JSON line: {"type":"interval"|"summary", ...} as documented in README.md. */
 void out_json(FILE *f, const struct view *v);
 /* {"type":"checkpoint", ...}: the burst's view and link use while saturated */
-void out_ckpt_json(FILE *f, const struct view *v, const struct ckpt *c);
+void out_ckpt_json(FILE *f, const struct view *v, const struct ckpt_view *c);
 /* {"type":"audit", ...} */
 void out_audit_json(FILE *f, const struct audit *a);
 
-/* Prometheus text: counters and histograms from @cum (since attach), gauges from @iv; 0 or -ENOMEM */
-int out_prom(FILE *f, const struct view *cum, const struct view *iv, double now_wall);
+/* What a textfile is made of; renderers only format it. */
+struct prom_input {
+	const struct view *cum;		/* since attach, ledger applied; NULL: not tracing yet */
+	const struct view *iv;		/* the last interval: gauges and info */
+	const struct ckpt *ck;		/* windows; NULL: none */
+	double now_wall;
+	bool detail;			/* --prom-detail: every op, stage and wait kind; RDMA hw counters */
+	const char *version, *kernel;
+};
+
+/* Prometheus text exposition of @in (README "Metrics"); 0 or -EIO */
+int out_prom(FILE *f, const struct prom_input *in);
 /* out_prom into PATH atomically (temporary file in its directory, fsync, rename); 0 or -errno */
-int prom_write(const char *path, const struct view *cum, const struct view *iv, double now_wall);
+int prom_write(const char *path, const struct prom_input *in);
 
 /* One slot-wait histogram per interval, for the heat map. */
 struct heat_column {
@@ -34,7 +44,7 @@ void out_svg(FILE *f, const struct view *v, const struct heat_column *cols, size
 
 /* The terminal table of an interval (idle transports left out) or the summary, <= 100 columns. */
 void out_text(FILE *f, const struct view *v);
-void out_ckpt_text(FILE *f, const struct view *v, const struct ckpt *c);
+void out_ckpt_text(FILE *f, const struct view *v, const struct ckpt_view *c);
 void out_xprt_row(FILE *f, const struct view *v, const struct xprt_view *x, bool with_verdict);
 void print_wrapped(FILE *f, const char *prefix, const char *text);
 

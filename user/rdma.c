@@ -1,67 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <arpa/inet.h>
 #include "rdma.h"
-
-static const char *root_of(const char *root)
-{
-	return root && strcmp(root, "/") ? root : "";
-}
-
-/*
- * First line of a sysfs file, newline stripped; -errno. open/read/close rather than stdio: a tick
- * reads dozens of these, and stdio adds a buffer allocation and an fstat to each.
- */
-static int read_line(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	do
-		n = read(fd, buf, len - 1);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		err = -errno;
-	else if (n == 0)
-		err = -ENODATA;
-	else {
-		buf[n] = 0;
-		buf[strcspn(buf, "\n")] = 0;
-	}
-	close(fd);
-	return err;
-}
-
-int parse_counter(const char *buf, uint64_t *v)
-{
-	char *end;
-
-	/* strtoull would take "-1" */
-	if (*buf < '0' || *buf > '9')
-		return -ENODATA;
-	errno = 0;
-	*v = strtoull(buf, &end, 0);
-	if (errno || end == buf || (*end && *end != ' '))
-		return -ENODATA;
-	return 0;
-}
-
-/* a counter file: decimal, or "N/A (no PMA)" and the like (-ENODATA) */
-static int read_u64(const char *path, uint64_t *v)
-{
-	char buf[64];
-	int err = read_line(path, buf, sizeof(buf));
-
-	return err ? err : parse_counter(buf, v);
-}
+#include "util.h"
 
 int parse_rate(const char *s, double *gbps)
 {
@@ -110,22 +54,24 @@ int netdev_read(const char *sysfs_root, const char *name, struct netdev_stat *st
 {
 	static const char *const f[] = { "tx_bytes", "rx_bytes", "tx_packets", "rx_packets" };
 	uint64_t *v[] = { &st->tx_bytes, &st->rx_bytes, &st->tx_packets, &st->rx_packets };
-	char path[512], buf[32];
+	char path[512];
+	long mbps;
 	int err;
 
 	memset(st, 0, sizeof(*st));
 	snprintf(st->name, sizeof(st->name), "%s", name);
 	for (int i = 0; i < 4; i++) {
-		snprintf(path, sizeof(path), "%s/sys/class/net/%s/statistics/%s", root_of(sysfs_root),
-			 name, f[i]);
-		err = read_u64(path, v[i]);
+		err = root_path(path, sizeof(path), sysfs_root, "/sys/class/net/%s/statistics/%s",
+				name, f[i]);
+		if (!err)
+			err = read_u64(path, v[i]);
 		if (err)
 			return err;
 	}
-	snprintf(path, sizeof(path), "%s/sys/class/net/%s/speed", root_of(sysfs_root), name);
 	/* virtual devices answer EINVAL or -1 */
-	if (read_line(path, buf, sizeof(buf)) == 0 && atoi(buf) > 0)
-		st->speed_gbps = atoi(buf) / 1000.0;
+	if (root_path(path, sizeof(path), sysfs_root, "/sys/class/net/%s/speed", name) == 0 &&
+	    read_long(path, &mbps) == 0 && mbps > 0)
+		st->speed_gbps = mbps / 1000.0;
 	st->valid = true;
 	return 0;
 }
@@ -148,18 +94,23 @@ static int cmp_counter(const void *a, const void *b)
 	return strcmp(((const struct hw_counter *)a)->name, ((const struct hw_counter *)b)->name);
 }
 
-static void read_port(const char *root, const char *dev, unsigned int port, struct rdma_port *p)
+static int read_port(const char *sysfs_root, const char *dev, unsigned int port,
+		     struct rdma_port *p)
 {
 	static const char *const pc[] = { "port_xmit_data", "port_rcv_data", "port_xmit_packets",
 					  "port_rcv_packets" };
 	char dir[384], path[512], buf[128];
 	struct dirent *de;
+	int err;
 	DIR *d;
 
 	memset(p, 0, sizeof(*p));
 	snprintf(p->dev, sizeof(p->dev), "%s", dev);
 	p->port = port;
-	snprintf(dir, sizeof(dir), "%s/sys/class/infiniband/%s/ports/%u", root, dev, port);
+	err = root_path(dir, sizeof(dir), sysfs_root, "/sys/class/infiniband/%s/ports/%u", dev,
+			port);
+	if (err)
+		return err;
 	snprintf(path, sizeof(path), "%s/state", dir);
 	/* "4: ACTIVE" */
 	if (read_line(path, buf, sizeof(buf)) == 0)
@@ -194,71 +145,74 @@ static void read_port(const char *root, const char *dev, unsigned int port, stru
 	for (int i = 0; i < 8; i++) {
 		snprintf(path, sizeof(path), "%s/gid_attrs/ndevs/%d", dir, i);
 		if (read_line(path, buf, sizeof(buf)) == 0 && buf[0]) {
-			netdev_read(root, buf, &p->nd);
+			netdev_read(sysfs_root, buf, &p->nd);
 			snprintf(p->nd.name, sizeof(p->nd.name), "%s", buf);
 			break;
 		}
 	}
+	return 0;
 }
 
-static int sample_netdevs(const char *root, struct link_sample *s)
+static int sample_netdevs(const char *sysfs_root, struct link_sample *s)
 {
 	char path[512];
 	struct dirent *de;
 	size_t cap = 0;
+	int err;
 	DIR *d;
 
-	snprintf(path, sizeof(path), "%s/sys/class/net", root);
+	err = root_path(path, sizeof(path), sysfs_root, "/sys/class/net");
+	if (err)
+		return err;
 	d = opendir(path);
 	while (d && (de = readdir(d))) {
 		if (de->d_name[0] == '.')
 			continue;
-		if (s->nnd == cap) {
-			struct netdev_stat *n = realloc(s->nds, (cap = cap ? cap * 2 : 8) * sizeof(*n));
-
-			if (!n) {
-				closedir(d);
-				return -ENOMEM;
-			}
-			s->nds = n;
-		}
-		if (netdev_read(root, de->d_name, &s->nds[s->nnd]) == 0)
+		err = GROW(s->nds, cap, s->nnd + 1, 8);
+		if (err)
+			break;
+		if (netdev_read(sysfs_root, de->d_name, &s->nds[s->nnd]) == 0)
 			s->nnd++;
 	}
 	if (d)
 		closedir(d);
 	if (s->nnd)
 		qsort(s->nds, s->nnd, sizeof(*s->nds), cmp_netdev);
-	return 0;
+	return err;
 }
 
 int link_sample(const char *sysfs_root, const struct verbs_rate *rates, size_t nrates,
 		struct link_sample *s)
 {
-	const char *root = root_of(sysfs_root);
-	char path[512];
+	char ib[512], path[512];
 	struct dirent *de, *pe;
 	struct timespec ts;
 	size_t cap = 0;
 	DIR *d, *pd;
+	int err;
 
 	memset(s, 0, sizeof(*s));
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	s->ts_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-	if (sample_netdevs(root, s))
-		return -ENOMEM;
-	snprintf(path, sizeof(path), "%s/sys/class/infiniband", root);
-	d = opendir(path);
+	err = root_path(ib, sizeof(ib), sysfs_root, "/sys/class/infiniband");
+	if (!err)
+		err = sample_netdevs(sysfs_root, s);
+	if (err) {
+		link_sample_free(s);
+		return err;
+	}
+	d = opendir(ib);
 	if (!d) {
 		snprintf(s->why_empty, sizeof(s->why_empty),
-			 "no RDMA devices: %s does not exist (no RDMA driver loaded)", path);
+			 "no RDMA devices: %s does not exist (no RDMA driver loaded)", ib);
 		return 0;
 	}
-	while ((de = readdir(d))) {
+	while (!err && (de = readdir(d))) {
 		if (de->d_name[0] == '.')
 			continue;
-		snprintf(path, sizeof(path), "%s/sys/class/infiniband/%s/ports", root, de->d_name);
-		pd = opendir(path);
+		err = root_path(path, sizeof(path), sysfs_root, "/sys/class/infiniband/%s/ports",
+				de->d_name);
+		pd = err ? NULL : opendir(path);
 		while (pd && (pe = readdir(pd))) {
 			unsigned int port;
 			char *end;
@@ -266,18 +220,11 @@ int link_sample(const char *sysfs_root, const struct verbs_rate *rates, size_t n
 			port = (unsigned int)strtoul(pe->d_name, &end, 10);
 			if (pe->d_name[0] == '.' || *end)
 				continue;
-			if (s->n == cap) {
-				struct rdma_port *np = realloc(s->ports, (cap = cap ? cap * 2 : 4) * sizeof(*np));
-
-				if (!np) {
-					closedir(pd);
-					closedir(d);
-					link_sample_free(s);
-					return -ENOMEM;
-				}
-				s->ports = np;
-			}
-			read_port(root, de->d_name, port, &s->ports[s->n]);
+			err = GROW(s->ports, cap, s->n + 1, 4);
+			if (!err)
+				err = read_port(sysfs_root, de->d_name, port, &s->ports[s->n]);
+			if (err)
+				break;
 			for (size_t r = 0; r < nrates; r++)
 				if (!strcmp(rates[r].dev, de->d_name) && rates[r].port == port && rates[r].gbps > 0) {
 					s->ports[s->n].rate_gbps = rates[r].gbps;
@@ -289,12 +236,16 @@ int link_sample(const char *sysfs_root, const struct verbs_rate *rates, size_t n
 			closedir(pd);
 	}
 	closedir(d);
+	if (err) {
+		link_sample_free(s);
+		return err;
+	}
 	/* directory order is the file system's: sort, so output is stable */
 	if (s->n)
 		qsort(s->ports, s->n, sizeof(*s->ports), cmp_port);
 	if (!s->n)
 		snprintf(s->why_empty, sizeof(s->why_empty),
-			 "no RDMA devices: %s/sys/class/infiniband is empty", root);
+			 "no RDMA devices: %s is empty", ib);
 	return 0;
 }
 
@@ -444,103 +395,6 @@ int link_delta(const struct link_sample *a, const struct link_sample *b, struct 
 	*out = d;
 	*n = k;
 	return 0;
-}
-
-static int hexbytes(const char *hex, unsigned char *out, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (sscanf(hex + 2 * i, "%2hhx", &out[i]) != 1)
-			return -EINVAL;
-	return 0;
-}
-
-/* A /proc/net/route line: its prefix length if it is up and covers @addr, else -1. */
-static int match4(const char *line, const void *addr, char *iface)
-{
-	const struct in_addr *a = addr;
-	unsigned int dst, gw, flags, mask;
-
-	/* Iface Destination Gateway Flags RefCnt Use Metric Mask ...; hex in network order */
-	if (sscanf(line, "%63s %x %x %x %*d %*d %*d %x", iface, &dst, &gw, &flags, &mask) != 5 ||
-	    !(flags & 1) || (a->s_addr & mask) != dst)	/* RTF_UP */
-		return -1;
-	return __builtin_popcount(mask);
-}
-
-/* The same for a /proc/net/ipv6_route line. */
-static int match6(const char *line, const void *addr, char *iface)
-{
-	const struct in6_addr *a = addr;
-	unsigned int plen, flags;
-	unsigned char dst[16];
-	char dsthex[33];
-
-	/* dst plen src splen nexthop metric refcnt use flags iface; hex, no separators */
-	if (sscanf(line, "%32s %x %*s %*x %*s %*x %*x %*x %x %63s", dsthex, &plen, &flags, iface) != 4 ||
-	    plen > 128 || hexbytes(dsthex, dst, 16) || !(flags & 1))
-		return -1;
-	for (unsigned int bit = 0; bit < plen; bit += 8) {
-		unsigned int n = plen - bit >= 8 ? 8 : plen - bit;
-		unsigned char m = (unsigned char)(0xff00 >> n);
-
-		if ((a->s6_addr[bit / 8] & m) != (dst[bit / 8] & m))
-			return -1;
-	}
-	return (int)plen;
-}
-
-/* The longest prefix in a routing table file that covers @addr names the netdev. */
-static int best_route(const char *path, int (*match)(const char *, const void *, char *),
-		      const void *addr, char *ifname, size_t len)
-{
-	char line[512], iface[64], best[64] = "";
-	int bestbits = -1, bits;
-	FILE *f = fopen(path, "r");
-
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f))
-		if ((bits = match(line, addr, iface)) > bestbits) {
-			bestbits = bits;
-			snprintf(best, sizeof(best), "%s", iface);
-		}
-	fclose(f);
-	if (bestbits < 0)
-		return -ENOENT;
-	snprintf(ifname, len, "%s", best);
-	return 0;
-}
-
-/*
- * IPv4 from /proc/net/route, which lacks the local table: 127/8 always leaves by lo. IPv6 from
- * /proc/net/ipv6_route, every table, the local one included, so a local server address resolves
- * to lo as the kernel sends it; a link-local address carries its interface ("fe80::1%eth0",
- * rpc_ntop's scope suffix), and that interface is the answer.
- */
-int route_netdev(const char *procfs_root, const char *addr, char *ifname, size_t len)
-{
-	char path[512], host[INET6_ADDRSTRLEN + 1];
-	const char *pct = strchr(addr, '%');
-	struct in6_addr a6;
-	struct in_addr a;
-
-	if (inet_pton(AF_INET, addr, &a) == 1) {
-		if ((ntohl(a.s_addr) >> 24) == 127) {
-			snprintf(ifname, len, "lo");
-			return 0;
-		}
-		snprintf(path, sizeof(path), "%s/proc/net/route", root_of(procfs_root));
-		return best_route(path, match4, &a, ifname, len);
-	}
-	snprintf(host, sizeof(host), "%.*s", pct ? (int)(pct - addr) : (int)strlen(addr), addr);
-	if (inet_pton(AF_INET6, host, &a6) != 1)
-		return -EAFNOSUPPORT;
-	if (pct && pct[1] && strspn(pct + 1, "0123456789") != strlen(pct + 1)) {
-		snprintf(ifname, len, "%s", pct + 1);
-		return 0;
-	}
-	snprintf(path, sizeof(path), "%s/proc/net/ipv6_route", root_of(procfs_root));
-	return best_route(path, match6, &a6, ifname, len);
 }
 
 int port_of_netdev(const struct link_sample *s, const char *ifname)

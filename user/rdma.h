@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The link side: RDMA ports (sysfs counters, libibverbs rate), the netdevs under them, and which
- * port or netdev an RPC transport's traffic crosses. Every reader takes a root directory so tests
- * run on fixture trees.
+ * port a netdev belongs to (route.h finds a transport's netdev). Every reader takes a root
+ * directory so tests run on fixture trees.
  */
 #ifndef SLOTSCOPE_RDMA_H
 #define SLOTSCOPE_RDMA_H
@@ -66,8 +66,6 @@ void link_sample_free(struct link_sample *s);
 int link_sample_dup(struct link_sample *dst, const struct link_sample *src);
 int netdev_read(const char *sysfs_root, const char *name, struct netdev_stat *st);
 
-/* a sysfs counter: decimal (or 0x hex); -ENODATA for "N/A (no PMA)" and other text */
-int parse_counter(const char *buf, uint64_t *v);
 /* "200 Gb/sec (4X HDR)" -> 200; -EINVAL when the string is not a rate */
 int parse_rate(const char *s, double *gbps);
 /* ibv_port_attr active_speed (or active_speed_ex) and active_width -> Gb/s; 0 if unknown */
@@ -103,12 +101,6 @@ struct netdev_delta {
 int netdev_delta(const struct link_sample *a, const struct link_sample *b, struct netdev_delta **out,
 		 size_t *n);
 
-/*
- * Which netdev traffic to @addr leaves by: the longest match in ROOT/proc/net/route (IPv4; 127/8
- * is lo) or ROOT/proc/net/ipv6_route (IPv6; "%iface" scope suffix wins). -ENOENT when no route
- * matches, -EAFNOSUPPORT for what is not an address.
- */
-int route_netdev(const char *procfs_root, const char *addr, char *ifname, size_t len);
 /* the RDMA port whose GID table is bound to netdev @ifname, or -1 */
 int port_of_netdev(const struct link_sample *s, const char *ifname);
 

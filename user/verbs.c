@@ -5,6 +5,7 @@
 #include <string.h>
 #include <infiniband/verbs.h>
 #include "log.h"
+#include "util.h"
 #include "verbs.h"
 
 struct verbs_api {
@@ -80,13 +81,8 @@ int verbs_rates(struct verbs_rate **out, size_t *n, const char **why)
 				if (pa.active_speed_ex)
 					speed = pa.active_speed_ex;
 #endif
-				if (*n == cap) {
-					struct verbs_rate *nr = realloc(r, (cap = cap ? cap * 2 : 4) * sizeof(*nr));
-
-					if (!nr)
-						break;
-					r = nr;
-				}
+				if (GROW(r, cap, *n + 1, 4))
+					break;
 				snprintf(r[*n].dev, sizeof(r[*n].dev), "%s", api.get_device_name(list[i]));
 				r[*n].port = p;
 				r[*n].gbps = verbs_rate_gbps(speed, pa.active_width);

@@ -102,7 +102,7 @@ void verdict_for(const struct view *v, const struct xprt_view *x, struct verdict
 	if (data_ops && data_rtt > 0)
 		d->ceiling_Bps = (double)x->limit * (data_bytes / data_ops) / (data_rtt / data_ops / 1e9);
 	d->link_Bps = x->link.rate_gbps * 1e9 / 8;
-	d->link_util_pct = x->link.tx_util_pct > x->link.rx_util_pct ? x->link.tx_util_pct : x->link.rx_util_pct;
+	d->link_util_pct = x->link.util_pct;
 	d->full_pct = x->full_pct;
 	for (int k = 0; k < WAIT_KINDS; k++) {
 		d->wait_share[k] = exec > 0 ? (double)x->waits[k].sum_ns / exec : 0;

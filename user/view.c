@@ -4,7 +4,9 @@
 #include <string.h>
 #include <sys/resource.h>
 #include "view.h"
+#include "route.h"
 #include "uhist.h"
+#include "util.h"
 #include "verdict.h"
 
 const char *const wait_kind_names[WAIT_KINDS] = { "slot", "send", "session", "delay" };
@@ -58,6 +60,7 @@ static void xprt_view(struct xprt_view *v, const struct xprt_snap *c, const stru
 
 	memset(v, 0, sizeof(*v));
 	v->key = c->key;
+	v->first_seen_ns = x->first_seen_ns;
 	v->id = x->id;
 	v->ident = x->ident;
 	v->limit = x->limit;
@@ -163,6 +166,7 @@ static void attribute_ops(struct view *v)
 		else if (!strcmp(op->name, "READ"))
 			rd = op->bytes_recv;
 		x->ops += op->count;
+		x->retrans += op->ntrans > op->count ? op->ntrans - op->count : 0;
 		x->bytes_written += wr;
 		x->bytes_read += rd;
 		/* a mount's clients (its own, its ACL client, clones) are one mount */
@@ -299,6 +303,8 @@ void view_free(struct view *v)
 	free(v->xprts);
 	free(v->ops);
 	free(v->sessions);
+	free(v->mops);
+	free(v->mounts);
 	memset(v, 0, sizeof(*v));
 }
 
@@ -308,15 +314,181 @@ bool xprt_view_idle(const struct xprt_view *x)
 	       x->waits[WAIT_SLOT].count == 0;
 }
 
+const struct xprt_view *view_xprt(const struct view *v, __u64 key)
+{
+	for (size_t i = 0; i < v->nxprts; i++)
+		if (v->xprts[i].key == key)
+			return &v->xprts[i];
+	return NULL;
+}
+
+/*
+ * Ops per mount and name over the view's transports (after any --mount filter). A mount's
+ * clients and transports are one series: node_exporter rejects a textfile whose series repeat.
+ */
+static void mount_ops(struct view *v)
+{
+	v->mops = calloc(v->nops + 1, sizeof(*v->mops));
+	v->mounts = calloc(v->nops + 1, sizeof(*v->mounts));
+	if (!v->mops || !v->mounts) {
+		free(v->mops);
+		free(v->mounts);
+		v->mops = NULL;
+		v->mounts = NULL;
+		return;
+	}
+	for (size_t i = 0; i < v->nops; i++) {
+		const struct op_view *p = &v->ops[i];
+		const char *mp = p->mountpoint ? p->mountpoint : "";
+		struct mount_op *m = NULL;
+		struct mount_total *t = NULL;
+
+		if (!p->count || !view_xprt(v, p->k.xprt))
+			continue;
+		for (size_t k = 0; k < v->nmounts && !t; k++)
+			if (!strcmp(v->mounts[k].mountpoint, mp))
+				t = &v->mounts[k];
+		if (!t) {
+			t = &v->mounts[v->nmounts++];
+			t->mountpoint = mp;
+		}
+		/* NFS READ/WRITE in every version share the name */
+		if (!strcmp(p->name, "READ"))
+			t->bytes_read += p->bytes_recv;
+		else if (!strcmp(p->name, "WRITE"))
+			t->bytes_written += p->bytes_sent;
+		t->errors += p->errors;
+		for (size_t k = 0; k < v->nmops && !m; k++)
+			if (!strcmp(v->mops[k].name, p->name) && !strcmp(v->mops[k].mountpoint, mp))
+				m = &v->mops[k];
+		if (!m) {
+			m = &v->mops[v->nmops++];
+			m->mountpoint = mp;
+			memcpy(m->name, p->name, sizeof(m->name));
+		}
+		m->count += p->count;
+		m->ntrans += p->ntrans;
+		m->errors += p->errors;
+		m->bytes_sent += p->bytes_sent;
+		m->bytes_recv += p->bytes_recv;
+		for (int st = 0; st < STAGES; st++) {
+			m->sum_ns[st] += p->sum_ns[st];
+			for (int b = 0; b < LAT_BUCKETS; b++)
+				m->hist[st][b] += p->hist[st][b];
+		}
+	}
+}
+
+/* the figures each row shows: rates, RTT over every op of the transport, the busier direction */
+static void xprt_figures(const struct view *v, struct xprt_view *x)
+{
+	double secs = v->interval_s > 0 ? v->interval_s : 1;
+	struct xprt_link *k = &x->link;
+	__u64 h[LAT_BUCKETS] = { 0 };
+
+	x->ops_per_s = (double)x->ops / secs;
+	x->write_Bps = (double)x->bytes_written / secs;
+	x->read_Bps = (double)x->bytes_read / secs;
+	for (size_t i = 0; i < v->nops; i++)
+		if (v->ops[i].k.xprt == x->key)
+			for (int b = 0; b < LAT_BUCKETS; b++)
+				h[b] += v->ops[i].hist[STAGE_RTT][b];
+	x->rtt_p50_ns = hist_quantile(h, LAT_BUCKETS, 0.5);
+	x->rtt_p99_ns = hist_quantile(h, LAT_BUCKETS, 0.99);
+	k->gbps = k->tx_gbps > k->rx_gbps ? k->tx_gbps : k->rx_gbps;
+	k->util_pct = k->tx_util_pct > k->rx_util_pct ? k->tx_util_pct : k->rx_util_pct;
+}
+
+/* the kernel reuses ids: of two transports alike in server, protocol and id, the newer stands */
+static void shadow(struct view *v)
+{
+	for (size_t i = 0; i < v->nxprts; i++) {
+		struct xprt_view *x = &v->xprts[i];
+
+		for (size_t j = 0; j < v->nxprts && !x->shadowed; j++) {
+			const struct xprt_view *y = &v->xprts[j];
+
+			if (j == i || y->id != x->id || y->ident != x->ident || strcmp(y->addr, x->addr))
+				continue;
+			x->shadowed = x->destroyed != y->destroyed ? x->destroyed
+								  : y->first_seen_ns > x->first_seen_ns ||
+								    (y->first_seen_ns == x->first_seen_ns && j > i);
+		}
+	}
+}
+
 void view_finish(struct view *v)
 {
 	struct rusage ru;
 
-	for (size_t i = 0; i < v->nxprts; i++)
+	shadow(v);
+	for (size_t i = 0; i < v->nxprts; i++) {
+		xprt_figures(v, &v->xprts[i]);
 		verdict_for(v, &v->xprts[i], &v->xprts[i].verdict);
+	}
+	mount_ops(v);
 	if (v->final && !getrusage(RUSAGE_SELF, &ru)) {
 		v->self_user_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
 		v->self_sys_s = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 		v->self_max_rss_kib = (__u64)ru.ru_maxrss;
 	}
+}
+
+static struct ledger_entry *ledger_find(const struct ledger *l, const struct xprt_view *x)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->e[i].key == x->key && l->e[i].first_seen_ns == x->first_seen_ns)
+			return &l->e[i];
+	return NULL;
+}
+
+int ledger_add(struct ledger *l, const struct view *iv)
+{
+	for (size_t i = 0; i < iv->nxprts; i++) {
+		const struct xprt_view *x = &iv->xprts[i];
+		struct ledger_entry *e = ledger_find(l, x);
+		double link_Bps = x->link.gbps * 1e9 / 8;
+
+		if (!e) {
+			if (GROW(l->e, l->cap, l->n + 1, 16))
+				return -ENOMEM;
+			e = &l->e[l->n++];
+			memset(e, 0, sizeof(*e));
+			e->key = x->key;
+			e->first_seen_ns = x->first_seen_ns;
+		}
+		e->verdict_s[x->verdict.cls] += iv->interval_s;
+		e->link_busy_bytes += link_Bps * x->busy_ns / 1e9;
+	}
+	return 0;
+}
+
+void ledger_apply(struct ledger *l, struct view *cum)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < cum->nxprts; i++) {
+		const struct ledger_entry *e = ledger_find(l, &cum->xprts[i]);
+
+		if (e) {
+			memcpy(cum->xprts[i].verdict_s, e->verdict_s, sizeof(e->verdict_s));
+			cum->xprts[i].link_busy_bytes = e->link_busy_bytes;
+		}
+	}
+	for (size_t i = 0; i < l->n; i++) {
+		bool live = false;
+
+		for (size_t j = 0; j < cum->nxprts && !live; j++)
+			live = cum->xprts[j].key == l->e[i].key &&
+			       cum->xprts[j].first_seen_ns == l->e[i].first_seen_ns;
+		if (live)
+			l->e[n++] = l->e[i];
+	}
+	l->n = n;
+}
+
+void ledger_free(struct ledger *l)
+{
+	free(l->e);
+	memset(l, 0, sizeof(*l));
 }

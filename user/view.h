@@ -29,6 +29,25 @@ struct op_view {
 	double p50_ns[STAGES], p99_ns[STAGES];
 };
 
+/*
+ * An op of a mount, summed over every transport and client of that mount (its own client, the
+ * ACL client, clones, nconnect's transports): the series Prometheus keeps per mount. mountpoint
+ * "" gathers ops of no known mount.
+ */
+struct mount_op {
+	const char *mountpoint;
+	char name[OPNAME_LEN];
+	__u64 count, ntrans, errors, bytes_sent, bytes_recv;
+	__u64 sum_ns[STAGES];
+	__u64 hist[STAGES][LAT_BUCKETS];
+};
+
+/* a mount's payload and failures over its ops (mountpoint "" as in mount_op) */
+struct mount_total {
+	const char *mountpoint;
+	__u64 bytes_read, bytes_written, errors;
+};
+
 struct session_view {
 	__u64 key, xprt;
 	__u32 clid;
@@ -51,6 +70,7 @@ struct xprt_link {
 	const char *bytes_from;		/* "counters", "netdev" or NULL */
 	double rate_gbps;		/* 0: unknown (virtual netdev) */
 	double tx_gbps, rx_gbps, tx_util_pct, rx_util_pct;
+	double gbps, util_pct;		/* the busier direction */
 };
 
 struct links_view {
@@ -85,12 +105,19 @@ struct verdict {
 
 struct xprt_view {
 	__u64 key;
+	__u64 first_seen_ns;		/* with key: what the kernel cannot reuse under it */
 	__u32 id, ident, limit, max_reqs, min_reqs;
 	const char *limit_source;	/* limit_source_name() */
 	char addr[ADDR_LEN], port[PORT_LEN];
 	__s32 in_use;			/* raw: a negative value would be a counting bug */
 	__u32 peak, interval_peak;
 	bool warming_up, destroyed;
+	/*
+	 * Another transport in the view has the same server, protocol and kernel id and is the
+	 * newer one (the kernel reused the id within one interval): series keyed by the id show
+	 * only the newer, so no two series share their labels.
+	 */
+	bool shadowed;
 	double span_ns;			/* time the level histogram covers in this view */
 	double at_limit_ns, busy_ns, mean_in_use;
 	/*
@@ -105,10 +132,20 @@ struct xprt_view {
 	__u32 cwnd, cong, cwnd_min, cong_max;
 	struct wait_view waits[WAIT_KINDS];
 	__u64 ops, bytes_written, bytes_read;
+	__u64 retrans;			/* transmissions beyond an RPC's first, over its ops */
+	double ops_per_s, write_Bps, read_Bps;	/* over the view's interval (1 s when it has none) */
+	double rtt_p50_ns, rtt_p99_ns;	/* over every op on the transport */
 	size_t nmounts;
 	struct mount_view mounts[16];	/* per-mount split of the ops on this transport */
 	struct xprt_link link;
 	struct verdict verdict;		/* set by view_finish() */
+	/*
+	 * Carried over intervals by a ledger (ledger_apply), for a cumulative view: time in each
+	 * verdict class, and link bytes while the transport was busy (each interval's link rate
+	 * times its busy time), so link use compares with slot use over the same busy time.
+	 */
+	double verdict_s[VERDICTS];
+	double link_busy_bytes;
 };
 
 /* knobs as they are now, to name them in the advice; -1 when unknown */
@@ -121,10 +158,12 @@ struct view {
 	bool window;			/* a checkpoint: "now" columns show maxima as in the summary */
 	double ts_s;			/* CLOCK_MONOTONIC at the end of the view */
 	double interval_s;
-	size_t nxprts, nops, nsessions;
+	size_t nxprts, nops, nsessions, nmops, nmounts;
 	struct xprt_view *xprts;
 	struct op_view *ops;
 	struct session_view *sessions;
+	struct mount_op *mops;		/* by view_finish(): per mount and op, in first-seen order */
+	struct mount_total *mounts;	/* by view_finish(): per mount, same order */
 	__u64 counters[NCOUNTERS];	/* in this view */
 	struct links_view links;
 	struct tunables tun;		/* set by the caller for the verdicts */
@@ -141,6 +180,29 @@ struct view {
  * window adjustment: the verdict of each transport, so renderers only format it.
  */
 void view_finish(struct view *v);
+/* the transport of @key in @v, or NULL */
+const struct xprt_view *view_xprt(const struct view *v, __u64 key);
+
+/*
+ * What a cumulative view cannot take from two snapshots: sums over its intervals. Entries are
+ * keyed like transports (key and first sight) and go with them.
+ */
+struct ledger_entry {
+	__u64 key, first_seen_ns;
+	double verdict_s[VERDICTS];
+	double link_busy_bytes;
+};
+
+struct ledger {
+	size_t n, cap;
+	struct ledger_entry *e;
+};
+
+/* add a finished interval view; 0 or -ENOMEM (that interval is then not counted) */
+int ledger_add(struct ledger *l, const struct view *iv);
+/* copy the sums into a cumulative view's transports, and forget those it no longer has */
+void ledger_apply(struct ledger *l, struct view *cum);
+void ledger_free(struct ledger *l);
 int view_build(struct view *v, const struct snapshot *prev, const struct snapshot *cur,
 	       const struct mount_table *mt, bool final);
 /* Link deltas between two samples, and each transport's link; valid while @b lives. */

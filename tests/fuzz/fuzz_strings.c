@@ -5,6 +5,7 @@
 #include <string.h>
 #include "audit.h"
 #include "rdma.h"
+#include "util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -16,7 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(s, data, size);
 	s[size] = 0;
-	parse_counter(s, &v);
+	parse_u64(s, &v);
 	parse_rate(s, &g);
 	mount_option(s, "vers", val, sizeof(val));
 	mount_option(s, "addr", val, sizeof(val));

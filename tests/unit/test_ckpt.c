@@ -17,6 +17,7 @@ struct step {
 	__u32 peak;
 	double tx_gbps;
 	enum ckpt_event want;
+	bool slot_bound;		/* the interval's verdict */
 };
 
 struct feed {
@@ -44,7 +45,8 @@ static void run(struct feed *f, const struct step *s, size_t n)
 
 		x.bytes_written = (__u64)(s[i].mbps * MB);
 		x.at_limit_ns = s[i].at_limit_s * 1e9;
-		x.link.tx_gbps = s[i].tx_gbps;
+		x.link.tx_gbps = x.link.gbps = s[i].tx_gbps;
+		x.verdict.cls = s[i].slot_bound ? V_SLOT : V_CLIENT;
 		x.link.rate_gbps = 10;
 		assert_int_equal(ckpt_step(&f->c, &v, &f->snaps[i], &f->snaps[i + 1], NULL, NULL,
 					   1000.0 + (double)i + 1), s[i].want);
@@ -54,14 +56,16 @@ static void run(struct feed *f, const struct step *s, size_t n)
 static void test_quiet_never_starts(void **state)
 {
 	static const struct step s[] = {
-		{ 10, 0, 2, 0, CKPT_NONE }, { 99.9, 0, 2, 0, CKPT_NONE }, { 0, 0, 0, 0, CKPT_NONE },
+		{ 10, 0, 2, 0, CKPT_NONE, false }, { 99.9, 0, 2, 0, CKPT_NONE, false }, { 0, 0, 0, 0, CKPT_NONE, false },
 	};
 	struct feed *f = calloc(1, sizeof(*f));
 
 	(void)state;
 	run(f, s, 3);
-	assert_false(ckpt_finish(&f->c));
+	assert_false(ckpt_finish(&f->c, 2000));
 	assert_int_equal(f->c.n, 0);
+	assert_int_equal(f->c.started, 0);
+	assert_true(f->c.total.secs == 0 && f->c.total.bytes == 0 && f->c.ended_wall == 0);
 	ckpt_free(&f->c);
 	free(f);
 }
@@ -69,11 +73,11 @@ static void test_quiet_never_starts(void **state)
 static void test_burst_bounds(void **state)
 {
 	static const struct step s[] = {
-		{ 0, 0, 0, 0, CKPT_NONE },
-		{ 500, 0.9, 16, 1, CKPT_STARTED },	/* snapshots 1 .. 2 */
-		{ 500, 0.2, 12, 1, CKPT_NONE },		/* below half the interval: not saturated */
-		{ 10, 0, 3, 0, CKPT_NONE },		/* quiet 1 */
-		{ 10, 0, 0, 0, CKPT_ENDED },		/* quiet 2: the burst is 1 .. 3 */
+		{ 0, 0, 0, 0, CKPT_NONE, false },
+		{ 500, 0.9, 16, 1, CKPT_STARTED, true },	/* snapshots 1 .. 2 */
+		{ 500, 0.2, 12, 1, CKPT_NONE, false },		/* below half the interval: not saturated */
+		{ 10, 0, 3, 0, CKPT_NONE, false },		/* quiet 1 */
+		{ 10, 0, 0, 0, CKPT_ENDED, false },		/* quiet 2: the burst is 1 .. 3 */
 	};
 	struct feed *f = calloc(1, sizeof(*f));
 	double secs;
@@ -89,7 +93,13 @@ static void test_burst_bounds(void **state)
 	assert_true(ckpt_sat_util(&f->c, 0xabc, &secs) == 10.0);
 	assert_true(secs == 1.0);
 	assert_true(ckpt_sat_util(&f->c, 0xdef, &secs) == -1 && secs == 0);
-	assert_false(ckpt_finish(&f->c));
+	/* the sums: the two busy seconds, not the quiet tail; one of them slot-bound */
+	assert_int_equal(f->c.started, 1);
+	assert_true(f->c.total.secs == 2 && f->c.total.bytes == 1000 * MB);
+	assert_true(f->c.total.slot_bound_secs == 1);
+	assert_true(f->c.ended.secs == 2 && f->c.ended.bytes == 1000 * MB && f->c.ended.slot_bound_secs == 1);
+	assert_true(f->c.ended_wall == 1003.0);
+	assert_false(ckpt_finish(&f->c, 2000));
 	ckpt_free(&f->c);
 	free(f);
 }
@@ -97,12 +107,12 @@ static void test_burst_bounds(void **state)
 static void test_hysteresis_one_burst(void **state)
 {
 	static const struct step s[] = {
-		{ 200, 0, 4, 0, CKPT_STARTED },
-		{ 0, 0, 0, 0, CKPT_NONE },		/* one quiet interval does not end it */
-		{ 300, 0, 9, 0, CKPT_NONE },
-		{ 0, 0, 0, 0, CKPT_NONE },
-		{ 0, 0, 0, 0, CKPT_ENDED },
-		{ 0, 0, 0, 0, CKPT_NONE },
+		{ 200, 0, 4, 0, CKPT_STARTED, false },
+		{ 0, 0, 0, 0, CKPT_NONE, false },		/* one quiet interval does not end it */
+		{ 300, 0, 9, 0, CKPT_NONE, false },
+		{ 0, 0, 0, 0, CKPT_NONE, false },
+		{ 0, 0, 0, 0, CKPT_ENDED, false },
+		{ 0, 0, 0, 0, CKPT_NONE, false },
 	};
 	struct feed *f = calloc(1, sizeof(*f));
 	struct xprt_view x = { .key = 0xabc, .interval_peak = 1 };
@@ -113,6 +123,9 @@ static void test_hysteresis_one_burst(void **state)
 	run(f, s, 6);
 	assert_int_equal(f->c.n, 1);
 	assert_int_equal(f->c.last.ts_ns, 4000000000ull);
+	/* a quiet interval inside the window counts once it turns busy again; the tail never */
+	assert_true(f->c.total.secs == 3 && f->c.total.bytes == 500 * MB);
+	assert_true(f->c.ended.secs == 3 && f->c.total.slot_bound_secs == 0);
 	/* never saturated: no link figure, and the window's peak is the burst's */
 	assert_true(ckpt_sat_util(&f->c, 0xabc, &secs) == -1 && secs == 0);
 	ckpt_fix_view(&f->c, &v);
@@ -124,16 +137,20 @@ static void test_hysteresis_one_burst(void **state)
 static void test_open_burst_ends_with_trace(void **state)
 {
 	static const struct step s[] = {
-		{ 1000, 1, 128, 0, CKPT_STARTED }, { 1000, 1, 128, 0, CKPT_NONE },
+		{ 1000, 1, 128, 0, CKPT_STARTED, false }, { 1000, 1, 128, 0, CKPT_NONE, false },
 	};
 	struct feed *f = calloc(1, sizeof(*f));
 	double secs;
 
 	(void)state;
 	run(f, s, 2);
-	assert_true(ckpt_finish(&f->c));
+	/* the open window counts while open */
+	assert_int_equal(f->c.started, 1);
+	assert_true(f->c.total.secs == 2 && f->c.n == 0);
+	assert_true(ckpt_finish(&f->c, 1005.5));
 	assert_int_equal(f->c.n, 1);
-	assert_false(ckpt_finish(&f->c));
+	assert_true(f->c.end_wall == 1005.5 && f->c.ended_wall == 1005.5 && f->c.ended.secs == 2);
+	assert_false(ckpt_finish(&f->c, 1006));
 	/* saturated both seconds; no link bytes: 0 % of a known rate */
 	assert_true(ckpt_sat_util(&f->c, 0xabc, &secs) == 0.0 && secs == 2.0);
 	ckpt_free(&f->c);

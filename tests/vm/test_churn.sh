@@ -15,6 +15,9 @@ entries() { bpftool -j map dump name "$1" 2>/dev/null | jq length; }
 # the long-lived mount does I/O before every look: its transport is in the maps, as a node's is
 state() { echo y >>/mnt/keep/f && sync; echo "$(entries xprts) $(entries ops) $(entries clients) $(entries sessions) $(awk '/^VmRSS/ { print $2 }' /proc/$ss/status)"; }
 last_transports() { tail -n 1 /tmp/ch.json | jq '.transports | length'; }
+# the textfile: its series, and any label set written twice (node_exporter would reject the file)
+series() { grep -vc '^#' /out/churn.prom; }
+dups() { grep -v '^#' /out/churn.prom | sed 's/ [^ ]*$//' | sort | uniq -d | wc -l; }
 cycle() {
 	mount_tcp /mnt/c "$1" >/dev/null || return 1
 	echo "$2" >/mnt/c/f && sync
@@ -27,8 +30,9 @@ sleep 3
 read -r x0 o0 c0 s0 rss0 <<EOF
 $(state)
 EOF
-t0=$(last_transports)
-echo "note after ten mounts (v3, v4.1): xprts $x0 ops $o0 clients $c0 sessions $s0, RSS $rss0 KiB, transports shown $t0"
+t0=$(last_transports) p0=$(series)
+echo "note after ten mounts (v3, v4.1): xprts $x0 ops $o0 clients $c0 sessions $s0, RSS $rss0 KiB, transports shown $t0, textfile series $p0"
+check_eq "textfile: no label set twice (ten mounts)" "$(dups)" 0
 n=0
 while [ $n -lt 100 ]; do
 	v=3
@@ -38,15 +42,17 @@ while [ $n -lt 100 ]; do
 	if [ $((n % 25)) = 0 ]; then
 		r=$(awk '/^VmRSS/ { print $2 }' /proc/$ss/status)
 		[ $n = 25 ] && rss25=$r
-		echo "note after $n: RSS $r KiB"
+		echo "note after $n: RSS $r KiB, textfile series $(series)"
+		check_eq "textfile: no label set twice ($n mounts)" "$(dups)" 0
 	fi
 done
 sleep 3
 read -r x1 o1 c1 s1 rss1 <<EOF
 $(state)
 EOF
-t1=$(last_transports)
-echo "note after 100 more: xprts $x1 ops $o1 clients $c1 sessions $s1, RSS $rss1 KiB, transports shown $t1"
+t1=$(last_transports) p1=$(series)
+echo "note after 100 more: xprts $x1 ops $o1 clients $c1 sessions $s1, RSS $rss1 KiB, transports shown $t1, textfile series $p1"
+check_le "textfile series back to the one-mount level" "$p1" "$p0"
 check_le "xprts map back to its one-mount level" "$x1" "$x0"
 check_le "ops map back to its one-mount level" "$o1" "$o0"
 check_le "clients map back to its one-mount level" "$c1" "$c0"
@@ -71,10 +77,13 @@ sleep 2
 mount.nfs $srv:/export /mnt/r -o vers=3,proto=tcp,nolock || exit 1
 writers /mnt/r 2 1 >/dev/null
 sync
+check_eq "textfile: no label set twice after the remount" "$(dups)" 0
 sleep 2
+check_eq "textfile: no label set twice a second later" "$(dups)" 0
 kill -INT $ss
 wait $ss
 check_eq "exit status" $? 0
+check_eq "textfile removed at a clean stop" "$(ls /out/churn.prom 2>/dev/null | wc -l)" 0
 sum=$(tail -n 1 /tmp/ch.json)
 x=$(echo "$sum" | jq -c --arg s $srv '[.transports[] | select(.server == $s and .port == "2049")]')
 echo "note first transport id $id1, now: $(echo "$x" | jq -c '[.[] | {id, destroyed, acquires, sends}]')"

@@ -21,7 +21,7 @@ i=0
 until grep -q Attaching /tmp/bt.out || [ $i -ge 240 ]; do sleep 0.5; i=$((i + 1)); done
 grep -q Attaching /tmp/bt.out || { cat /tmp/bt.out; fail "bpftrace did not attach"; exit 1; }
 
-slotscope -v --json 0.5 -d 900 --prom-file /out/metrics.prom >/tmp/c.json 2>/tmp/c.err &
+slotscope -v --json 0.5 -d 900 --prom-file /out/metrics.prom --prom-keep >/tmp/c.json 2>/tmp/c.err &
 ss=$!
 i=0
 until grep -q '"type":"interval"' /tmp/c.json 2>/dev/null || [ $i -ge 240 ]; do sleep 0.5; i=$((i + 1)); done

@@ -3,6 +3,12 @@
 # at exit. test_exporter.host checks the files with promtool, node_exporter and xmllint.
 nfsd_start >/dev/null || exit 1
 rxe_up || exit 1
+# an exporter started before any NFS mount (a node that mounts per job): it waits, then reports
+# the mounts that come; at a clean stop its textfile goes
+mkdir -p /tmp/early
+slotscope -q 0.3 --prom-file /tmp/early/e.prom 2>/tmp/early.err &
+early=$!
+sleep 1
 mount_tcp /mnt/t 3 16 || exit 1
 mount_rdma /mnt/r 3 || exit 1
 ( n=0 partial=0
@@ -16,7 +22,7 @@ mount_rdma /mnt/r 3 || exit 1
 	fi
   done
   echo "$n $partial" >/tmp/reader ) &
-slotscope -q 0.3 --prom-file /out/metrics.prom --folded /out/stacks.folded --svg /out/flame.svg \
+slotscope -q 0.3 --prom-file /out/metrics.prom --prom-detail --prom-keep --folded /out/stacks.folded --svg /out/flame.svg \
 	-- sh -c ". /src/tools/vm/lib.sh; writers /mnt/t 32 2 & writers /mnt/r 32 2; wait"
 check_eq "slotscope exit status" $? 0
 touch /tmp/stop
@@ -29,6 +35,17 @@ check_eq "textfile mode" "$(stat -c %a /out/metrics.prom)" 644
 check_gt "folded stacks" "$(grep -cE '^[^ ;]+;[^ ;]+;[^ ;]+;(slot-wait|queue|rtt|other);[^ ;]+ [0-9]+$' /out/stacks.folded)" 5
 check_eq "malformed folded lines" "$(grep -cvE '^[^ ;]+;[^ ;]+;[^ ;]+;[^ ;]+;[^ ;]+ [0-9]+$' /out/stacks.folded)" 0
 check_gt "SVG rectangles" "$(grep -c '<rect' /out/flame.svg)" 10
+check_eq "early exporter still running" "$(kill -0 $early 2>/dev/null && echo yes)" yes
+cp /tmp/early/e.prom /tmp/e.prom 2>/dev/null
+check_eq "early exporter: tracing" "$(grep -c '^slotscope_tracing 1$' /tmp/e.prom)" 1
+check_gt "early exporter: the TCP mount's WRITEs, mounted after it started" \
+	"$(awk '/^slotscope_op_seconds_count\{mountpoint="\/mnt\/t",op="WRITE"/ { print $2 }' /tmp/e.prom)" 0
+check_eq "early exporter: RDMA transport named with its port" \
+	"$(grep -c '^slotscope_transport_info{.*proto="rdma".*rdma_device="rxe0",port="1"' /tmp/e.prom)" 1
+kill -INT $early
+wait $early
+check_eq "early exporter: exit status at a clean stop" $? 0
+check_eq "early exporter: textfile removed at a clean stop" "$(ls /tmp/early | wc -l)" 0
 # a textfile directory that does not exist: a usage error before anything is loaded
 slotscope -q 0.3 --prom-file /tmp/nodir/x.prom -d 1 2>/tmp/e1
 check_eq "missing textfile directory: usage error" $? 64

@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The textfile's contract with a fleet: the series budget, fixed buckets folded exactly from the
+ * BPF log2 buckets, one series per label set after an id reuse, label values that stay UTF-8,
+ * and the ledger's sums over intervals. Views are built by hand, each test owning its own.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "output.h"
+#include "utf8.h"
+
+struct fixture {
+	struct xprt_view x[16];
+	struct mount_op m[32];
+	struct mount_total t[4];
+	struct view v;
+};
+
+static void add_xprt(struct fixture *f, __u32 id, const char *addr, const char *mnt)
+{
+	struct xprt_view *x = &f->x[f->v.nxprts++];
+
+	memset(x, 0, sizeof(*x));
+	x->key = 0x1000 + id;
+	x->id = id;
+	x->ident = IDENT_TCP;
+	x->limit = 16;
+	x->first_seen_ns = 1;
+	x->link.port = -1;
+	snprintf(x->addr, sizeof(x->addr), "%s", addr);
+	x->nmounts = 1;
+	x->mounts[0].mountpoint = mnt;
+	f->v.xprts = f->x;
+}
+
+static void add_op(struct fixture *f, const char *mnt, const char *name, __u64 count)
+{
+	struct mount_op *m = &f->m[f->v.nmops++];
+	size_t i;
+
+	memset(m, 0, sizeof(*m));
+	m->mountpoint = mnt;
+	snprintf(m->name, sizeof(m->name), "%s", name);
+	m->count = count;
+	m->hist[STAGE_EXECUTE][20] = count;
+	f->v.mops = f->m;
+	for (i = 0; i < f->v.nmounts && strcmp(f->t[i].mountpoint, mnt); i++)
+		;
+	if (i == f->v.nmounts) {
+		memset(&f->t[i], 0, sizeof(f->t[i]));
+		f->t[f->v.nmounts++].mountpoint = mnt;
+	}
+	f->v.mounts = f->t;
+}
+
+static char *render(const struct view *v, bool detail)
+{
+	struct prom_input in = { .cum = v, .iv = v, .now_wall = 1, .detail = detail,
+				 .version = "t", .kernel = "k" };
+	char *buf = NULL;
+	size_t len;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_int_equal(out_prom(f, &in), 0);
+	fclose(f);
+	return buf;
+}
+
+/* sample lines whose labels contain every one of @needles (and none of @not, if given) */
+static int count_series(const char *text, const char *needle, const char *not)
+{
+	int n = 0;
+
+	for (const char *l = text; *l;) {
+		const char *nl = strchr(l, '\n');
+		char *line = strndup(l, nl ? (size_t)(nl - l) : strlen(l));
+
+		if (line[0] != '#' && strstr(line, needle) && (!not || !strstr(line, not)))
+			n++;
+		free(line);
+		l = nl ? nl + 1 : l + strlen(l);
+	}
+	return n;
+}
+
+static void test_series_budget(void **state)
+{
+	static const char *const ops[] = { "READ", "WRITE", "COMMIT", "GETATTR", "LOOKUP", "ACCESS",
+					   "CREATE", "REMOVE", "SETATTR", "FSSTAT", "READDIRPLUS", "NULL" };
+	struct fixture *f = calloc(1, sizeof(*f));
+	char *s;
+
+	(void)state;
+	/* nconnect 8 to one server, two mounts, a dozen ops each */
+	for (__u32 i = 0; i < 8; i++)
+		add_xprt(f, i, "10.0.0.1", "/mnt/a");
+	for (size_t i = 0; i < 12; i++) {
+		add_op(f, "/mnt/a", ops[i], 10);
+		add_op(f, "/mnt/b", ops[i], 10);
+	}
+	s = render(&f->v, false);
+	for (__u32 i = 0; i < 8; i++) {
+		char want[64];
+
+		snprintf(want, sizeof(want), "xprt=\"%u\"", i);
+		print_message("transport %u: %d series\n", i, count_series(s, want, NULL));
+		assert_in_range(count_series(s, want, NULL), 40, 60);
+	}
+	print_message("mount: %d series\n", count_series(s, "mountpoint=\"/mnt/b\"", "xprt="));
+	assert_in_range(count_series(s, "mountpoint=\"/mnt/b\"", "xprt="), 30, 40);
+	/* the node's own: build, windows, drops */
+	assert_true(count_series(s, "", "mountpoint=") - 8 * count_series(s, "xprt=\"0\"", NULL) <= 30);
+	free(s);
+	/* --prom-detail: every op and stage gets its histogram */
+	s = render(&f->v, true);
+	assert_int_equal(count_series(s, "slotscope_op_seconds_count{mountpoint=\"/mnt/b\"", NULL), 12 * STAGES);
+	free(s);
+	free(f);
+}
+
+static __u64 sample(const char *text, const char *series)
+{
+	const char *p = strstr(text, series);
+
+	assert_non_null(p);
+	return strtoull(p + strlen(series), NULL, 10);
+}
+
+static void test_fixed_buckets(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	struct wait_view *w;
+	char *s, *empty;
+
+	(void)state;
+	add_xprt(f, 0, "10.0.0.1", "/mnt/a");
+	empty = render(&f->v, false);
+	w = &f->x[0].waits[WAIT_SLOT];
+	w->buckets[0] = 1;		/* 0 ns */
+	w->buckets[13] = 5;		/* [8.2, 16.4) us */
+	w->buckets[14] = 7;		/* [16.4, 32.8) us */
+	w->buckets[34] = 2;		/* [17.2, 34.4) s */
+	w->buckets[35] = 3;		/* >= 34.4 s: only +Inf */
+	w->count = 18;
+	w->sum_ns = 123456789;
+	s = render(&f->v, false);
+	/* the same buckets whatever the data: 16 and +Inf */
+	assert_int_equal(count_series(s, "slotscope_wait_seconds_bucket{", NULL), 17);
+	assert_int_equal(count_series(empty, "slotscope_wait_seconds_bucket{", NULL), 17);
+	assert_int_equal(sample(s, "kind=\"slot\",le=\"0.000016384\"} "), 6);
+	assert_int_equal(sample(s, "kind=\"slot\",le=\"0.000032768\"} "), 13);
+	assert_int_equal(sample(s, "kind=\"slot\",le=\"8.589934592\"} "), 13);
+	assert_int_equal(sample(s, "kind=\"slot\",le=\"34.359738368\"} "), 15);
+	assert_int_equal(sample(s, "kind=\"slot\",le=\"+Inf\"} "), 18);
+	assert_non_null(strstr(s, "slotscope_wait_seconds_sum{server=\"10.0.0.1\",proto=\"tcp\",xprt=\"0\",kind=\"slot\"} 0.123456789\n"));
+	assert_int_equal(sample(s, "slotscope_waits_total{server=\"10.0.0.1\",proto=\"tcp\",xprt=\"0\",kind=\"slot\"} "), 18);
+	free(s);
+	free(empty);
+	free(f);
+}
+
+/* the kernel gave a new transport to the same server the id of one destroyed this interval */
+static void test_id_reuse_one_series(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	char *s;
+
+	(void)state;
+	add_xprt(f, 3, "10.0.0.1", "/mnt/a");
+	add_xprt(f, 3, "10.0.0.1", "/mnt/a");
+	f->x[0].destroyed = true;
+	f->x[0].limit = 8;
+	f->x[1].key = f->x[0].key;	/* even the same address */
+	f->x[1].first_seen_ns = 99;
+	view_finish(&f->v);
+	assert_true(f->x[0].shadowed && !f->x[1].shadowed);
+	s = render(&f->v, false);
+	assert_int_equal(count_series(s, "slotscope_slot_limit{", NULL), 1);
+	assert_int_equal(sample(s, "slotscope_slot_limit{server=\"10.0.0.1\",proto=\"tcp\",xprt=\"3\"} "), 16);
+	/* no two sample lines share name and labels */
+	for (const char *l = s; *l;) {
+		const char *nl = strchr(l, '\n'), *sp = strrchr(l, ' ');
+		char *key = strndup(l, (size_t)(sp && sp < nl ? sp - l : nl - l));
+
+		if (key[0] != '#') {
+			char *again = strstr(nl, key);
+
+			assert_true(!again || again[strlen(key)] != ' ' || again[-1] != '\n');
+		}
+		free(key);
+		l = nl + 1;
+	}
+	free(s);
+	free(f->v.mops);
+	free(f->v.mounts);
+	free(f);
+}
+
+static void test_labels_stay_utf8(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	const char *mnt = "/mnt/\xff\"a\\b\nc d\xc3\xa9";
+	char *s;
+
+	(void)state;
+	add_xprt(f, 0, "10.0.0.1", mnt);
+	add_op(f, mnt, "WRITE", 1);
+	s = render(&f->v, false);
+	assert_non_null(strstr(s, "slotscope_written_bytes_total{mountpoint=\"/mnt/\\\\xFF\\\"a\\\\b\\nc d\xc3\xa9\"} 0\n"));
+	for (const unsigned char *p = (const unsigned char *)s; *p; p += utf8_seq_len(p))
+		assert_true(utf8_seq_len(p) > 0);
+	free(s);
+	free(f);
+}
+
+static void test_waiting_for_nfs(void **state)
+{
+	struct prom_input in = { .now_wall = 5, .version = "v", .kernel = "k" };
+	char *buf = NULL;
+	size_t len;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_int_equal(out_prom(f, &in), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "\nslotscope_tracing 0\n"));
+	assert_int_equal(count_series(buf, "slotscope_", "#"), 3);
+	free(buf);
+}
+
+static void test_ledger(void **state)
+{
+	struct fixture *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	struct ledger l = { 0 };
+
+	(void)state;
+	add_xprt(a, 0, "10.0.0.1", "/mnt/a");
+	add_xprt(a, 1, "10.0.0.2", "/mnt/b");
+	a->v.interval_s = 2;
+	a->x[0].verdict.cls = V_SLOT;
+	a->x[0].busy_ns = 1e9;
+	a->x[0].link.gbps = 8;		/* 1 GB/s for the one busy second */
+	a->x[1].verdict.cls = V_IDLE;
+	assert_int_equal(ledger_add(&l, &a->v), 0);
+	a->x[0].verdict.cls = V_SERVER;
+	assert_int_equal(ledger_add(&l, &a->v), 0);
+	/* the cumulative view: transport 1 is gone, transport 0's address now a new transport */
+	add_xprt(b, 0, "10.0.0.1", "/mnt/a");
+	add_xprt(b, 5, "10.0.0.1", "/mnt/a");
+	b->x[1].key = b->x[0].key;
+	b->x[1].first_seen_ns = 7;
+	ledger_apply(&l, &b->v);
+	assert_true(b->x[0].verdict_s[V_SLOT] == 2 && b->x[0].verdict_s[V_SERVER] == 2);
+	assert_true(b->x[0].link_busy_bytes == 2e9);
+	assert_true(b->x[1].verdict_s[V_SLOT] == 0 && b->x[1].link_busy_bytes == 0);
+	assert_int_equal(l.n, 1);
+	ledger_free(&l);
+	free(a);
+	free(b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_series_budget),
+		cmocka_unit_test(test_fixed_buckets),
+		cmocka_unit_test(test_id_reuse_one_series),
+		cmocka_unit_test(test_labels_stay_utf8),
+		cmocka_unit_test(test_waiting_for_nfs),
+		cmocka_unit_test(test_ledger),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,748 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The running trace: ticks, signals, the traced command, privileges, checkpoints, outputs. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <linux/capability.h>
+#include <bpf/libbpf.h>
+#include "audit.h"
+#include "ckpt.h"
+#include "engine.h"
+#include "log.h"
+#include "mounts.h"
+#include "output.h"
+#include "rdma.h"
+#include "session.h"
+#include "util.h"
+#include "verbs.h"
+#include "view.h"
+
+struct session {
+	struct session_opts o;
+	struct engine *e;
+	struct tunables tun;		/* from the audit: the knobs the verdicts name */
+	double startup_cpu_s;
+	struct verbs_rate *rates;
+	size_t nrates;
+	/* --mount: the server addresses (and protocols) whose transports are shown */
+	size_t nfilters;
+	struct { char addr[64], proto[8]; } filters[MAX_MOUNT_FILTERS];
+	/*
+	 * A mount may come or go at any time: the table is read once per tick, and every view of
+	 * that tick (interval, cumulative, checkpoint) points into it, so views are freed before
+	 * the next read.
+	 */
+	struct mount_table mounts_now;
+	int prom_err;			/* the textfile's last error, said once until it changes */
+	struct ledger ledger;		/* the textfile's sums over intervals */
+	char kernel[65];		/* uname release, for slotscope_build_info */
+	struct heat_column *heat;	/* one column per interval, for --svg */
+	size_t nheat, capheat;
+};
+
+/* a textfile and no command: left running on a node, where NFS comes and goes with the jobs */
+static bool exporter(const struct session *s)
+{
+	return s->o.prom_file && !s->o.command;
+}
+
+/* the only state outside the session: what a signal handler may touch */
+static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t child_exited;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static void on_child(int sig)
+{
+	(void)sig;
+	child_exited = 1;
+}
+
+static double clock_s(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Sleep until @deadline, waking early for a signal or the command's exit. */
+static void wait_until(double deadline)
+{
+	while (!stop_signal && !child_exited) {
+		double left = deadline - clock_s(CLOCK_MONOTONIC);
+		struct timespec ts;
+
+		if (left <= 0)
+			return;
+		if (left > 0.1)
+			left = 0.1;
+		ts.tv_sec = (time_t)left;
+		ts.tv_nsec = (long)((left - (double)ts.tv_sec) * 1e9);
+		nanosleep(&ts, NULL);
+	}
+}
+
+static bool shown(const struct session *s, const struct xprt_view *x)
+{
+	if (!s->nfilters)
+		return true;
+	for (size_t i = 0; i < s->nfilters; i++)
+		if (!strcmp(s->filters[i].addr, x->addr) && !strcmp(s->filters[i].proto, proto_name(x->ident)))
+			return true;
+	return false;
+}
+
+/* drop the transports --mount did not ask for, and their ops */
+static void filter_view(const struct session *s, struct view *v)
+{
+	size_t n = 0, m = 0;
+
+	for (size_t i = 0; i < v->nxprts; i++)
+		if (shown(s, &v->xprts[i]))
+			v->xprts[n++] = v->xprts[i];
+	v->nxprts = n;
+	for (size_t i = 0; i < v->nops; i++)
+		for (size_t j = 0; j < v->nxprts; j++)
+			if (v->ops[i].k.xprt == v->xprts[j].key) {
+				v->ops[m++] = v->ops[i];
+				break;
+			}
+	v->nops = m;
+	m = 0;
+	for (size_t i = 0; i < v->nsessions; i++)
+		for (size_t j = 0; j < v->nxprts; j++)
+			if (v->sessions[i].xprt == v->xprts[j].key) {
+				v->sessions[m++] = v->sessions[i];
+				break;
+			}
+	v->nsessions = m;
+}
+
+static void refresh_mounts(struct session *s)
+{
+	mounts_free(&s->mounts_now);
+	if (mounts_load(s->o.procfs_root, &s->mounts_now))
+		pr_debug("cannot read mountinfo: mount points left out\n");
+}
+
+/* A window (checkpoint) view is finished by its caller, after ckpt_fix_view(). */
+static int build(struct session *s, struct view *v, const struct snapshot *a, const struct snapshot *b,
+		 const struct link_sample *la, const struct link_sample *lb, bool final, bool window)
+{
+	int err;
+
+	err = view_build(v, a, b, &s->mounts_now, final);
+	if (!err && !s->o.no_rdma && la && lb)
+		err = view_add_links(v, la, lb, s->o.procfs_root);
+	if (err) {
+		view_free(v);
+		return err;
+	}
+	v->tun = s->tun;
+	v->wall = clock_s(CLOCK_REALTIME);
+	v->startup_cpu_s = s->startup_cpu_s;
+	filter_view(s, v);
+	v->window = window;
+	if (!window)
+		view_finish(v);
+	return 0;
+}
+
+static void links_init(struct session *s)
+{
+	const char *why = "";
+
+	if (s->o.no_rdma)
+		return;
+	/* libibverbs knows the real rate (and XDR); a fixture tree has no verbs to ask */
+	if (!strcmp(s->o.sysfs_root, "/") && verbs_rates(&s->rates, &s->nrates, &why))
+		pr_info("link rates from sysfs only: %s\n", why);
+}
+
+static int links_take(struct session *s, struct link_sample *ls)
+{
+	memset(ls, 0, sizeof(*ls));
+	if (s->o.no_rdma)
+		return 0;
+	return link_sample(s->o.sysfs_root, s->rates, s->nrates, ls);
+}
+
+/* mountinfo, read for the filters and the audit: a failure is said here, once */
+static int load_mounts(const struct session *s, struct mount_table *mt)
+{
+	int err = mounts_load(s->o.procfs_root, mt);
+
+	if (err)
+		pr_err("cannot read %s/proc/self/mountinfo: %s: is /proc mounted?\n",
+		       strcmp(s->o.procfs_root, "/") ? s->o.procfs_root : "", strerror(-err));
+	return err;
+}
+
+/* --mount paths become filters before anything is loaded: a typo costs no BPF load */
+static int check_filters(struct session *s)
+{
+	struct mount_table mt = { 0 };
+
+	if (!s->o.nmounts)
+		return EXIT_OK;
+	if (load_mounts(s, &mt))
+		return EXIT_RUNTIME;
+	for (size_t i = 0; i < s->o.nmounts; i++) {
+		const struct nfs_mount *m = mounts_by_path(&mt, s->o.mounts[i]);
+		char fstype[32];
+
+		if (!m) {
+			if (mounts_fstype(s->o.procfs_root, s->o.mounts[i], fstype, sizeof(fstype)) == 0)
+				pr_err("--mount %s: not an NFS mount (it is %s): give an NFS mount point\n",
+				       s->o.mounts[i], fstype);
+			else
+				pr_err("--mount %s: not a mount point: give an NFS mount point (see mount -t nfs,nfs4)\n",
+				       s->o.mounts[i]);
+			mounts_free(&mt);
+			return EXIT_USAGE;
+		}
+		if (!mount_option(m->opts, "addr", s->filters[s->nfilters].addr, sizeof(s->filters[0].addr)) ||
+		    !mount_option(m->opts, "proto", s->filters[s->nfilters].proto, sizeof(s->filters[0].proto))) {
+			pr_err("--mount %s: its options name no addr= or proto=\n", s->o.mounts[i]);
+			mounts_free(&mt);
+			return EXIT_USAGE;
+		}
+		s->nfilters++;
+	}
+	mounts_free(&mt);
+	return EXIT_OK;
+}
+
+/* Print the limits audit and note the knobs for the verdicts; no NFS at all ends here. */
+static int print_audit(struct session *s)
+{
+	struct mount_table mt = { 0 };
+	struct audit a;
+	int err;
+
+	if (load_mounts(s, &mt))
+		return EXIT_RUNTIME;
+	if (!mt.n && !s->o.command && !exporter(s)) {
+		pr_err("no NFS mounts: mount one first, or give the command that does after --\n");
+		mounts_free(&mt);
+		return EXIT_NOPERM;
+	}
+	err = audit_load(&a, s->o.sysfs_root, s->o.procfs_root, &mt);
+	if (err) {
+		pr_err("limits audit: %s\n", strerror(-err));
+		mounts_free(&mt);
+		return EXIT_RUNTIME;
+	}
+	s->tun.tcp_max_slots = a.tcp_max_slots;
+	s->tun.rdma_slots = a.rdma_slots;
+	s->tun.max_session_slots = a.max_session_slots;
+	if (s->o.json)
+		out_audit_json(stdout, &a);
+	else if (log_level > LOG_QUIET && log_level >= LOG_WARN)
+		audit_print(stdout, &a);
+	audit_free(&a);
+	mounts_free(&mt);
+	return EXIT_OK;
+}
+
+static pid_t start_command(char **argv)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		execvp(argv[0], argv);
+		fprintf(stderr, "slotscope: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	return pid;
+}
+
+static int open_engine(struct session *s)
+{
+	struct engine_opts eo = { .procfs_root = s->o.procfs_root, .sysfs_root = s->o.sysfs_root,
+				  .max_inflight = s->o.max_inflight,
+				  .force_fallback = s->o.force_fallback };
+	const char *why = "";
+	int err;
+
+	if (geteuid() != 0) {
+		pr_err("needs root (CAP_BPF, CAP_PERFMON): run it with sudo\n");
+		return EXIT_NOPERM;
+	}
+	err = engine_open(&s->e, &eo, &why);
+	if (err == -ENOENT && !strcmp(why, "sunrpc") && exporter(s))
+		return -ENOENT;
+	if (err == -ENOENT && !strcmp(why, "sunrpc")) {
+		pr_err("sunrpc is not loaded, so there is no NFS client to trace: mount an NFS share "
+		       "(or modprobe sunrpc) and run again\n");
+		return EXIT_NOPERM;
+	}
+	if (err) {
+		pr_err("%s\n", why);
+		return EXIT_NOPERM;
+	}
+	err = engine_attach(s->e, &why);
+	if (err) {
+		pr_err("%s\n", why);
+		engine_close(s->e);
+		s->e = NULL;
+		return EXIT_NOPERM;
+	}
+	if (log_level >= LOG_INFO) {
+		const struct hook_status *h;
+		size_t n = engine_hooks(s->e, &h);
+
+		for (size_t i = 0; i < n; i++)
+			pr_info("hook %-20s %s\n", h[i].name, hook_method_name(h[i].method));
+	}
+	return EXIT_OK;
+}
+
+/*
+ * The Prometheus file, from a cumulative and an interval view (NULL both while waiting for
+ * NFS): a failure is said once (until it changes), tracing goes on.
+ */
+static void write_prom(struct session *s, struct view *cum, const struct view *iv,
+		       const struct ckpt *ck)
+{
+	struct prom_input in = { .cum = cum, .iv = iv, .ck = ck, .now_wall = clock_s(CLOCK_REALTIME),
+				 .detail = s->o.prom_detail, .version = SLOTSCOPE_VERSION,
+				 .kernel = s->kernel };
+	int err;
+
+	if (!s->o.prom_file)
+		return;
+	if (cum)
+		ledger_apply(&s->ledger, cum);
+	err = prom_write(s->o.prom_file, &in);
+	if (err && err != s->prom_err)
+		pr_err("cannot write %s: %s: the last complete file stays; tracing goes on\n",
+		       s->o.prom_file, strerror(-err));
+	else if (!err && s->prom_err)
+		pr_warn("%s written again\n", s->o.prom_file);
+	s->prom_err = err;
+}
+
+/* one column of the heat map: the slot waits of the shown transports in an interval */
+static void add_heat(struct session *s, const struct view *v)
+{
+	struct heat_column *c;
+
+	if (!s->o.svg_file)
+		return;
+	if (GROW(s->heat, s->capheat, s->nheat + 1, 64))
+		return;
+	c = &s->heat[s->nheat++];
+	memset(c, 0, sizeof(*c));
+	c->wall = v->wall;
+	for (size_t i = 0; i < v->nxprts; i++)
+		for (int b = 0; b < LAT_BUCKETS; b++)
+			c->buckets[b] += v->xprts[i].waits[WAIT_SLOT].buckets[b];
+}
+
+static int write_file(const struct session *s, const char *path, const struct view *v, bool svg)
+{
+	/* never through a symlink: we may be root, the directory may not be ours */
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	int err = 0;
+
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
+		pr_err("cannot write %s: %s: check the directory exists and is writable\n", path,
+		       strerror(errno));
+		return -errno;
+	}
+	if (svg)
+		out_svg(f, v, s->heat, s->nheat);
+	else
+		out_folded(f, v);
+	if (ferror(f) || fclose(f)) {
+		err = -(errno ? errno : EIO);
+		pr_err("cannot write %s: %s\n", path, strerror(-err));
+	}
+	return err;
+}
+
+/*
+ * Once attached, nothing needs a capability: map fds stay usable, /proc and /sys are readable
+ * by anyone, links are detached by closing fds. Drop them all (and the user, if asked), so a
+ * bug in the parsers or renderers runs unprivileged.
+ */
+static int drop_privileges(const struct session *s)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
+	struct __user_cap_data_struct d[2] = { { 0 } };
+
+	if (s->o.user) {
+		const struct passwd *pw = getpwnam(s->o.user);
+
+		if (!pw || setgroups(0, NULL) || setgid(pw->pw_gid) || setuid(pw->pw_uid)) {
+			pr_err("cannot switch to user %s: %s\n", s->o.user, strerror(errno));
+			return -EPERM;
+		}
+	}
+	if (syscall(SYS_capset, &h, d)) {
+		pr_err("cannot drop capabilities: %s\n", strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+static void report_ckpt(struct session *s, struct ckpt *c)
+{
+	struct ckpt_view cv;
+	struct view v;
+
+	if (build(s, &v, &c->start, &c->last, &c->lstart, &c->llast, false, true))
+		return;
+	ckpt_fix_view(c, &v);
+	view_finish(&v);
+	ckpt_view(c, &v, &cv);
+	if (s->o.json)
+		out_ckpt_json(stdout, &v, &cv);
+	else if (log_level > LOG_QUIET)
+		out_ckpt_text(stdout, &v, &cv);
+	view_free(&v);
+}
+
+/* A snapshot and its link sample, taken together: one instant of the model's inputs. */
+struct sample {
+	struct snapshot snap;
+	struct link_sample links;
+};
+
+static int take(struct session *s, struct sample *x)
+{
+	int err = engine_snapshot(s->e, &x->snap);
+
+	return err ? err : links_take(s, &x->links);
+}
+
+static void sample_free(struct sample *x)
+{
+	snapshot_free(&x->snap);
+	link_sample_free(&x->links);
+	memset(x, 0, sizeof(*x));
+}
+
+/* The state of the trace loop: what is compared with what. */
+struct trace {
+	struct sample start, prev;
+	struct ckpt ck;
+	pid_t child;
+};
+
+/*
+ * Take the empty start, arm the programs, start the command, drop privileges. Errors are said
+ * here; *rc is set when the command must report its own status.
+ */
+static int trace_begin(struct session *s, struct trace *t, int *rc)
+{
+	int err;
+
+	ckpt_init(&t->ck, &s->o.ckpt);
+	t->child = -1;
+	links_init(s);
+	err = take(s, &t->start);
+	/* the start snapshot is empty: everything counted comes after it */
+	engine_arm(s->e);
+	s->startup_cpu_s = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+	if (!err)
+		err = snapshot_dup(&t->prev.snap, &t->start.snap);
+	if (!err)
+		err = link_sample_dup(&t->prev.links, &t->start.links);
+	if (err) {
+		pr_err("cannot read the BPF maps: %s\n", strerror(-err));
+		return err;
+	}
+	if (!s->o.no_rdma && !t->start.links.n)
+		pr_warn("%s: RDMA columns stay empty; TCP transports get their netdev\n",
+			t->start.links.why_empty);
+	if (s->o.command && stop_signal) {
+		/* stopped while loading: the job never ran, and says so as a shell would */
+		*rc = 128 + stop_signal;
+	} else if (s->o.command) {
+		/* the command is the user's job: it keeps root, capabilities come back at exec */
+		signal(SIGCHLD, on_child);
+		t->child = start_command(s->o.command);
+		if (t->child < 0) {
+			pr_err("cannot start %s: %s\n", s->o.command[0], strerror(errno));
+			return -errno;
+		}
+	}
+	return drop_privileges(s);
+}
+
+/* One interval: its view printed, the textfile rewritten, checkpoints stepped, the dead reaped. */
+static int trace_tick(struct session *s, struct trace *t)
+{
+	struct sample cur = { 0 };
+	enum ckpt_event ev;
+	size_t reaped;
+	struct view v;
+	int err;
+
+	err = take(s, &cur);
+	if (err) {
+		pr_err("cannot read the BPF maps or links: %s\n", strerror(-err));
+		sample_free(&cur);
+		return err;
+	}
+	refresh_mounts(s);
+	if (build(s, &v, &t->prev.snap, &cur.snap, &t->prev.links, &cur.links, false, false) == 0) {
+		struct view cv;
+
+		if (s->o.interval > 0 && s->o.json)
+			out_json(stdout, &v);
+		else if (s->o.interval > 0 && log_level > LOG_QUIET)
+			out_text(stdout, &v);
+		add_heat(s, &v);
+		ev = ckpt_step(&t->ck, &v, &t->prev.snap, &cur.snap, &t->prev.links, &cur.links, v.wall);
+		if (s->o.prom_file && ledger_add(&s->ledger, &v))
+			pr_debug("out of memory: an interval left out of the textfile's sums\n");
+		if (s->o.prom_file && build(s, &cv, &t->start.snap, &cur.snap, &t->start.links,
+					    &cur.links, true, false) == 0) {
+			write_prom(s, &cv, &v, &t->ck);
+			view_free(&cv);
+		}
+		if (ev == CKPT_ENDED)
+			report_ckpt(s, &t->ck);
+		view_free(&v);
+	}
+	/* transports seen destroyed were just reported, in this interval and the textfile */
+	if (engine_reap(s->e, &cur.snap, &reaped))
+		pr_debug("cannot reap destroyed transports: out of memory\n");
+	sample_free(&t->prev);
+	t->prev = cur;
+	return 0;
+}
+
+/* the job decides how long we trace; a signal to us is passed on */
+static void wait_child(struct trace *t, int *rc)
+{
+	int status = 0;
+
+	if (t->child <= 0)
+		return;
+	if (stop_signal && !child_exited)
+		kill(t->child, stop_signal);
+	while (waitpid(t->child, &status, 0) < 0 && errno == EINTR)
+		;
+	if (WIFEXITED(status))
+		*rc = WEXITSTATUS(status);
+	else if (WIFSIGNALED(status))
+		*rc = 128 + WTERMSIG(status);
+}
+
+/* The summary, whatever ended the trace: an open checkpoint ends with it; files written. */
+static int trace_end(struct session *s, struct trace *t)
+{
+	struct sample cur = { 0 };
+	struct view v;
+	int err;
+
+	err = take(s, &cur);
+	if (err) {
+		pr_err("cannot read the BPF maps for the summary: %s\n", strerror(-err));
+		sample_free(&cur);
+		return err;
+	}
+	refresh_mounts(s);
+	if (ckpt_finish(&t->ck, clock_s(CLOCK_REALTIME))) {
+		struct snapshot tmp = t->ck.last;
+		struct link_sample ltmp = t->ck.llast;
+
+		if (!snapshot_dup(&t->ck.last, &cur.snap) && !link_sample_dup(&t->ck.llast, &cur.links)) {
+			snapshot_free(&tmp);
+			link_sample_free(&ltmp);
+		} else {
+			t->ck.last = tmp;
+			t->ck.llast = ltmp;
+		}
+		report_ckpt(s, &t->ck);
+	}
+	if (build(s, &v, &t->start.snap, &cur.snap, &t->start.links, &cur.links, true, false) == 0) {
+		if (v.counters[CNT_RECURSION_MISSES]) {
+			char who[512];
+
+			engine_misses(s->e, who, sizeof(who));
+			pr_warn("the kernel skipped %llu runs of slotscope's programs, each fired while it "
+				"ran on that CPU (%s): counts may be short by as many events\n",
+				(unsigned long long)v.counters[CNT_RECURSION_MISSES], who);
+		}
+		if (s->o.json)
+			out_json(stdout, &v);
+		else if (log_level > LOG_QUIET)
+			out_text(stdout, &v);
+		write_prom(s, &v, &v, &t->ck);
+		if (s->o.folded_file && write_file(s, s->o.folded_file, &v, false))
+			err = -EIO;
+		if (s->o.svg_file && write_file(s, s->o.svg_file, &v, true))
+			err = -EIO;
+		view_free(&v);
+	}
+	sample_free(&cur);
+	return err;
+}
+
+static int trace(struct session *s, int *rc)
+{
+	/* checkpoints need intervals even when none are printed */
+	double tick = s->o.interval > 0 ? s->o.interval : 1, t0, next, end;
+	struct trace t = { 0 };
+	long intervals = 0;
+	int err;
+
+	err = trace_begin(s, &t, rc);
+	if (err)
+		goto out;
+	t0 = clock_s(CLOCK_MONOTONIC);
+	next = t0 + tick;
+	end = s->o.duration > 0 ? t0 + s->o.duration : 1e18;
+	for (;;) {
+		wait_until(next < end ? next : end);
+		if (stop_signal || child_exited || clock_s(CLOCK_MONOTONIC) >= end)
+			break;
+		if (trace_tick(s, &t))
+			break;
+		next += tick;
+		if (s->o.count && ++intervals >= s->o.count)
+			break;
+	}
+	wait_child(&t, rc);
+	err = trace_end(s, &t);
+out:
+	ckpt_free(&t.ck);
+	sample_free(&t.start);
+	sample_free(&t.prev);
+	return err;
+}
+
+/* an output file's directory must exist before a long trace, not at its end */
+static int check_outputs(const struct session *s)
+{
+	const char *paths[] = { s->o.prom_file, s->o.folded_file, s->o.svg_file };
+
+	for (size_t i = 0; i < 3; i++) {
+		char dir[4096];
+		const char *slash;
+
+		if (!paths[i])
+			continue;
+		slash = strrchr(paths[i], '/');
+		snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - paths[i]) + 1 : 1,
+			 slash ? paths[i] : ".");
+		if (access(dir, W_OK)) {
+			fprintf(stderr, "slotscope: cannot write into %s (for %s): %s: create it or pick "
+				"another path\n", dir, paths[i], strerror(errno));
+			return EXIT_USAGE;
+		}
+	}
+	return EXIT_OK;
+}
+
+
+int session_new(struct session **out, const struct session_opts *o)
+{
+	struct session *s = calloc(1, sizeof(*s));
+	struct utsname u;
+	int rc;
+
+	*out = NULL;
+	if (!s) {
+		pr_err("out of memory\n");
+		return EXIT_RUNTIME;
+	}
+	s->o = *o;
+	if (!uname(&u))
+		snprintf(s->kernel, sizeof(s->kernel), "%s", u.release);
+	rc = check_outputs(s);
+	if (!rc)
+		rc = check_filters(s);
+	if (rc) {
+		session_free(s);
+		return rc;
+	}
+	*out = s;
+	return EXIT_OK;
+}
+
+/*
+ * An exporter started before any NFS mount (sunrpc is loaded by the first one): the textfile
+ * says so (slotscope_tracing 0) until sunrpc appears, then tracing starts. Only a signal ends it.
+ */
+static int wait_for_sunrpc(struct session *s)
+{
+	double tick = s->o.interval > 0 ? s->o.interval : 1;
+	int rc;
+
+	pr_info("sunrpc is not loaded yet (no NFS mount): waiting for it\n");
+	for (;;) {
+		write_prom(s, NULL, NULL, NULL);
+		wait_until(clock_s(CLOCK_MONOTONIC) + tick);
+		if (stop_signal)
+			return EXIT_OK;
+		rc = open_engine(s);
+		if (rc != -ENOENT)
+			return rc;
+	}
+}
+
+int session_run(struct session *s)
+{
+	int rc;
+
+	libbpf_set_print(log_libbpf);
+	/*
+	 * Before the load: under emulation it takes seconds, and a signal then must still end in a
+	 * summary and exit 0, not kill us. The verifier returns -EAGAIN on a pending signal and
+	 * libbpf retries the load, so catching one here costs nothing.
+	 */
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGHUP, on_signal);
+	rc = open_engine(s);
+	if (rc == -ENOENT)
+		rc = wait_for_sunrpc(s);
+	/* a signal while waiting: no engine, nothing traced */
+	if (!rc && s->e)
+		rc = print_audit(s);
+	if (!rc && s->e && trace(s, &rc) && !rc)
+		rc = EXIT_RUNTIME;
+	/* a stopped exporter's numbers would live on in node_exporter as if current */
+	if (s->o.prom_file && !s->o.prom_keep && unlink(s->o.prom_file) && errno != ENOENT)
+		pr_warn("cannot remove %s: %s\n", s->o.prom_file, strerror(errno));
+	return rc;
+}
+
+void session_free(struct session *s)
+{
+	if (!s)
+		return;
+	/* detaches every program */
+	engine_close(s->e);
+	free(s->rates);
+	free(s->heat);
+	ledger_free(&s->ledger);
+	mounts_free(&s->mounts_now);
+	free(s);
+}

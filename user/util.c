@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "util.h"
+
+int root_path(char *buf, size_t len, const char *root, const char *fmt, ...)
+{
+	const char *pre = root && strcmp(root, "/") ? root : "";
+	size_t at = strlen(pre);
+	va_list ap;
+	int n;
+
+	if (at >= len)
+		return -ENAMETOOLONG;
+	memcpy(buf, pre, at);
+	va_start(ap, fmt);
+	n = vsnprintf(buf + at, len - at, fmt, ap);
+	va_end(ap);
+	return n >= 0 && (size_t)n < len - at ? 0 : -ENAMETOOLONG;
+}
+
+/*
+ * open/read/close rather than stdio: a tick reads dozens of these sysfs files, and stdio adds a
+ * buffer allocation and an fstat to each.
+ */
+int read_line(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	do
+		n = read(fd, buf, len - 1);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		err = -errno;
+	else if (n == 0)
+		err = -ENODATA;
+	else {
+		buf[n] = 0;
+		buf[strcspn(buf, "\n")] = 0;
+	}
+	close(fd);
+	return err;
+}
+
+int parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+
+	/* strtoull would take "-1" */
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	*v = strtoull(s, &end, 0);
+	if (errno || (*end && *end != ' '))
+		return -EINVAL;
+	return 0;
+}
+
+int read_u64(const char *path, uint64_t *v)
+{
+	char buf[64];
+	int err = read_line(path, buf, sizeof(buf));
+
+	return err ? err : parse_u64(buf, v);
+}
+
+int read_long(const char *path, long *v)
+{
+	char buf[64], *end;
+	int err = read_line(path, buf, sizeof(buf));
+
+	if (err)
+		return err;
+	errno = 0;
+	*v = strtol(buf, &end, 10);
+	if (errno || end == buf || (*end && *end != ' '))
+		return -EINVAL;
+	return 0;
+}
+
+int grow(void *pptr, size_t *cap, size_t need, size_t elsz, size_t first)
+{
+	void **p = pptr, *np;
+	size_t n = *cap ? *cap : first;
+
+	if (need <= *cap)
+		return 0;
+	/* past SIZE_MAX / 2 doubling would wrap: take @need itself, checked below */
+	while (n < need)
+		n = n && n <= SIZE_MAX / 2 ? 2 * n : need;
+	if (n > SIZE_MAX / elsz)
+		return -ENOMEM;
+	np = realloc(*p, n * elsz);
+	if (!np)
+		return -ENOMEM;
+	*p = np;
+	*cap = n;
+	return 0;
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What every reader shares: paths under a procfs or sysfs root (tests point the root at fixture
+ * trees), one-value files, and arrays that grow as entries are appended. 0 or -errno throughout;
+ * the caller reports.
+ */
+#ifndef SLOTSCOPE_UTIL_H
+#define SLOTSCOPE_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * ROOT followed by the formatted absolute path; ROOT NULL or "/" is the real root. A path that
+ * does not fit is -ENAMETOOLONG: a cut one would name some other file.
+ */
+int root_path(char *buf, size_t len, const char *root, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* the first line of a file (at most @len - 1 bytes), newline stripped; -ENODATA when empty */
+int read_line(const char *path, char *buf, size_t len);
+/* a file's first field as a number; -EINVAL when it is not one ("N/A (no PMA)") */
+int read_u64(const char *path, uint64_t *v);
+int read_long(const char *path, long *v);
+/* decimal or 0x hex, followed by nothing or a space; -EINVAL otherwise (a sign, say) */
+int parse_u64(const char *s, uint64_t *v);
+
+/*
+ * Make room for @need elements of @elsz bytes in *@pptr, doubling *@cap from @first (> 0).
+ * -ENOMEM, with *@pptr and *@cap untouched, when that fails or would overflow.
+ */
+int grow(void *pptr, size_t *cap, size_t need, size_t elsz, size_t first);
+#define GROW(arr, cap, need, first) grow(&(arr), &(cap), (need), sizeof(*(arr)), (first))
+
+#endif
