@@ -74,6 +74,24 @@ $(O)/slotscope: $(O)/user/main.o $(LIB_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
+# the textfile writer's size and CPU for 1, 16 and 64 transports (host only, seconds)
+$(O)/tests/prombench: $(O)/bench/prombench.o $(LIB_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
+.PHONY: bench-prom
+bench-prom: $(O)/tests/prombench
+	$(Q){ echo "# The textfile: size, series and writer CPU"; echo; \
+	  echo "Reproduce: \`make bench-prom\` ($$(date -u +%F), $$(nproc) CPUs, $$(uname -r)). prom_write() of a"; \
+	  echo "cumulative view with N RDMA transports, two mounts with a dozen ops each, every bucket"; \
+	  echo "filled: render, fsync and rename into the build directory, mean of 200 writes (process CPU)."; echo; \
+	  $(O)/tests/prombench $(O); } > bench/PROM.md
+	$(Q)cat bench/PROM.md
+
+# the simulated fleet's textfiles, written by slotscope's own writer (tests/host/test_fleet.sh)
+$(O)/tests/fleetgen: $(O)/tests/fleet/fleetgen.o $(LIB_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -lm -o $@
+
 $(O)/tests/unit/%: $(O)/tests/unit/%.o $(LIB_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -lcmocka -o $@
@@ -177,7 +195,7 @@ vm-test: all vm-image
 	$(Q)tests/run-tests.sh $(VM_TESTS)
 
 .PHONY: unit-test-bins
-unit-test-bins: $(UNIT_BINS) $(O)/slotscope
+unit-test-bins: $(UNIT_BINS) $(O)/slotscope $(O)/tests/fleetgen
 
 # one VM (TCP behind a slow server, RDMA credits), then two VMs joined by a wire (RDMA link)
 demo: all vm-image

@@ -1,5 +1,5 @@
 #!/bin/bash
-# fetch-tools.sh OUTDIR: promtool and node_exporter from Debian's packages, unpacked (not
+# fetch-tools.sh OUTDIR: prometheus, promtool and node_exporter from Debian's packages, unpacked (not
 # installed: no service starts) into OUTDIR, for the exporter tests.
 set -euo pipefail
 out=${1:?usage: fetch-tools.sh OUTDIR}
@@ -12,5 +12,6 @@ done
 rm -rf ../x
 for d in prometheus_*.deb prometheus-node-exporter_*.deb; do dpkg -x "$d" ../x; done
 cp ../x/usr/bin/promtool ../promtool
+cp ../x/usr/bin/prometheus ../prometheus
 cp ../x/usr/bin/prometheus-node-exporter ../node_exporter
 rm -rf ../x

@@ -7,8 +7,21 @@ nfsd_start >/dev/null || exit 1
 # the node's long-lived mount
 mount_tcp /mnt/keep 3 >/dev/null || exit 1
 echo x >/mnt/keep/f && sync
-slotscope --json 0.5 -d 1200 --prom-file /out/churn.prom >/tmp/ch.json 2>/tmp/ch.err &
+mkdir -p /tmp/tf
+slotscope --json 0.5 -d 1200 --prom-file /tmp/tf/churn.prom >/tmp/ch.json 2>/tmp/ch.err &
 ss=$!
+# node_exporter (Debian's, from the host's build/tools) serves the textfile; every cycle scrapes it
+ne=/src/build/tools/node_exporter
+[ -x $ne ] || { echo "FAIL no $ne: make tools"; exit 1; }
+$ne --web.listen-address=127.0.0.1:9100 --collector.disable-defaults --collector.textfile \
+	--collector.textfile.directory=/tmp/tf >/tmp/ne.log 2>&1 &
+nep=$!
+scrape_bad=0 scrapes=0
+scrape() {
+	scrapes=$((scrapes + 1))
+	wget -qO- http://127.0.0.1:9100/metrics 2>/dev/null | grep -q '^node_textfile_scrape_error 0' ||
+		{ scrape_bad=$((scrape_bad + 1)); wget -qO- http://127.0.0.1:9100/metrics 2>&1 | grep -i textfile | head -3; }
+}
 i=0
 until grep -q '"type":"interval"' /tmp/ch.json 2>/dev/null || [ $i -ge 240 ]; do sleep 0.5; i=$((i + 1)); done
 entries() { bpftool -j map dump name "$1" 2>/dev/null | jq length; }
@@ -16,12 +29,13 @@ entries() { bpftool -j map dump name "$1" 2>/dev/null | jq length; }
 state() { echo y >>/mnt/keep/f && sync; echo "$(entries xprts) $(entries ops) $(entries clients) $(entries sessions) $(awk '/^VmRSS/ { print $2 }' /proc/$ss/status)"; }
 last_transports() { tail -n 1 /tmp/ch.json | jq '.transports | length'; }
 # the textfile: its series, and any label set written twice (node_exporter would reject the file)
-series() { grep -vc '^#' /out/churn.prom; }
-dups() { grep -v '^#' /out/churn.prom | sed 's/ [^ ]*$//' | sort | uniq -d | wc -l; }
+series() { grep -vc '^#' /tmp/tf/churn.prom; }
+dups() { grep -v '^#' /tmp/tf/churn.prom | sed 's/ [^ ]*$//' | sort | uniq -d | wc -l; }
 cycle() {
 	mount_tcp /mnt/c "$1" >/dev/null || return 1
 	echo "$2" >/mnt/c/f && sync
 	umount /mnt/c
+	scrape
 }
 # the one-mount level: after a few cycles of each, once the allocator has reached its working
 # size (its first growth, seen at about 800 KiB, comes once and not again)
@@ -80,10 +94,11 @@ sync
 check_eq "textfile: no label set twice after the remount" "$(dups)" 0
 sleep 2
 check_eq "textfile: no label set twice a second later" "$(dups)" 0
+scrape
 kill -INT $ss
 wait $ss
 check_eq "exit status" $? 0
-check_eq "textfile removed at a clean stop" "$(ls /out/churn.prom 2>/dev/null | wc -l)" 0
+check_eq "textfile removed at a clean stop" "$(ls /tmp/tf/churn.prom 2>/dev/null | wc -l)" 0
 sum=$(tail -n 1 /tmp/ch.json)
 x=$(echo "$sum" | jq -c --arg s $srv '[.transports[] | select(.server == $s and .port == "2049")]')
 echo "note first transport id $id1, now: $(echo "$x" | jq -c '[.[] | {id, destroyed, acquires, sends}]')"
@@ -91,5 +106,37 @@ check_eq "one live transport to the remounted server in the summary" "$(echo "$x
 check_eq "its sends are its own (= the second mount's mountstats sends)" "$(echo "$x" | jq '.[0].sends')" \
 	"$(mountstats_xprt /mnt/r sends)"
 check_eq "no map drops" "$(echo "$sum" | jq '.counters.xprts_full + .counters.ops_full + .counters.clients_full + .counters.sessions_full')" 0
+# killed with -9 (no cleanup), then restarted on the same textfile: the file is whole at every
+# scrape, and the new process's series come back to the one-mount level with no duplicate
+slotscope -q 0.5 --prom-file /tmp/tf/churn.prom 2>/tmp/ch2.err &
+ss=$!
+i=0
+until [ -f /tmp/tf/churn.prom ] || [ $i -ge 240 ]; do sleep 0.5; i=$((i + 1)); done
+sleep 2
+scrape
+t_kill=$(awk '/^slotscope_last_update_timestamp_seconds/ { print int($2) }' /tmp/tf/churn.prom)
+kill -9 $ss
+wait $ss 2>/dev/null
+scrape
+slotscope -q 0.5 --prom-file /tmp/tf/churn.prom 2>/tmp/ch3.err &
+ss=$!
+# the restarted one's file: written after the killed one's last
+stamp() { awk '/^slotscope_last_update_timestamp_seconds/ { print int($2) }' /tmp/tf/churn.prom; }
+i=0
+until [ "$(stamp)" -gt $((t_kill + 1)) ] 2>/dev/null || [ $i -ge 240 ]; do sleep 0.5; i=$((i + 1)); done
+echo y >>/mnt/keep/f && sync
+sleep 2
+scrape
+p2=$(series)
+echo "note after kill -9 and restart: textfile series $p2"
+check_le "textfile series after a restart: the one-mount level" "$p2" "$p0"
+check_eq "textfile: no label set twice after a restart" "$(dups)" 0
+kill -INT $ss
+wait $ss
+check_eq "restarted exporter: exit status" $? 0
+scrape
+echo "note $scrapes scrapes of node_exporter"
+check_eq "node_exporter: no textfile scrape error at any scrape" "$scrape_bad" 0
+kill $nep
 umount /mnt/r
 exit $CHECK_FAILED

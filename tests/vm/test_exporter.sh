@@ -22,11 +22,12 @@ mount_rdma /mnt/r 3 || exit 1
 	fi
   done
   echo "$n $partial" >/tmp/reader ) &
+reader=$!
 slotscope -q 0.3 --prom-file /out/metrics.prom --prom-detail --prom-keep --folded /out/stacks.folded --svg /out/flame.svg \
 	-- sh -c ". /src/tools/vm/lib.sh; writers /mnt/t 32 2 & writers /mnt/r 32 2; wait"
 check_eq "slotscope exit status" $? 0
 touch /tmp/stop
-wait
+wait $reader
 read -r reads partial </tmp/reader
 check_gt "reads of the textfile while it was rewritten" "$reads" 10
 check_eq "partial files seen" "$partial" 0
