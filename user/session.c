@@ -50,6 +50,33 @@ struct session {
 	size_t nheat, capheat;
 };
 
+/*
+ * What loading and attaching needs, whatever the uid: CAP_BPF for maps and programs, CAP_PERFMON
+ * for tracing programs, kprobes and reading kernel memory (5.8: a17b53c4a4b5, 980737282232;
+ * CAP_SYS_ADMIN stands in for either). 1 and *name when one is missing.
+ */
+static int missing_cap(const char **name)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
+	struct __user_cap_data_struct d[2] = { { 0 } };
+	static const struct { int cap; const char *name; } need[] = {
+		{ 39 /* CAP_BPF */, "CAP_BPF" }, { 38 /* CAP_PERFMON */, "CAP_PERFMON" },
+	};
+
+	if (syscall(SYS_capget, &h, d))
+		return 0;	/* cannot tell: let the load say */
+	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
+		int c = need[i].cap;
+
+		if (!(d[c / 32].effective & (1u << (c % 32))) &&
+		    !(d[CAP_SYS_ADMIN / 32].effective & (1u << (CAP_SYS_ADMIN % 32)))) {
+			*name = need[i].name;
+			return 1;
+		}
+	}
+	return 0;
+}
+
 /* a textfile and no command: left running on a node, where NFS comes and goes with the jobs */
 static bool exporter(const struct session *s)
 {
@@ -282,8 +309,9 @@ static int open_engine(struct session *s)
 	const char *why = "";
 	int err;
 
-	if (geteuid() != 0) {
-		pr_err("needs root (CAP_BPF, CAP_PERFMON): run it with sudo\n");
+	if (missing_cap(&why)) {
+		pr_err("missing %s: run it as root, or give it CAP_BPF and CAP_PERFMON (see the "
+		       "systemd unit in tools/systemd)\n", why);
 		return EXIT_NOPERM;
 	}
 	err = engine_open(&s->e, &eo, &why);

@@ -75,7 +75,7 @@ static void test_not_root(void **state)
 	if (geteuid() != 0)
 		skip();
 	assert_int_equal(run(65534, err, sizeof(err), "-d", "1"), 77);
-	assert_non_null(strstr(err, "needs root"));
+	assert_non_null(strstr(err, "missing CAP_BPF: "));
 	assert_int_equal(lines(err), 1);
 }
 
