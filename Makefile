@@ -12,7 +12,13 @@ WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototy
 CPPFLAGS += -I$(O) -Ibpf -Iuser -DSLOTSCOPE_BIN='"$(abspath $(O))/slotscope"' -DFIXTURES='"$(CURDIR)/tests/fixtures"' -MMD -MP -D_GNU_SOURCE -DSLOTSCOPE_VERSION='"$(VERSION)"'
 # libbpf, libelf and zlib are linked in statically so the binary runs on any host (and in the VM)
 # whatever libbpf it has; libc stays dynamic.
+# STATIC_LIBS=0 (the Debian package) links Debian's shared libraries instead.
+STATIC_LIBS ?= 1
+ifeq ($(STATIC_LIBS),1)
 LDLIBS   += -Wl,-Bstatic -lbpf -lelf -lz -Wl,-Bdynamic -lm
+else
+LDLIBS   += -lbpf -lelf -lz -lm
+endif
 # active_speed_ex (XDR) exists only in newer rdma-core headers
 HAVE_SPEED_EX := $(shell printf '\043include <infiniband/verbs.h>\nint x = sizeof(((struct ibv_port_attr *)0)->active_speed_ex);\n' | \
 	$(CC) -x c -c -o /dev/null - 2>/dev/null && echo -DHAVE_ACTIVE_SPEED_EX)
@@ -30,10 +36,20 @@ CORE_TESTS := $(wildcard tests/vm/test_core.sh)
 CORE_KERNELS := 6.12 7
 HOST_TESTS := $(sort $(wildcard tests/host/test_*.sh))
 
-# Debian packages needed to build and test; `make deps` installs what is missing.
-DEB_DEPS := make gcc libc6-dev clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libibverbs-dev \
-	libcmocka-dev pkg-config qemu-system-x86 qemu-system-data cpio xz-utils gawk python3 \
-	libxml2-utils libclang-rt-14-dev chromium
+# Debian packages: what building needs (`make` names the missing ones, `make deps` installs them),
+# and what testing adds (`make deps-test`; `make test` and `make demo` install them first).
+BUILD_DEBS := make gcc libc6-dev clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libibverbs-dev \
+	pkg-config
+TEST_DEBS := libcmocka-dev qemu-system-x86 qemu-system-data cpio xz-utils gawk python3 \
+	libxml2-utils libclang-rt-14-dev chromium systemd dpkg-dev debhelper lintian fakeroot
+
+# install: PREFIX and DESTDIR as usual; the unit and the defaults where Debian keeps them
+PREFIX     ?= /usr
+SBINDIR    ?= $(PREFIX)/sbin
+MANDIR     ?= $(PREFIX)/share/man
+DATADIR    ?= $(PREFIX)/share/slotscope
+UNITDIR    ?= /lib/systemd/system
+SYSCONFDIR ?= /etc
 
 ifeq ($(V),1)
 Q =
@@ -43,19 +59,33 @@ Q = @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-.PHONY: all deps vm-image test test-kernels unit-test vm-test demo vmlinux clean distclean
+.PHONY: all deps deps-test check-deps vm-image test test-run test-kernels unit-test vm-test demo \
+	demo-run vmlinux clean distclean install uninstall deb
 all: $(O)/slotscope
 
-deps:
-	@missing=$$(for p in $(DEB_DEPS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
-		grep -q '^install ok installed' || echo $$p; done); \
+# the Debian packages of $(1) that are not installed
+missing_debs = $$(command -v dpkg-query >/dev/null && for p in $(1); do \
+	dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done)
+define apt_install
+	@missing="$(call missing_debs,$(1))"; \
 	if [ -n "$$missing" ]; then \
 		echo "  DEPS     apt-get install" $$missing; \
 		apt-get update -q >/dev/null && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing >/dev/null; \
 	fi
+endef
+deps:
+	$(call apt_install,$(BUILD_DEBS))
+deps-test:
+	$(call apt_install,$(BUILD_DEBS) $(TEST_DEBS))
+# a build names what is missing and installs nothing
+check-deps:
+	@missing="$(call missing_debs,$(BUILD_DEBS))"; \
+	if [ -n "$$missing" ]; then \
+		echo "slotscope: missing Debian packages to build:" $$missing": run 'make deps'" \
+			"(or apt-get install" $$missing")" >&2; exit 1; fi
 
-$(O)/bpf/%.bpf.o: bpf/%.bpf.c vmlinux.h | deps
+$(O)/bpf/%.bpf.o: bpf/%.bpf.c vmlinux.h | check-deps
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D) && $(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
@@ -66,7 +96,7 @@ $(O)/%.skel.h: $(O)/bpf/%.bpf.o
 # skeletons must exist before the first compile of anything that includes them
 $(LIB_OBJS) $(O)/user/main.o: | $(SKELS)
 
-$(O)/%.o: %.c | deps
+$(O)/%.o: %.c | check-deps
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D) && $(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -c $< -o $@
 
@@ -96,7 +126,7 @@ $(O)/tests/unit/%: $(O)/tests/unit/%.o $(LIB_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -lcmocka -o $@
 
-$(O)/btfmerge: tools/btfmerge.c | deps
+$(O)/btfmerge: tools/btfmerge.c | check-deps
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D) && $(CC) $(WARN) $(CFLAGS) $< -Wl,-Bstatic -lbpf -lelf -lz -Wl,-Bdynamic -o $@
 
@@ -107,9 +137,9 @@ vm_img = $(if $(filter-out default,$(1)),$(O)/vm/k/$(1),$(O)/vm)
 VM_IMG := $(call vm_img,$(KERNEL))
 VM_IMAGE_DEPS := tools/vm/build-image tools/vm/packages.txt tools/vm/init
 vm-image: $(VM_IMG)/initrd.cpio
-$(O)/vm/initrd.cpio: $(VM_IMAGE_DEPS) | deps
+$(O)/vm/initrd.cpio: $(VM_IMAGE_DEPS) | deps-test
 	$(Q)tools/vm/build-image $(O)/vm ''
-$(O)/vm/k/%/initrd.cpio: $(VM_IMAGE_DEPS) | deps
+$(O)/vm/k/%/initrd.cpio: $(VM_IMAGE_DEPS) | deps-test
 	$(Q)tools/vm/build-image $(O)/vm '$*'
 # SCRIPT@KERNEL[@VAR=VAL] runs of tests/run-tests.sh; CORE_RUNS: the core tests on each
 # CORE_KERNELS and once on the default kernel with the fallback attach
@@ -126,7 +156,10 @@ SAN_BINS := $(patsubst $(O)/%,$(O)/san/%,$(UNIT_BINS))
 # The one test command: the unit tests plain and under sanitizers, a short run of every fuzzer,
 # the host tests, then every VM test, then the core VM tests on 6.12 and 7 and with the fallback
 # attach, and the refusal on 5.10; one closing line over all of them.
-test: unit-test-bins all vm-image tools $(CORE_IMAGES)
+test:
+	$(Q)$(MAKE) --no-print-directory deps-test
+	$(Q)$(MAKE) --no-print-directory test-run
+test-run: unit-test-bins all vm-image tools deb $(CORE_IMAGES)
 	$(Q)$(MAKE) --no-print-directory O=$(O)/san unit-test-bins $(SAN_FLAGS)
 	$(Q)$(MAKE) --no-print-directory fuzz
 	$(Q)tests/run-tests.sh $(UNIT_BINS) $(SAN_BINS) $(HOST_TESTS) $(VM_TESTS) $(CORE_RUNS) $(OLD_RUNS)
@@ -152,7 +185,7 @@ fuzz: $(FUZZERS)
 		$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 $(O)/fuzz/corpus-$$n tests/fuzz/corpus/$$n \
 			>$(O)/fuzz/$$n.log 2>&1 || { tail -30 $(O)/fuzz/$$n.log; exit 1; }; \
 		grep -E 'stat::number_of_executed_units' $(O)/fuzz/$$n.log; done
-$(O)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_SRCS) $(SKELS) | deps
+$(O)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_SRCS) $(SKELS) | deps-test
 	$(call msg,FUZZER,$@)
 	$(Q)mkdir -p $(@D) && $(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined $(CPPFLAGS) \
 		$< $(FUZZ_SRCS) -Wl,-Bstatic -lbpf -lelf -lz -Wl,-Bdynamic -lm -o $@
@@ -185,7 +218,7 @@ bench-report:
 # promtool and node_exporter, unpacked from Debian's packages
 .PHONY: tools
 tools: $(O)/tools/promtool
-$(O)/tools/promtool: tools/fetch-tools.sh | deps
+$(O)/tools/promtool: tools/fetch-tools.sh | deps-test
 	$(Q)tools/fetch-tools.sh $(O)/tools
 
 unit-test: unit-test-bins
@@ -198,12 +231,44 @@ vm-test: all vm-image
 unit-test-bins: $(UNIT_BINS) $(O)/slotscope $(O)/tests/fleetgen
 
 # one VM (TCP behind a slow server, RDMA credits), then two VMs joined by a wire (RDMA link)
-demo: all vm-image
+demo:
+	$(Q)$(MAKE) --no-print-directory deps-test
+	$(Q)$(MAKE) --no-print-directory demo-run
+demo-run: all vm-image
 	$(Q)SLOTSCOPE_NO_MAKE=1 O=$(O) tools/vm/run tools/vm/demo.sh
 	$(Q)SLOTSCOPE_NO_MAKE=1 O=$(O) VM_SERVER=tests/vm/server_rdma.sh tools/vm/run tools/vm/demo-rdma.sh
 
 vmlinux: $(O)/btfmerge
 	tools/gen-vmlinux.sh $(KERNEL_PKG) > vmlinux.h.tmp && mv vmlinux.h.tmp vmlinux.h
+
+install: all
+	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)install -D -m 0755 $(O)/slotscope $(DESTDIR)$(SBINDIR)/slotscope
+	$(Q)install -D -m 0644 slotscope.8 $(DESTDIR)$(MANDIR)/man8/slotscope.8
+	$(Q)install -d $(DESTDIR)$(UNITDIR)
+	$(Q)sed 's|/usr/sbin/slotscope|$(SBINDIR)/slotscope|' tools/systemd/slotscope.service \
+		> $(DESTDIR)$(UNITDIR)/slotscope.service
+	$(Q)install -D -m 0644 tools/systemd/slotscope.default $(DESTDIR)$(SYSCONFDIR)/default/slotscope
+	$(Q)install -D -m 0644 tools/prometheus/slotscope.rules.yml \
+		$(DESTDIR)$(DATADIR)/prometheus/slotscope.rules.yml
+	$(Q)install -D -m 0644 tools/grafana/slotscope.json $(DESTDIR)$(DATADIR)/grafana/slotscope.json
+
+uninstall:
+	$(Q)rm -f $(DESTDIR)$(SBINDIR)/slotscope $(DESTDIR)$(MANDIR)/man8/slotscope.8 \
+		$(DESTDIR)$(UNITDIR)/slotscope.service $(DESTDIR)$(SYSCONFDIR)/default/slotscope \
+		$(DESTDIR)$(DATADIR)/prometheus/slotscope.rules.yml $(DESTDIR)$(DATADIR)/grafana/slotscope.json
+	$(Q)rmdir $(DESTDIR)$(DATADIR)/prometheus $(DESTDIR)$(DATADIR)/grafana $(DESTDIR)$(DATADIR) 2>/dev/null || true
+
+# The Debian package, built from a copy of the tree (dpkg-buildpackage writes beside it):
+# $(O)/deb/slotscope_*.deb, its lintian report, and its files unpacked in $(O)/deb/root.
+deb: | deps-test
+	$(call msg,DEB,$(O)/deb)
+	$(Q)rm -rf $(O)/deb && mkdir -p $(O)/deb/src
+	$(Q)tar -c --exclude=./build --exclude=./.git --exclude='./$(O)' . | tar -x -C $(O)/deb/src
+	$(Q)cd $(O)/deb/src && dpkg-buildpackage -b -us -uc >../build.log 2>&1 || { tail -30 ../build.log; exit 1; }
+	$(Q)lintian $(O)/deb/slotscope_*.deb > $(O)/deb/lintian.txt 2>&1; \
+		if grep -q '^E:' $(O)/deb/lintian.txt; then cat $(O)/deb/lintian.txt; exit 1; fi
+	$(Q)dpkg-deb -x $(O)/deb/slotscope_*.deb $(O)/deb/root
 
 clean:
 	$(call msg,CLEAN,$(O))

@@ -1,0 +1,48 @@
+# The Debian package's binary (make deb unpacks it in build/deb/root), run as nobody holding
+# exactly the capabilities of the package's systemd unit, as ambient capabilities (capsh), traces
+# a checkpoint write exactly as root does: WRITE ops and bytes equal mountstats' deltas for both.
+# With either capability missing it refuses: exit 77 and one line naming the capability.
+root=/src/build/deb/root
+bin=$root/usr/sbin/slotscope
+[ -x $bin ] || { echo "FAIL no $bin: make deb"; exit 1; }
+nfsd_start >/dev/null || exit 1
+mount_tcp /mnt/t 3 16 || exit 1
+unit=$root/lib/systemd/system/slotscope.service
+# the unit's capability set, as capsh spells it: CAP_BPF CAP_PERFMON -> cap_bpf,cap_perfmon
+caps=$(sed -n 's/^AmbientCapabilities=//p' $unit | tr 'A-Z ' 'a-z,')
+check_eq "the unit's capabilities" "$caps" "cap_bpf,cap_perfmon"
+as_nobody() {	# CAPS CMD: CMD run by sh as nobody with CAPS ambient (and nothing else)
+	capsh --caps="$1,cap_setpcap,cap_setuid,cap_setgid+eip" --keep=1 --user=nobody \
+		--addamb="$1" --shell=/bin/sh -- -c "$2"
+}
+trace() {	# WHO OUT: trace a write of 16 x 2 MiB; mountstats' deltas beside it
+	: >"$2"
+	if [ "$1" = root ]; then
+		( $bin --json 0.5 -d 12 >"$2" 2>"$2.err" ) &
+	else
+		( as_nobody "$caps" "$bin --json 0.5 -d 12 >$2 2>$2.err" ) &
+	fi
+	i=0
+	until grep -q '"interval"' "$2" 2>/dev/null || [ $i -ge 300 ]; do sleep 0.2; i=$((i + 1)); done
+	o0=$(mountstats_op /mnt/t WRITE ops) b0=$(mountstats_op /mnt/t WRITE bytes_sent)
+	writers /mnt/t 16 2
+	sync
+	o1=$(mountstats_op /mnt/t WRITE ops) b1=$(mountstats_op /mnt/t WRITE bytes_sent)
+	wait
+}
+trace nobody /tmp/n.json
+check_eq "nobody + unit caps: summary" "$(grep -c '"summary"' /tmp/n.json)" 1
+check_eq "nobody + unit caps: stderr" "$(cat /tmp/n.json.err)" ""
+check_eq "nobody + unit caps: WRITE ops = mountstats delta" "$(ss_op /tmp/n.json /mnt/t WRITE .count)" $((o1 - o0))
+check_eq "nobody + unit caps: WRITE bytes = mountstats delta" "$(ss_op /tmp/n.json /mnt/t WRITE .bytes_sent)" $((b1 - b0))
+trace root /tmp/r.json
+check_eq "root: WRITE ops = mountstats delta" "$(ss_op /tmp/r.json /mnt/t WRITE .count)" $((o1 - o0))
+check_eq "root: WRITE bytes = mountstats delta" "$(ss_op /tmp/r.json /mnt/t WRITE .bytes_sent)" $((b1 - b0))
+for c in bpf perfmon; do
+	other=$( [ $c = bpf ] && echo cap_perfmon || echo cap_bpf )
+	as_nobody "$other" "$bin -q -d 1 2>/tmp/miss.err"
+	check_eq "without cap_$c: exit status" $? 77
+	check_eq "without cap_$c: one line" "$(wc -l </tmp/miss.err)" 1
+	check_eq "without cap_$c: names it" "$(grep -c "missing CAP_$(echo $c | tr a-z A-Z):" /tmp/miss.err)" 1
+done
+exit $CHECK_FAILED
