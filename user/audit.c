@@ -150,11 +150,11 @@ int mountstats_ports_parse(FILE *f, const char *mnt, unsigned int *ports, int ma
 	return n;
 }
 
-/* source ports of the xprt: lines of one mount in ROOT/proc/self/mountstats; count or -errno */
+/* source ports of the xprt: lines of one mount in ROOT/proc/PID/mountstats; count or -errno */
 static int mountstats_ports(const char *procfs_root, const char *mnt, unsigned int *ports, int max)
 {
 	char path[512];
-	int n = root_path(path, sizeof(path), procfs_root, "/proc/self/mountstats");
+	int n = mounts_file(path, sizeof(path), procfs_root, "mountstats");
 	FILE *f;
 
 	if (n)

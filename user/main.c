@@ -37,7 +37,8 @@ static const char doc[] =
 static const char args_doc[] = "[INTERVAL [COUNT]]";
 
 enum { OPT_PROCFS = 1000, OPT_SYSFS, OPT_NO_RDMA, OPT_CKPT_MBPS, OPT_CKPT_QUIET, OPT_PROM,
-       OPT_FOLDED, OPT_SVG, OPT_USER, OPT_MAX_INFLIGHT, OPT_PROM_DETAIL, OPT_PROM_KEEP };
+       OPT_FOLDED, OPT_SVG, OPT_USER, OPT_MAX_INFLIGHT, OPT_PROM_DETAIL, OPT_PROM_KEEP,
+       OPT_MOUNTS_OF };
 
 static const struct argp_option options[] = {
 	{ "duration", 'd', "SECONDS", 0, "Trace for SECONDS, then print the summary", 0 },
@@ -61,7 +62,10 @@ static const struct argp_option options[] = {
 	{ "max-inflight", OPT_MAX_INFLIGHT, "N", 0,
 	  "Slots and waits tracked at once (default 65536; the BPF maps' size)", 0 },
 	{ "user", OPT_USER, "NAME", 0, "After attaching, run as user NAME (capabilities are dropped anyway)", 0 },
-	{ "procfs-root", OPT_PROCFS, "DIR", 0, "Read proc files under DIR (tests)", 0 },
+	{ "procfs-root", OPT_PROCFS, "DIR", 0,
+	  "Read proc files under DIR (tests; the host's /proc mounted in a container)", 0 },
+	{ "mounts-of", OPT_MOUNTS_OF, "PID", 0,
+	  "Read the mount table of PID instead of our own (1: the host's, from a container)", 0 },
 	{ "sysfs-root", OPT_SYSFS, "DIR", 0, "Read sysfs files under DIR (tests)", 0 },
 	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show the full help", 0 },
 	{ 0 },
@@ -157,6 +161,11 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		if (!getpwnam(arg))
 			argp_error(state, "--user %s: no such user: give an existing user name", arg);
 		env.user = arg;
+		break;
+	case OPT_MOUNTS_OF:
+		if (parse_num(arg, 1, 4194304, &v) || v != (long)v)
+			argp_error(state, "invalid --mounts-of '%s': give a process id, e.g. 1", arg);
+		env.mounts_of = arg;
 		break;
 	case OPT_PROCFS:
 		env.procfs_root = arg;

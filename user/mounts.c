@@ -81,10 +81,22 @@ int mounts_parse(FILE *f, struct mount_table *t)
 	return err;
 }
 
+static const char *mounts_pid = "self";
+
+void mounts_set_pid(const char *pid)
+{
+	mounts_pid = pid;
+}
+
+int mounts_file(char *buf, size_t len, const char *procfs_root, const char *file)
+{
+	return root_path(buf, len, procfs_root, "/proc/%s/%s", mounts_pid, file);
+}
+
 int mounts_load(const char *procfs_root, struct mount_table *t)
 {
 	char path[512];
-	int err = root_path(path, sizeof(path), procfs_root, "/proc/self/mountinfo");
+	int err = mounts_file(path, sizeof(path), procfs_root, "mountinfo");
 	FILE *f;
 
 	if (err)
@@ -101,7 +113,7 @@ int mounts_fstype(const char *procfs_root, const char *path, char *fstype, size_
 {
 	char file[512], *line = NULL, mp[4096], *sep;
 	size_t cap = 0;
-	int err = root_path(file, sizeof(file), procfs_root, "/proc/self/mountinfo");
+	int err = mounts_file(file, sizeof(file), procfs_root, "mountinfo");
 	FILE *f;
 
 	if (err)

@@ -20,7 +20,14 @@ struct mount_table {
 
 /* NFS mounts of a /proc/PID/mountinfo stream; 0 or -errno (-EINVAL: malformed line) */
 int mounts_parse(FILE *f, struct mount_table *t);
-/* the same, from ROOT/proc/self/mountinfo */
+/*
+ * Whose mounts: "self" (default), or a pid such as "1" to read the host's from a container that
+ * sees the host's /proc (--mounts-of). Every ROOT/proc/PID/{mountinfo,mountstats} read follows it.
+ */
+void mounts_set_pid(const char *pid);
+/* ROOT/proc/PID/@file, PID as set above; 0 or -ENAMETOOLONG */
+int mounts_file(char *buf, size_t len, const char *procfs_root, const char *file);
+/* the same, from ROOT/proc/PID/mountinfo */
 int mounts_load(const char *procfs_root, struct mount_table *t);
 void mounts_free(struct mount_table *t);
 /* file system type of whatever is mounted at @path (any type); 0, -ENOENT or -errno */

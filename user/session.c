@@ -214,8 +214,9 @@ static int load_mounts(const struct session *s, struct mount_table *mt)
 	int err = mounts_load(s->o.procfs_root, mt);
 
 	if (err)
-		pr_err("cannot read %s/proc/self/mountinfo: %s: is /proc mounted?\n",
-		       strcmp(s->o.procfs_root, "/") ? s->o.procfs_root : "", strerror(-err));
+		pr_err("cannot read %s/proc/%s/mountinfo: %s: is /proc mounted%s?\n",
+		       strcmp(s->o.procfs_root, "/") ? s->o.procfs_root : "", s->o.mounts_of,
+		       strerror(-err), strcmp(s->o.mounts_of, "self") ? " (and CAP_SYS_PTRACE held)" : "");
 	return err;
 }
 
@@ -701,6 +702,9 @@ int session_new(struct session **out, const struct session_opts *o)
 		return EXIT_RUNTIME;
 	}
 	s->o = *o;
+	if (!s->o.mounts_of)
+		s->o.mounts_of = "self";
+	mounts_set_pid(s->o.mounts_of);
 	if (!uname(&u))
 		snprintf(s->kernel, sizeof(s->kernel), "%s", u.release);
 	rc = check_outputs(s);

@@ -32,6 +32,7 @@ struct session_opts {
 	const char *user;
 	unsigned int max_inflight;
 	const char *procfs_root;
+	const char *mounts_of;	/* whose mount table: "self" or a pid ("1": the host's) */
 	const char *sysfs_root;
 	char **command;		/* after "--": traced while it runs; NULL when none */
 };

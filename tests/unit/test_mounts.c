@@ -56,12 +56,33 @@ static void test_missing_root(void **state)
 	assert_int_equal(mounts_load("/nonexistent-root", &t), -2);
 }
 
+/* --mounts-of 1: a container reading the host's mount table through the host's /proc */
+static void test_mounts_of_pid(void **state)
+{
+	struct mount_table t;
+	char fstype[16];
+
+	(void)state;
+	mounts_set_pid("1");
+	assert_int_equal(mounts_load(FIXTURES, &t), 0);
+	assert_int_equal(t.n, 1);
+	assert_string_equal(t.m[0].mountpoint, "/scratch/ckpt");
+	assert_int_equal(mounts_fstype(FIXTURES, "/scratch/ckpt", fstype, sizeof(fstype)), 0);
+	assert_string_equal(fstype, "nfs");
+	mounts_free(&t);
+	mounts_set_pid("self");
+	assert_int_equal(mounts_load(FIXTURES, &t), 0);
+	assert_true(t.n > 1);
+	mounts_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fixture),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_missing_root),
+		cmocka_unit_test(test_mounts_of_pid),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
