@@ -126,9 +126,9 @@ $(O)/tests/unit/%: $(O)/tests/unit/%.o $(LIB_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -lcmocka -o $@
 
-$(O)/btfmerge: tools/btfmerge.c | check-deps
+$(O)/btfmerge: tools/btfmerge.c user/btfmerge.c | check-deps
 	$(call msg,CC,$@)
-	$(Q)mkdir -p $(@D) && $(CC) $(WARN) $(CFLAGS) $< -Wl,-Bstatic -lbpf -lelf -lz -Wl,-Bdynamic -o $@
+	$(Q)mkdir -p $(@D) && $(CC) $(WARN) $(CFLAGS) -Iuser $^ -Wl,-Bstatic -lbpf -lelf -lz -Wl,-Bdynamic -o $@
 
 # One image per kernel: the default (6.1) in $(O)/vm, KERNEL=X (5.10, 6.12, 7, 7.3, a package name:
 # see tools/vm/build-image) in $(O)/vm/k/X; `default` in a kernel list is the default image.

@@ -13,101 +13,11 @@
 #include <string.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include "btfmerge.h"
 
 static void print_fn(void *ctx, const char *fmt, va_list args)
 {
 	vfprintf(ctx, fmt, args);
-}
-
-/* Rebase a type id of module @src (whose own ids start at @base_cnt) into the merged BTF. */
-static __u32 rebase(__u32 id, __u32 base_cnt, __u32 delta)
-{
-	return id < base_cnt ? id : id + delta;
-}
-
-static int rebase_type(struct btf_type *t, __u32 base_cnt, __u32 delta)
-{
-	__u16 vlen = btf_vlen(t);
-	int i;
-
-	switch (btf_kind(t)) {
-	case BTF_KIND_INT:
-	case BTF_KIND_FLOAT:
-	case BTF_KIND_ENUM:
-	case BTF_KIND_ENUM64:
-	case BTF_KIND_FWD:
-		return 0;
-	case BTF_KIND_PTR:
-	case BTF_KIND_TYPEDEF:
-	case BTF_KIND_VOLATILE:
-	case BTF_KIND_CONST:
-	case BTF_KIND_RESTRICT:
-	case BTF_KIND_FUNC:
-	case BTF_KIND_VAR:
-	case BTF_KIND_DECL_TAG:
-	case BTF_KIND_TYPE_TAG:
-		t->type = rebase(t->type, base_cnt, delta);
-		return 0;
-	case BTF_KIND_ARRAY: {
-		struct btf_array *a = btf_array(t);
-
-		a->type = rebase(a->type, base_cnt, delta);
-		a->index_type = rebase(a->index_type, base_cnt, delta);
-		return 0;
-	}
-	case BTF_KIND_STRUCT:
-	case BTF_KIND_UNION: {
-		struct btf_member *m = btf_members(t);
-
-		for (i = 0; i < vlen; i++)
-			m[i].type = rebase(m[i].type, base_cnt, delta);
-		return 0;
-	}
-	case BTF_KIND_FUNC_PROTO: {
-		struct btf_param *p = btf_params(t);
-
-		t->type = rebase(t->type, base_cnt, delta);
-		for (i = 0; i < vlen; i++)
-			p[i].type = rebase(p[i].type, base_cnt, delta);
-		return 0;
-	}
-	case BTF_KIND_DATASEC: {
-		struct btf_var_secinfo *v = btf_var_secinfos(t);
-
-		for (i = 0; i < vlen; i++)
-			v[i].type = rebase(v[i].type, base_cnt, delta);
-		return 0;
-	}
-	default:
-		return -EINVAL;
-	}
-}
-
-static int append_module(struct btf *dst, struct btf *base, const char *path)
-{
-	__u32 base_cnt = btf__type_cnt(base), id, cnt, delta;
-	struct btf *mod;
-	int err = 0;
-
-	mod = btf__parse_split(path, base);
-	if (!mod)
-		return -errno;
-	cnt = btf__type_cnt(mod);
-	delta = btf__type_cnt(dst) - base_cnt;
-	for (id = base_cnt; id < cnt; id++) {
-		int nid = btf__add_type(dst, mod, btf__type_by_id(mod, id));
-
-		if (nid < 0) {
-			err = nid;
-			break;
-		}
-		/* btf__add_type() copies strings but keeps type ids as they were in @mod */
-		err = rebase_type((struct btf_type *)btf__type_by_id(dst, nid), base_cnt, delta);
-		if (err)
-			break;
-	}
-	btf__free(mod);
-	return err;
 }
 
 int main(int argc, char **argv)
@@ -132,7 +42,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (i = 2; i < argc; i++) {
-		err = append_module(merged, base, argv[i]);
+		struct btf *mod = btf__parse_split(argv[i], base);
+
+		err = mod ? btf_append_split(merged, base, mod) : -errno;
+		btf__free(mod);
 		if (err) {
 			fprintf(stderr, "btfmerge: %s: %s\n", argv[i], strerror(-err));
 			return 1;

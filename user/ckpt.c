@@ -110,12 +110,15 @@ enum ckpt_event ckpt_step(struct ckpt *c, const struct view *v, const struct sna
 		c->quiet = 0;
 		c->start_wall = now_wall - v->interval_s;
 		c->end_wall = now_wall;
+		c->start_mono = v->ts_s - v->interval_s;
+		c->end_mono = v->ts_s;
 		account_saturation(c, v);
 		return CKPT_STARTED;
 	}
 	if (busy) {
 		c->quiet = 0;
 		c->end_wall = now_wall;
+		c->end_mono = v->ts_s;
 		keep(&c->last, &c->llast, cur, lcur);
 		account_saturation(c, v);
 		return CKPT_NONE;
@@ -126,11 +129,12 @@ enum ckpt_event ckpt_step(struct ckpt *c, const struct view *v, const struct sna
 	return CKPT_ENDED;
 }
 
-bool ckpt_finish(struct ckpt *c, double now_wall)
+bool ckpt_finish(struct ckpt *c, double now_wall, double now_mono)
 {
 	if (!c->active)
 		return false;
 	c->end_wall = now_wall;
+	c->end_mono = now_mono;
 	window_ended(c);
 	return true;
 }
@@ -162,7 +166,7 @@ void ckpt_view(const struct ckpt *c, const struct view *v, struct ckpt_view *cv)
 	cv->n = c->n;
 	cv->start_wall = c->start_wall;
 	cv->end_wall = c->end_wall;
-	cv->secs = c->end_wall - c->start_wall;
+	cv->secs = c->end_mono - c->start_mono;
 	for (size_t i = 0; i < v->nxprts; i++)
 		cv->bytes_written += (double)v->xprts[i].bytes_written;
 	cv->GBps = cv->secs > 0 ? cv->bytes_written / cv->secs / 1e9 : 0;

@@ -42,7 +42,8 @@ struct ckpt {
 	bool active;
 	unsigned int quiet;
 	unsigned int n;			/* bursts completed */
-	double start_wall, end_wall;	/* CLOCK_REALTIME */
+	double start_wall, end_wall;	/* CLOCK_REALTIME, for display */
+	double start_mono, end_mono;	/* CLOCK_MONOTONIC: durations, whatever the wall clock does */
 	struct snapshot start, last;	/* around the burst */
 	struct link_sample lstart, llast;
 	size_t nsat;
@@ -60,7 +61,7 @@ enum ckpt_event ckpt_step(struct ckpt *c, const struct view *v, const struct sna
 			  const struct snapshot *cur, const struct link_sample *lprev,
 			  const struct link_sample *lcur, double now_wall);
 /* the trace ends at @now_wall: an open burst ends with it; true when there is one to report */
-bool ckpt_finish(struct ckpt *c, double now_wall);
+bool ckpt_finish(struct ckpt *c, double now_wall, double now_mono);
 /* link utilization (%) of a transport while it was saturated; -1 when never saturated or no rate */
 double ckpt_sat_util(const struct ckpt *c, __u64 key, double *secs);
 /* a burst's view (c->start .. c->last) has no interval peak of its own: set it from the burst */

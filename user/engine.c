@@ -5,10 +5,12 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <linux/bpf.h>
+#include "btfmerge.h"
 #include "engine.h"
 #include "slotscope.skel.h"
 #include "log.h"
@@ -38,6 +40,8 @@ struct engine {
 	struct engine_opts o;
 	struct btf *vmlinux;
 	struct btf *mods[4];
+	int btf_fd;			/* no_btf_ids: the merged BTF, as /proc/self/fd/N */
+	char btf_path[64];
 	size_t nhooks;
 	struct hook hooks[NHOOKS];
 	struct hook_status status[NHOOKS];
@@ -54,6 +58,41 @@ struct engine {
 static char why_buf[320];
 
 static const char *const probe_modules[] = { "sunrpc", "nfs", "nfsv4", "rpcrdma" };
+
+/*
+ * libbpf finds module BTF by id (BPF_BTF_GET_NEXT_ID, BPF_BTF_GET_FD_BY_ID), which only
+ * CAP_SYS_ADMIN may do. Without it, CO-RE is given one BTF holding vmlinux's types and the
+ * modules' (btf_custom_path: libbpf then looks no further), and the hooks attach by name, which
+ * needs no module BTF object. The sysfs files it is made from are readable by anyone.
+ */
+static int merged_btf(struct engine *e)
+{
+	struct btf *full = btf_merge_full(e->vmlinux, e->mods, sizeof(e->mods) / sizeof(e->mods[0]));
+	const char *raw;
+	__u32 size, done = 0;
+	int err = 0;
+
+	if (!full)
+		return -errno;
+	raw = btf__raw_data(full, &size);
+	e->btf_fd = raw ? memfd_create("slotscope-btf", MFD_CLOEXEC) : -1;
+	if (e->btf_fd < 0)
+		err = raw ? -errno : -ENOMEM;
+	while (!err && done < size) {
+		ssize_t n = write(e->btf_fd, raw + done, size - done);
+
+		if (n < 0 && errno != EINTR)
+			err = -errno;
+		else if (n > 0)
+			done += (__u32)n;
+	}
+	btf__free(full);
+	if (err)
+		return err;
+	snprintf(e->btf_path, sizeof(e->btf_path), "/proc/self/fd/%d", e->btf_fd);
+	pr_debug("no CAP_SYS_ADMIN: CO-RE against a merged BTF (%u bytes), hooks by name\n", size);
+	return 0;
+}
 
 const char *hook_method_name(enum hook_method m)
 {
@@ -150,7 +189,8 @@ static int choose_methods(struct engine *e)
 		if (!h->probed && h->kind == TP) {
 			snprintf(tname, sizeof(tname), "btf_trace_%s", h->name);
 			h->have[0] = btf_has(e, tname, BTF_KIND_TYPEDEF);
-			h->have[1] = tracefs_has(e, h->name);
+			/* tracefs is root's only: a btf_trace_ typedef proves the tracepoint too */
+			h->have[1] = h->have[0] || tracefs_has(e, h->name);
 		} else if (!h->probed) {
 			h->have[0] = btf_has(e, h->name, BTF_KIND_FUNC);
 			h->have[1] = kallsyms_has(e, h->name);
@@ -368,7 +408,9 @@ static int load_once(struct engine *e)
 	struct slotscope_bpf *s;
 	int err;
 
-	s = e->skel = slotscope_bpf__open();
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = e->btf_fd >= 0 ? e->btf_path : NULL);
+
+	s = e->skel = slotscope_bpf__open_opts(&oo);
 	if (!s) {
 		snprintf(why_buf, sizeof(why_buf), "cannot open the BPF object: %s", strerror(errno));
 		return -errno;
@@ -428,6 +470,7 @@ int engine_open(struct engine **out, const struct engine_opts *o, const char **w
 	*why = why_buf;
 	if (!e)
 		return -ENOMEM;
+	e->btf_fd = -1;
 	e->o = *o;
 	err = probe_atomics();
 	if (err == -EINVAL) {
@@ -472,6 +515,15 @@ int engine_open(struct engine **out, const struct engine_opts *o, const char **w
 	}
 	if (e->mods[3])
 		rdma_pool_from_btf(e, e->mods[3]);
+	if (e->o.no_btf_ids && e->mods[0]) {
+		err = merged_btf(e);
+		if (err) {
+			snprintf(why_buf, sizeof(why_buf), "cannot merge the kernel's BTF for loading "
+				 "without CAP_SYS_ADMIN: %s", strerror(-err));
+			goto fail;
+		}
+		e->o.force_fallback = true;
+	}
 	/* a refused hook costs one more load: at most one per variant */
 	for (int tries = 0; tries <= 2 * NHOOKS + 1; tries++) {
 		err = load_once(e);
@@ -862,6 +914,8 @@ void engine_close(struct engine *e)
 		bpf_link__destroy(e->pool_links[i]);
 	slotscope_bpf__destroy(e->skel);
 	free_vlogs(e);
+	if (e->btf_fd >= 0)
+		close(e->btf_fd);
 	for (size_t i = 0; i < sizeof(e->mods) / sizeof(e->mods[0]); i++)
 		btf__free(e->mods[i]);
 	btf__free(e->vmlinux);

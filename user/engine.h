@@ -66,6 +66,11 @@ struct engine_opts {
 	const char *sysfs_root;
 	unsigned int max_inflight;	/* slots tracked at once; 0 = MAX_INFLIGHT */
 	bool force_fallback;		/* raw_tp/kprobe for every hook (SLOTSCOPE_ATTACH=fallback) */
+	/*
+	 * Without CAP_SYS_ADMIN: module BTF cannot be looked up by id (BPF_BTF_GET_NEXT_ID), so
+	 * CO-RE gets one merged BTF and every hook attaches by name (raw_tp, kprobe).
+	 */
+	bool no_btf_ids;
 };
 
 /*

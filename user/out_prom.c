@@ -7,11 +7,9 @@
  * "Metrics") is kept here: per transport, per mount, per node.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <sys/stat.h>
+#include "outfile.h"
 #include "output.h"
 #include "uhist.h"
 #include "utf8.h"
@@ -423,40 +421,18 @@ int out_prom(FILE *f, const struct prom_input *in)
 	return ferror(f) ? -EIO : 0;
 }
 
+static int prom_fn(FILE *f, const void *arg)
+{
+	return out_prom(f, arg);
+}
+
 int prom_write(const char *path, const struct prom_input *in)
 {
-	const char *slash = strrchr(path, '/');
-	char tmp[4096];
-	int fd, err = 0;
-	FILE *f;
+	struct outfile o;
+	int err = outfile_open(&o, path, false);
 
-	/* same directory, so the rename is atomic; O_EXCL|O_NOFOLLOW: never through a link */
-	if (slash)
-		snprintf(tmp, sizeof(tmp), "%.*s/.%s.%d.tmp", (int)(slash - path), path, slash + 1, getpid());
-	else
-		snprintf(tmp, sizeof(tmp), ".%s.%d.tmp", path, getpid());
-	unlink(tmp);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
-	fchmod(fd, 0644);	/* whatever the umask */
-	f = fdopen(fd, "w");
-	if (!f) {
-		err = -errno;
-		close(fd);
-		unlink(tmp);
-		return err;
-	}
-	err = out_prom(f, in);
-	if (!err && (fflush(f) || ferror(f)))
-		err = -(errno ? errno : EIO);
-	if (!err && fsync(fd))
-		err = -errno;
-	if (fclose(f) && !err)
-		err = -errno;
-	if (!err && rename(tmp, path))
-		err = -errno;
-	if (err)
-		unlink(tmp);
+	if (!err)
+		err = outfile_write(&o, prom_fn, in);
+	outfile_close(&o);
 	return err;
 }

@@ -28,7 +28,7 @@ struct prom_input {
 
 /* Prometheus text exposition of @in (README "Metrics"); 0 or -EIO */
 int out_prom(FILE *f, const struct prom_input *in);
-/* out_prom into PATH atomically (temporary file in its directory, fsync, rename); 0 or -errno */
+/* out_prom into PATH whole (outfile.h: no symlink, temporary file, fsync, rename); 0 or -errno */
 int prom_write(const char *path, const struct prom_input *in);
 
 /* One slot-wait histogram per interval, for the heat map. */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The running trace: ticks, signals, the traced command, privileges, checkpoints, outputs. */
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -20,12 +22,15 @@
 #include "engine.h"
 #include "log.h"
 #include "mounts.h"
+#include "outfile.h"
 #include "output.h"
 #include "rdma.h"
 #include "session.h"
 #include "util.h"
 #include "verbs.h"
 #include "view.h"
+
+enum out_kind { OUT_PROM, OUT_FOLDED, OUT_SVG, OUTS };
 
 struct session {
 	struct session_opts o;
@@ -44,18 +49,26 @@ struct session {
 	 */
 	struct mount_table mounts_now;
 	int prom_err;			/* the textfile's last error, said once until it changes */
+	bool out_gone;			/* stdout closed (EPIPE): nothing more printed */
 	struct ledger ledger;		/* the textfile's sums over intervals */
+	struct outfile out[OUTS];	/* by enum out_kind; dirfd -1 when not asked for */
 	char kernel[65];		/* uname release, for slotscope_build_info */
 	struct heat_column *heat;	/* one column per interval, for --svg */
 	size_t nheat, capheat;
 };
 
+static bool has_cap(const struct __user_cap_data_struct *d, int c)
+{
+	return d[c / 32].effective & (1u << (c % 32));
+}
+
 /*
  * What loading and attaching needs, whatever the uid: CAP_BPF for maps and programs, CAP_PERFMON
  * for tracing programs, kprobes and reading kernel memory (5.8: a17b53c4a4b5, 980737282232;
- * CAP_SYS_ADMIN stands in for either). 1 and *name when one is missing.
+ * CAP_SYS_ADMIN stands in for either). 1 and *name when one is missing. *sys_admin: whether
+ * module BTF can be looked up by id (the engine does without, engine_opts.no_btf_ids).
  */
-static int missing_cap(const char **name)
+static int missing_cap(const char **name, bool *sys_admin)
 {
 	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
 	struct __user_cap_data_struct d[2] = { { 0 } };
@@ -63,17 +76,15 @@ static int missing_cap(const char **name)
 		{ 39 /* CAP_BPF */, "CAP_BPF" }, { 38 /* CAP_PERFMON */, "CAP_PERFMON" },
 	};
 
+	*sys_admin = true;
 	if (syscall(SYS_capget, &h, d))
 		return 0;	/* cannot tell: let the load say */
-	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
-		int c = need[i].cap;
-
-		if (!(d[c / 32].effective & (1u << (c % 32))) &&
-		    !(d[CAP_SYS_ADMIN / 32].effective & (1u << (CAP_SYS_ADMIN % 32)))) {
+	*sys_admin = has_cap(d, CAP_SYS_ADMIN);
+	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++)
+		if (!has_cap(d, need[i].cap) && !*sys_admin) {
 			*name = need[i].name;
 			return 1;
 		}
-	}
 	return 0;
 }
 
@@ -83,9 +94,11 @@ static bool exporter(const struct session *s)
 	return s->o.prom_file && !s->o.command;
 }
 
-/* the only state outside the session: what a signal handler may touch */
+/* the only state outside the session: what a signal handler may touch, and what was ignored */
 static volatile sig_atomic_t stop_signal;
 static volatile sig_atomic_t child_exited;
+static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
+static bool inherited_ignored[3];
 
 static void on_signal(int sig)
 {
@@ -292,9 +305,11 @@ static pid_t start_command(char **argv)
 	pid_t pid = fork();
 
 	if (pid == 0) {
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
+		/* as the shell gave them: nohup's ignored SIGHUP stays ignored in the job */
+		for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
+			if (!inherited_ignored[i])
+				signal(stop_signals[i], SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);
 		execvp(argv[0], argv);
 		fprintf(stderr, "slotscope: cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
@@ -308,13 +323,15 @@ static int open_engine(struct session *s)
 				  .max_inflight = s->o.max_inflight,
 				  .force_fallback = s->o.force_fallback };
 	const char *why = "";
+	bool sys_admin;
 	int err;
 
-	if (missing_cap(&why)) {
-		pr_err("missing %s: run it as root, or give it CAP_BPF and CAP_PERFMON (see the "
-		       "systemd unit in tools/systemd)\n", why);
+	if (missing_cap(&why, &sys_admin)) {
+		pr_err("missing %s: run it as root, or give it CAP_BPF and CAP_PERFMON (see "
+		       "slotscope.service)\n", why);
 		return EXIT_NOPERM;
 	}
+	eo.no_btf_ids = !sys_admin;
 	err = engine_open(&s->e, &eo, &why);
 	if (err == -ENOENT && !strcmp(why, "sunrpc") && exporter(s))
 		return -ENOENT;
@@ -344,6 +361,11 @@ static int open_engine(struct session *s)
 	return EXIT_OK;
 }
 
+static int prom_fn(FILE *f, const void *arg)
+{
+	return out_prom(f, arg);
+}
+
 /*
  * The Prometheus file, from a cumulative and an interval view (NULL both while waiting for
  * NFS): a failure is said once (until it changes), tracing goes on.
@@ -360,7 +382,7 @@ static void write_prom(struct session *s, struct view *cum, const struct view *i
 		return;
 	if (cum)
 		ledger_apply(&s->ledger, cum);
-	err = prom_write(s->o.prom_file, &in);
+	err = outfile_write(&s->out[OUT_PROM], prom_fn, &in);
 	if (err && err != s->prom_err)
 		pr_err("cannot write %s: %s: the last complete file stays; tracing goes on\n",
 		       s->o.prom_file, strerror(-err));
@@ -386,30 +408,37 @@ static void add_heat(struct session *s, const struct view *v)
 			c->buckets[b] += v->xprts[i].waits[WAIT_SLOT].buckets[b];
 }
 
-static int write_file(const struct session *s, const char *path, const struct view *v, bool svg)
-{
-	/* never through a symlink: we may be root, the directory may not be ours */
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-	int err = 0;
+struct file_job {
+	const struct session *s;
+	const struct view *v;
+};
 
-	if (!f) {
-		if (fd >= 0)
-			close(fd);
-		pr_err("cannot write %s: %s: check the directory exists and is writable\n", path,
-		       strerror(errno));
-		return -errno;
-	}
-	if (svg)
-		out_svg(f, v, s->heat, s->nheat);
-	else
-		out_folded(f, v);
-	if (ferror(f) || fclose(f)) {
-		err = -(errno ? errno : EIO);
-		pr_err("cannot write %s: %s\n", path, strerror(-err));
-	}
+static int folded_fn(FILE *f, const void *arg)
+{
+	out_folded(f, ((const struct file_job *)arg)->v);
+	return 0;
+}
+
+static int svg_fn(FILE *f, const void *arg)
+{
+	const struct file_job *j = arg;
+
+	out_svg(f, j->v, j->s->heat, j->s->nheat);
+	return 0;
+}
+
+/* --folded, --svg at exit: whole or not at all, like the textfile */
+static int write_file(struct session *s, int which, const struct view *v)
+{
+	struct file_job j = { s, v };
+	int err = outfile_write(&s->out[which], which == OUT_SVG ? svg_fn : folded_fn, &j);
+
+	if (err)
+		pr_err("cannot write %s: %s\n", s->out[which].path, strerror(-err));
 	return err;
 }
+
+static int check_outputs(const struct session *s);
 
 /*
  * Once attached, nothing needs a capability: map fds stay usable, /proc and /sys are readable
@@ -421,10 +450,27 @@ static int drop_privileges(const struct session *s)
 	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
 	struct __user_cap_data_struct d[2] = { { 0 } };
 
+	/* no execve of ours regains anything: no setuid bits, no file capabilities */
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)) {
+		pr_err("cannot set no_new_privs: %s\n", strerror(errno));
+		return -errno;
+	}
+	/*
+	 * An empty bounding set: even uid 0 gets no capability back at an execve. It takes
+	 * CAP_SETPCAP, which a service started with only what it needs does not have: its
+	 * bounding set is then the launcher's, already narrow (the unit's).
+	 */
+	for (int c = 0; c <= CAP_LAST_CAP; c++)
+		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) && errno != EINVAL && errno != EPERM) {
+			pr_err("cannot empty the capability bounding set: %s\n", strerror(errno));
+			return -errno;
+		}
 	if (s->o.user) {
 		const struct passwd *pw = getpwnam(s->o.user);
 
-		if (!pw || setgroups(0, NULL) || setgid(pw->pw_gid) || setuid(pw->pw_uid)) {
+		/* the user's own groups: a group-writable textfile directory stays writable */
+		if (!pw || initgroups(pw->pw_name, pw->pw_gid) || setgid(pw->pw_gid) ||
+		    setuid(pw->pw_uid)) {
 			pr_err("cannot switch to user %s: %s\n", s->o.user, strerror(errno));
 			return -EPERM;
 		}
@@ -433,7 +479,7 @@ static int drop_privileges(const struct session *s)
 		pr_err("cannot drop capabilities: %s\n", strerror(errno));
 		return -errno;
 	}
-	return 0;
+	return check_outputs(s);
 }
 
 static void report_ckpt(struct session *s, struct ckpt *c)
@@ -511,7 +557,11 @@ static int trace_begin(struct session *s, struct trace *t, int *rc)
 		*rc = 128 + stop_signal;
 	} else if (s->o.command) {
 		/* the command is the user's job: it keeps root, capabilities come back at exec */
-		signal(SIGCHLD, on_child);
+		/* exits only: a job stopped and continued (Ctrl-Z, a scheduler's suspend) goes on */
+		struct sigaction sa = { .sa_handler = on_child, .sa_flags = SA_NOCLDSTOP | SA_RESTART };
+
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGCHLD, &sa, NULL);
 		t->child = start_command(s->o.command);
 		if (t->child < 0) {
 			pr_err("cannot start %s: %s\n", s->o.command[0], strerror(errno));
@@ -565,8 +615,21 @@ static int trace_tick(struct session *s, struct trace *t)
 	return 0;
 }
 
+/*
+ * stdout closed under us (| head): stop as for a signal, the files still written. The job, whose
+ * output went the same way, is told to stop too.
+ */
+static bool stdout_gone(struct session *s)
+{
+	if (!s->out_gone && (fflush(stdout) == EOF || ferror(stdout))) {
+		s->out_gone = true;
+		pr_debug("stdout closed: stopping\n");
+	}
+	return s->out_gone;
+}
+
 /* the job decides how long we trace; a signal to us is passed on */
-static void wait_child(struct trace *t, int *rc)
+static void wait_child(struct session *s, struct trace *t, int *rc)
 {
 	int status = 0;
 
@@ -574,6 +637,8 @@ static void wait_child(struct trace *t, int *rc)
 		return;
 	if (stop_signal && !child_exited)
 		kill(t->child, stop_signal);
+	else if (s->out_gone && !child_exited)
+		kill(t->child, SIGTERM);
 	while (waitpid(t->child, &status, 0) < 0 && errno == EINTR)
 		;
 	if (WIFEXITED(status))
@@ -596,7 +661,7 @@ static int trace_end(struct session *s, struct trace *t)
 		return err;
 	}
 	refresh_mounts(s);
-	if (ckpt_finish(&t->ck, clock_s(CLOCK_REALTIME))) {
+	if (ckpt_finish(&t->ck, clock_s(CLOCK_REALTIME), (double)cur.snap.ts_ns / 1e9)) {
 		struct snapshot tmp = t->ck.last;
 		struct link_sample ltmp = t->ck.llast;
 
@@ -623,9 +688,9 @@ static int trace_end(struct session *s, struct trace *t)
 		else if (log_level > LOG_QUIET)
 			out_text(stdout, &v);
 		write_prom(s, &v, &v, &t->ck);
-		if (s->o.folded_file && write_file(s, s->o.folded_file, &v, false))
+		if (s->o.folded_file && write_file(s, OUT_FOLDED, &v))
 			err = -EIO;
-		if (s->o.svg_file && write_file(s, s->o.svg_file, &v, true))
+		if (s->o.svg_file && write_file(s, OUT_SVG, &v))
 			err = -EIO;
 		view_free(&v);
 	}
@@ -639,7 +704,7 @@ static int trace(struct session *s, int *rc)
 	double tick = s->o.interval > 0 ? s->o.interval : 1, t0, next, end;
 	struct trace t = { 0 };
 	long intervals = 0;
-	int err;
+	int err, end_err;
 
 	err = trace_begin(s, &t, rc);
 	if (err)
@@ -648,17 +713,32 @@ static int trace(struct session *s, int *rc)
 	next = t0 + tick;
 	end = s->o.duration > 0 ? t0 + s->o.duration : 1e18;
 	for (;;) {
+		double now;
+
 		wait_until(next < end ? next : end);
 		if (stop_signal || child_exited || clock_s(CLOCK_MONOTONIC) >= end)
 			break;
-		if (trace_tick(s, &t))
+		err = trace_tick(s, &t);
+		if (err)
 			break;
-		next += tick;
+		if (stdout_gone(s))
+			break;
 		if (s->o.count && ++intervals >= s->o.count)
 			break;
+		/*
+		 * After a stall (a stopped slotscope, a starved VM) the missed ticks are skipped, not
+		 * run back to back: intervals near 0 s would start checkpoints and use up COUNT.
+		 */
+		next += tick;
+		now = clock_s(CLOCK_MONOTONIC);
+		if (now > next)
+			next += tick * (floor((now - next) / tick) + 1);
 	}
-	wait_child(&t, rc);
-	err = trace_end(s, &t);
+	wait_child(s, &t, rc);
+	/* the first error decides the exit status; the summary is still made */
+	end_err = trace_end(s, &t);
+	if (!err)
+		err = end_err;
 out:
 	ckpt_free(&t.ck);
 	sample_free(&t.start);
@@ -666,29 +746,54 @@ out:
 	return err;
 }
 
-/* an output file's directory must exist before a long trace, not at its end */
-static int check_outputs(const struct session *s)
+/*
+ * Output files, before anything is loaded: their directories opened (no symlink in them), the
+ * textfile locked against a second writer. An exit code, the reason said once.
+ */
+static int open_outputs(struct session *s)
 {
-	const char *paths[] = { s->o.prom_file, s->o.folded_file, s->o.svg_file };
+	const char *paths[OUTS] = { s->o.prom_file, s->o.folded_file, s->o.svg_file };
 
-	for (size_t i = 0; i < 3; i++) {
-		char dir[4096];
-		const char *slash;
+	for (int i = 0; i < OUTS; i++) {
+		int err;
 
+		s->out[i].dirfd = s->out[i].lockfd = -1;
 		if (!paths[i])
 			continue;
-		slash = strrchr(paths[i], '/');
-		snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - paths[i]) + 1 : 1,
-			 slash ? paths[i] : ".");
-		if (access(dir, W_OK)) {
-			fprintf(stderr, "slotscope: cannot write into %s (for %s): %s: create it or pick "
-				"another path\n", dir, paths[i], strerror(errno));
+		err = outfile_open(&s->out[i], paths[i], i == OUT_PROM);
+		if (err == -EBUSY)
+			pr_err("%s is being written by another slotscope (pid %d): stop it, or give "
+			       "another file\n", paths[i], s->out[i].lock_pid);
+		else if (err == -ELOOP || err == -ENOTDIR)
+			pr_err("cannot write %s: a directory in it is a symbolic link or not a "
+			       "directory: give its real path (realpath)\n", paths[i]);
+		else if (!err && (err = outfile_check(&s->out[i])))
+			pr_err("cannot write into the directory of %s: %s: pick another path\n",
+			       paths[i], strerror(-err));
+		else if (err)
+			pr_err("cannot write %s: %s: create its directory or pick another path\n",
+			       paths[i], strerror(-err));
+		if (err)
 			return EXIT_USAGE;
-		}
 	}
 	return EXIT_OK;
 }
 
+/* after the drop: the directories must still be writable by who we are now */
+static int check_outputs(const struct session *s)
+{
+	for (int i = 0; i < OUTS; i++) {
+		int err = s->out[i].dirfd >= 0 ? outfile_check(&s->out[i]) : 0;
+
+		if (err) {
+			pr_err("cannot write into the directory of %s as %s: %s: give that user write "
+			       "access, or pick another path\n", s->out[i].path,
+			       s->o.user ? s->o.user : "this user", strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
 
 int session_new(struct session **out, const struct session_opts *o)
 {
@@ -701,13 +806,15 @@ int session_new(struct session **out, const struct session_opts *o)
 		pr_err("out of memory\n");
 		return EXIT_RUNTIME;
 	}
+	for (int i = 0; i < OUTS; i++)
+		s->out[i].dirfd = s->out[i].lockfd = -1;
 	s->o = *o;
 	if (!s->o.mounts_of)
 		s->o.mounts_of = "self";
 	mounts_set_pid(s->o.mounts_of);
 	if (!uname(&u))
 		snprintf(s->kernel, sizeof(s->kernel), "%s", u.release);
-	rc = check_outputs(s);
+	rc = open_outputs(s);
 	if (!rc)
 		rc = check_filters(s);
 	if (rc) {
@@ -741,7 +848,7 @@ static int wait_for_sunrpc(struct session *s)
 
 int session_run(struct session *s)
 {
-	int rc;
+	int rc, err;
 
 	libbpf_set_print(log_libbpf);
 	/*
@@ -749,9 +856,17 @@ int session_run(struct session *s)
 	 * summary and exit 0, not kill us. The verifier returns -EAGAIN on a pending signal and
 	 * libbpf retries the load, so catching one here costs nothing.
 	 */
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	signal(SIGHUP, on_signal);
+	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++) {
+		struct sigaction old;
+
+		/* ignored when we started (nohup, a batch system): they stay ignored */
+		if (!sigaction(stop_signals[i], NULL, &old) && old.sa_handler == SIG_IGN)
+			inherited_ignored[i] = true;
+		else
+			signal(stop_signals[i], on_signal);
+	}
+	/* a closed pipe on stdout (| head) is an EPIPE where we print, not a death */
+	signal(SIGPIPE, SIG_IGN);
 	rc = open_engine(s);
 	if (rc == -ENOENT)
 		rc = wait_for_sunrpc(s);
@@ -761,8 +876,9 @@ int session_run(struct session *s)
 	if (!rc && s->e && trace(s, &rc) && !rc)
 		rc = EXIT_RUNTIME;
 	/* a stopped exporter's numbers would live on in node_exporter as if current */
-	if (s->o.prom_file && !s->o.prom_keep && unlink(s->o.prom_file) && errno != ENOENT)
-		pr_warn("cannot remove %s: %s\n", s->o.prom_file, strerror(errno));
+	if (s->o.prom_file && !s->o.prom_keep && (err = outfile_remove(&s->out[OUT_PROM])) &&
+	    err != -ENOENT)
+		pr_warn("cannot remove %s: %s\n", s->o.prom_file, strerror(-err));
 	return rc;
 }
 
@@ -775,6 +891,8 @@ void session_free(struct session *s)
 	free(s->rates);
 	free(s->heat);
 	ledger_free(&s->ledger);
+	for (int i = 0; i < OUTS; i++)
+		outfile_close(&s->out[i]);
 	mounts_free(&s->mounts_now);
 	free(s);
 }

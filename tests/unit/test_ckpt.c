@@ -21,6 +21,7 @@ struct step {
 };
 
 struct feed {
+	size_t wall_step_at;		/* from this step on, the wall clock is 500 s behind */
 	struct ckpt c;
 	struct snapshot snaps[16];
 	struct xprt_snap xs[16];
@@ -41,7 +42,7 @@ static void run(struct feed *f, const struct step *s, size_t n)
 	}
 	for (size_t i = 0; i < n; i++) {
 		struct xprt_view x = { .key = 0xabc, .interval_peak = s[i].peak };
-		struct view v = { .interval_s = 1, .nxprts = 1, .xprts = &x };
+		struct view v = { .interval_s = 1, .ts_s = (double)i + 2, .nxprts = 1, .xprts = &x };
 
 		x.bytes_written = (__u64)(s[i].mbps * MB);
 		x.at_limit_ns = s[i].at_limit_s * 1e9;
@@ -49,6 +50,7 @@ static void run(struct feed *f, const struct step *s, size_t n)
 		x.verdict.cls = s[i].slot_bound ? V_SLOT : V_CLIENT;
 		x.link.rate_gbps = 10;
 		assert_int_equal(ckpt_step(&f->c, &v, &f->snaps[i], &f->snaps[i + 1], NULL, NULL,
+					   f->wall_step_at && i >= f->wall_step_at ? 500.0 + (double)i :
 					   1000.0 + (double)i + 1), s[i].want);
 	}
 }
@@ -62,7 +64,7 @@ static void test_quiet_never_starts(void **state)
 
 	(void)state;
 	run(f, s, 3);
-	assert_false(ckpt_finish(&f->c, 2000));
+	assert_false(ckpt_finish(&f->c, 2000, 100));
 	assert_int_equal(f->c.n, 0);
 	assert_int_equal(f->c.started, 0);
 	assert_true(f->c.total.secs == 0 && f->c.total.bytes == 0 && f->c.ended_wall == 0);
@@ -99,7 +101,7 @@ static void test_burst_bounds(void **state)
 	assert_true(f->c.total.slot_bound_secs == 1);
 	assert_true(f->c.ended.secs == 2 && f->c.ended.bytes == 1000 * MB && f->c.ended.slot_bound_secs == 1);
 	assert_true(f->c.ended_wall == 1003.0);
-	assert_false(ckpt_finish(&f->c, 2000));
+	assert_false(ckpt_finish(&f->c, 2000, 100));
 	ckpt_free(&f->c);
 	free(f);
 }
@@ -147,12 +149,36 @@ static void test_open_burst_ends_with_trace(void **state)
 	/* the open window counts while open */
 	assert_int_equal(f->c.started, 1);
 	assert_true(f->c.total.secs == 2 && f->c.n == 0);
-	assert_true(ckpt_finish(&f->c, 1005.5));
+	assert_true(ckpt_finish(&f->c, 1005.5, 3.5));
 	assert_int_equal(f->c.n, 1);
 	assert_true(f->c.end_wall == 1005.5 && f->c.ended_wall == 1005.5 && f->c.ended.secs == 2);
-	assert_false(ckpt_finish(&f->c, 1006));
+	assert_false(ckpt_finish(&f->c, 1006, 4));
 	/* saturated both seconds; no link bytes: 0 % of a known rate */
 	assert_true(ckpt_sat_util(&f->c, 0xabc, &secs) == 0.0 && secs == 2.0);
+	ckpt_free(&f->c);
+	free(f);
+}
+
+/* the wall clock stepped back 500 s in the middle of a burst: its duration is the monotonic one */
+static void test_wall_clock_step(void **state)
+{
+	static const struct step s[] = {
+		{ 500, 0, 4, 0, CKPT_STARTED, false }, { 500, 0, 4, 0, CKPT_NONE, false },
+		{ 500, 0, 4, 0, CKPT_NONE, false }, { 0, 0, 0, 0, CKPT_NONE, false },
+		{ 0, 0, 0, 0, CKPT_ENDED, false },
+	};
+	struct feed *f = calloc(1, sizeof(*f));
+	struct xprt_view x = { .key = 0xabc };
+	struct view v = { .nxprts = 1, .xprts = &x };
+	struct ckpt_view cv;
+
+	(void)state;
+	f->wall_step_at = 2;
+	run(f, s, 5);
+	assert_int_equal(f->c.n, 1);
+	ckpt_view(&f->c, &v, &cv);
+	assert_true(cv.secs == 3.0);
+	assert_true(cv.start_wall == 1000.0 && cv.end_wall == 502.0);
 	ckpt_free(&f->c);
 	free(f);
 }
@@ -164,6 +190,7 @@ int main(void)
 		cmocka_unit_test(test_burst_bounds),
 		cmocka_unit_test(test_hysteresis_one_burst),
 		cmocka_unit_test(test_open_burst_ends_with_trace),
+		cmocka_unit_test(test_wall_clock_step),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
