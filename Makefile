@@ -252,12 +252,15 @@ install: all
 	$(Q)install -D -m 0644 tools/prometheus/slotscope.rules.yml \
 		$(DESTDIR)$(DATADIR)/prometheus/slotscope.rules.yml
 	$(Q)install -D -m 0644 tools/grafana/slotscope.json $(DESTDIR)$(DATADIR)/grafana/slotscope.json
+	$(Q)install -D -m 0644 tools/systemd/60-slotscope.conf $(DESTDIR)$(DATADIR)/sysctl/60-slotscope.conf
 
 uninstall:
 	$(Q)rm -f $(DESTDIR)$(SBINDIR)/slotscope $(DESTDIR)$(MANDIR)/man8/slotscope.8 \
 		$(DESTDIR)$(UNITDIR)/slotscope.service $(DESTDIR)$(SYSCONFDIR)/default/slotscope \
-		$(DESTDIR)$(DATADIR)/prometheus/slotscope.rules.yml $(DESTDIR)$(DATADIR)/grafana/slotscope.json
-	$(Q)rmdir $(DESTDIR)$(DATADIR)/prometheus $(DESTDIR)$(DATADIR)/grafana $(DESTDIR)$(DATADIR) 2>/dev/null || true
+		$(DESTDIR)$(DATADIR)/prometheus/slotscope.rules.yml $(DESTDIR)$(DATADIR)/grafana/slotscope.json \
+		$(DESTDIR)$(DATADIR)/sysctl/60-slotscope.conf
+	$(Q)rmdir $(DESTDIR)$(DATADIR)/prometheus $(DESTDIR)$(DATADIR)/grafana $(DESTDIR)$(DATADIR)/sysctl \
+		$(DESTDIR)$(DATADIR) 2>/dev/null || true
 
 # The Debian package, built from a copy of the tree (dpkg-buildpackage writes beside it):
 # $(O)/deb/slotscope_*.deb, its lintian report, and its files unpacked in $(O)/deb/root.

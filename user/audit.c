@@ -133,20 +133,36 @@ static void warn(struct audit *a, const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * mountstats escapes the mount point as mountinfo does (space, tab, newline, backslash as \ooo):
+ * compare @mnt, which mountinfo's parser unescaped, with the escaped form. Lines of any length.
+ */
 int mountstats_ports_parse(FILE *f, const char *mnt, unsigned int *ports, int max)
 {
-	char line[512], dev[256], on[256];
+	char *line = NULL, *esc = malloc(4 * strlen(mnt) + 1), *e = esc;
+	size_t cap = 0;
 	bool in = false;
 	int n = 0;
 
-	while (fgets(line, sizeof(line), f)) {
+	if (!esc)
+		return -ENOMEM;
+	for (const char *p = mnt; *p; p++)
+		e += strchr(" \t\n\\", *p) ? sprintf(e, "\\%03o", (unsigned char)*p) : (*e = *p, 1);
+	*e = 0;
+	while (getline(&line, &cap, f) > 0) {
 		unsigned int port;
+		char *on, *end;
 
-		if (sscanf(line, "device %255s mounted on %255s", dev, on) == 2)
-			in = !strcmp(on, mnt);
-		else if (in && n < max && sscanf(line, " xprt: tcp %u", &port) == 1)
+		if (!strncmp(line, "device ", 7)) {
+			on = strstr(line, " mounted on ");
+			end = on ? strstr(on + 12, " with fstype ") : NULL;
+			in = end && (size_t)(end - on - 12) == strlen(esc) && !strncmp(on + 12, esc, strlen(esc));
+		} else if (in && n < max && sscanf(line, " xprt: tcp %u", &port) == 1) {
 			ports[n++] = port;
+		}
 	}
+	free(line);
+	free(esc);
 	return n;
 }
 

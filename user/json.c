@@ -2,6 +2,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include "json.h"
+#include "utf8.h"
 
 void jw_init(struct jw *w, FILE *f)
 {
@@ -10,18 +11,29 @@ void jw_init(struct jw *w, FILE *f)
 	w->need_comma[0] = false;
 }
 
+/*
+ * A JSON string is UTF-8: a byte that is not (a mount point is whatever bytes the kernel holds)
+ * is written as the four characters \xHH, as in the textfile, so the value stays readable and
+ * no parser rejects the line.
+ */
 static void put_str(FILE *f, const char *s)
 {
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	const unsigned char *p = (const unsigned char *)s;
 
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
+	fputc('"', f);
+	while (*p) {
+		size_t n = utf8_seq_len(p);
+
+		if (!n)
+			fprintf(f, "\\\\x%02X", *p++);
+		else if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p++);
+		else if (*p < 0x20)
+			fprintf(f, "\\u%04x", *p++);
+		else {
+			fwrite(p, 1, n, f);
+			p += n;
+		}
 	}
 	fputc('"', f);
 }
@@ -79,6 +91,15 @@ void jw_dbl(struct jw *w, const char *key, double v)
 	prefix(w, key);
 	if (isfinite(v))
 		fprintf(w->f, "%.9g", v);
+	else
+		fputs("null", w->f);
+}
+
+void jw_time(struct jw *w, const char *key, double secs)
+{
+	prefix(w, key);
+	if (isfinite(secs))
+		fprintf(w->f, "%.6f", secs);
 	else
 		fputs("null", w->f);
 }

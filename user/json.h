@@ -23,6 +23,8 @@ void jw_u64(struct jw *w, const char *key, uint64_t v);
 void jw_i64(struct jw *w, const char *key, int64_t v);
 /* finite doubles with 9 significant digits; NaN and infinities become null */
 void jw_dbl(struct jw *w, const char *key, double v);
+/* seconds since the epoch to the microsecond (%.9g would round a 2026 date to 10 s) */
+void jw_time(struct jw *w, const char *key, double secs);
 void jw_str(struct jw *w, const char *key, const char *s);	/* NULL prints null */
 void jw_bool(struct jw *w, const char *key, bool v);
 void jw_null(struct jw *w, const char *key);

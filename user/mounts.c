@@ -22,10 +22,13 @@ static void unescape(char *s)
 	*d = 0;
 }
 
-static void copy(char *dst, size_t len, const char *src)
+static char *copy(const char *src)
 {
-	snprintf(dst, len, "%s", src);
-	unescape(dst);
+	char *s = strdup(src);
+
+	if (s)
+		unescape(s);
+	return s;
 }
 
 int mounts_parse(FILE *f, struct mount_table *t)
@@ -70,10 +73,14 @@ int mounts_parse(FILE *f, struct mount_table *t)
 		m = &t->m[t->n++];
 		m->major = major;
 		m->minor = minor;
-		copy(m->mountpoint, sizeof(m->mountpoint), fields[4]);
-		copy(m->fstype, sizeof(m->fstype), fields[5]);
-		copy(m->source, sizeof(m->source), fields[6]);
-		copy(m->opts, sizeof(m->opts), fields[7] ? fields[7] : "");
+		m->mountpoint = copy(fields[4]);
+		m->fstype = copy(fields[5]);
+		m->source = copy(fields[6]);
+		m->opts = copy(fields[7] ? fields[7] : "");
+		if (!m->mountpoint || !m->fstype || !m->source || !m->opts) {
+			err = -ENOMEM;
+			break;
+		}
 	}
 	free(line);
 	if (err)
@@ -140,6 +147,12 @@ int mounts_fstype(const char *procfs_root, const char *path, char *fstype, size_
 
 void mounts_free(struct mount_table *t)
 {
+	for (size_t i = 0; i < t->n; i++) {
+		free(t->m[i].mountpoint);
+		free(t->m[i].fstype);
+		free(t->m[i].source);
+		free(t->m[i].opts);
+	}
 	free(t->m);
 	t->m = NULL;
 	t->n = 0;

@@ -5,12 +5,13 @@
 #include <stdio.h>
 #include <stddef.h>
 
+/* strings as long as the kernel made them (unescaped): a fixed buffer could cut addr= off */
 struct nfs_mount {
 	unsigned int major, minor;
-	char mountpoint[256];
-	char fstype[16];	/* nfs or nfs4 */
-	char source[256];	/* server:/path */
-	char opts[512];		/* super options: vers=3,rsize=...,proto=tcp,addr=... */
+	char *mountpoint;
+	char *fstype;		/* nfs or nfs4 */
+	char *source;		/* server:/path */
+	char *opts;		/* super options: vers=3,rsize=...,proto=tcp,addr=... */
 };
 
 struct mount_table {

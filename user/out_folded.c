@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "output.h"
+#include "utf8.h"
 #include "uhist.h"
 #include "util.h"
 
@@ -39,12 +40,32 @@ static const char *bucket_label(char *buf, size_t len, unsigned int b)
 }
 
 /* frame names may hold neither ';' (the separator) nor spaces (before the weight) */
+/*
+ * A frame name: the folded format's separators (';', white space, the newline that ends a line)
+ * and bytes that are not UTF-8 become the four characters \xHH, so a mount point named anything
+ * stays one frame on one line; a character is never cut in two at the end of @dst.
+ */
 static void clean(char *dst, size_t len, const char *s)
 {
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
 	size_t i = 0;
 
-	for (; s && *s && i + 1 < len; s++)
-		dst[i++] = (*s == ';' || *s == ' ' || *s == '\t') ? '_' : *s;
+	while (*p) {
+		size_t n = utf8_seq_len(p);
+
+		if (!n || *p == ';' || *p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' ||
+		    *p == '\\') {
+			if (i + 5 > len)
+				break;
+			i += (size_t)snprintf(dst + i, len - i, "\\x%02X", *p++);
+			continue;
+		}
+		if (i + n + 1 > len)
+			break;
+		memcpy(dst + i, p, n);
+		i += n;
+		p += n;
+	}
 	dst[i] = 0;
 	if (!i)
 		snprintf(dst, len, "-");
@@ -83,35 +104,43 @@ static int cmp_frame(const void *a, const void *b)
 	return strcmp(((const struct frame *)a)->path, ((const struct frame *)b)->path);
 }
 
+/*
+ * One RPC's stages add up to its execute time: slot-wait + queue + rtt + other. The kernel's
+ * queue time already holds the wait for a slot, which is known per transport, not per op: each
+ * op's queue is split, the transport's slot-wait time shared among its ops in proportion to
+ * their queue time (never more than that queue time).
+ */
 static void collect(const struct view *v, struct stacks *st)
 {
-	char srv[80], mnt[256], op[32], prefix[512];
+	char srv[128], mnt[1024], op[64], prefix[1400];
 
 	memset(st, 0, sizeof(*st));
-	for (size_t i = 0; i < v->nxprts; i++) {
-		const struct xprt_view *x = &v->xprts[i];
-
-		/* a slot wait belongs to the transport, not to one op */
-		clean(srv, sizeof(srv), x->addr);
-		snprintf(prefix, sizeof(prefix), "%s;-;-;slot-wait", srv);
-		add_hist(st, prefix, x->waits[WAIT_SLOT].buckets, x->waits[WAIT_SLOT].sum_ns);
-	}
 	for (size_t i = 0; i < v->nops; i++) {
 		const struct op_view *o = &v->ops[i];
-		const char *addr = "?";
+		const struct xprt_view *x = view_xprt(v, o->k.xprt);
+		double queue = (double)o->sum_ns[STAGE_QUEUE], slot = 0, xq = 0;
 
-		for (size_t j = 0; j < v->nxprts; j++)
-			if (v->xprts[j].key == o->k.xprt)
-				addr = v->xprts[j].addr;
-		clean(srv, sizeof(srv), addr);
+		if (x) {
+			for (size_t j = 0; j < v->nops; j++)
+				if (v->ops[j].k.xprt == x->key)
+					xq += (double)v->ops[j].sum_ns[STAGE_QUEUE];
+			slot = (double)x->waits[WAIT_SLOT].sum_ns;
+			slot = xq > 0 ? (slot < xq ? slot : xq) * queue / xq : 0;
+		}
+		clean(srv, sizeof(srv), x ? x->addr : "?");
 		clean(mnt, sizeof(mnt), o->mountpoint);
 		clean(op, sizeof(op), o->name);
+		if (x && slot > 0) {
+			snprintf(prefix, sizeof(prefix), "%s;%s;%s;slot-wait", srv, mnt, op);
+			add_hist(st, prefix, x->waits[WAIT_SLOT].buckets, (__u64)slot);
+		}
 		for (int s = 0; s < STAGES; s++) {
-			/* execute includes queue and rtt: folded frames must not double count, so the
-			 * execute frame carries only what is neither */
+			/* execute includes queue and rtt: its frame carries only what is neither */
 			__u64 sum = o->sum_ns[s];
 
-			if (s == STAGE_EXECUTE)
+			if (s == STAGE_QUEUE)
+				sum = (__u64)(queue - slot);
+			else if (s == STAGE_EXECUTE)
 				sum = sum > o->sum_ns[STAGE_QUEUE] + o->sum_ns[STAGE_RTT] ?
 					      sum - o->sum_ns[STAGE_QUEUE] - o->sum_ns[STAGE_RTT] : 0;
 			snprintf(prefix, sizeof(prefix), "%s;%s;%s;%s", srv, mnt, op,
@@ -222,10 +251,16 @@ static void icicle(FILE *f, const struct stacks *st, double y0)
 				10 + x, y0 + d * ROW, w, ROW - 1, 10 + h % 40, 55 + (h >> 8) % 20);
 			/* a label when it fits: ~7 px a character */
 			if (w > 30) {
-				size_t fit = (size_t)(w / 7);
-				char lab[128];
+				size_t fit = (size_t)(w / 7), cut = 0;
+				char lab[512];
 
-				snprintf(lab, sizeof(lab), "%.*s", (int)(len < fit ? len : fit), name);
+				/* whole characters only: a cut sequence is not XML */
+				for (size_t c = 0; cut < len && c < fit && cut < sizeof(lab) - 5; c++) {
+					size_t n = utf8_seq_len((const unsigned char *)name + cut);
+
+					cut += n ? n : 1;
+				}
+				snprintf(lab, sizeof(lab), "%.*s", (int)(cut < len ? cut : len), name);
 				fprintf(f, "<text x=\"%.2f\" y=\"%.1f\">", 10 + x + 3, y0 + d * ROW + 13);
 				xml(f, lab);
 				fputs("</text>", f);

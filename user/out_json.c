@@ -286,8 +286,8 @@ void out_ckpt_json(FILE *f, const struct view *v, const struct ckpt_view *c)
 	jw_obj(&w, NULL);
 	jw_str(&w, "type", "checkpoint");
 	jw_u64(&w, "n", c->n);
-	jw_dbl(&w, "start_wall", c->start_wall);
-	jw_dbl(&w, "end_wall", c->end_wall);
+	jw_time(&w, "start_wall", c->start_wall);
+	jw_time(&w, "end_wall", c->end_wall);
 	jw_dbl(&w, "duration_s", c->secs);
 	jw_dbl(&w, "bytes_written", c->bytes_written);
 	jw_dbl(&w, "GBps", c->GBps);
@@ -367,7 +367,7 @@ void out_audit_json(FILE *f, const struct audit *a)
 static void view_json(struct jw *w, const struct view *v)
 {
 	jw_dbl(w, "ts", v->ts_s);
-	jw_dbl(w, "wall", v->wall);
+	jw_time(w, "wall", v->wall);
 	jw_dbl(w, "interval_s", v->interval_s);
 	jw_arr(w, "transports");
 	for (size_t i = 0; i < v->nxprts; i++)

@@ -40,14 +40,18 @@ double verbs_rate_gbps(unsigned int speed, unsigned int width)
 	return lane[s] * lanes[w];
 }
 
+/*
+ * A counter that went down was reset (perfquery -R, a driver reload, a re-created netdev): what
+ * it holds now was counted since. Only a 32-bit counter in its top 1/16 is taken to have wrapped;
+ * a 64-bit one never does in a tick, and InfiniBand's 32-bit PMA counters saturate instead.
+ */
 uint64_t counter_delta(uint64_t old, uint64_t now)
 {
 	if (now >= old)
 		return now - old;
-	/* went backwards: a 32-bit counter wrapped if the old value fit in 32 bits */
-	if (old <= UINT32_MAX)
+	if (old <= UINT32_MAX && old > UINT32_MAX - (UINT32_MAX >> 4))
 		return (uint64_t)UINT32_MAX - old + now + 1;
-	return UINT64_MAX - old + now + 1;
+	return now;
 }
 
 int netdev_read(const char *sysfs_root, const char *name, struct netdev_stat *st)

@@ -53,9 +53,21 @@ struct session {
 	struct ledger ledger;		/* the textfile's sums over intervals */
 	struct outfile out[OUTS];	/* by enum out_kind; dirfd -1 when not asked for */
 	char kernel[65];		/* uname release, for slotscope_build_info */
-	struct heat_column *heat;	/* one column per interval, for --svg */
+	struct heat_column *heat;	/* for --svg: add_heat() */
 	size_t nheat, capheat;
+	unsigned int heat_span, heat_fill;	/* intervals per column, in the last one */
 };
+
+static long paranoid(const struct session *s)
+{
+	char path[512];
+	long v;
+
+	if (root_path(path, sizeof(path), s->o.procfs_root, "/proc/sys/kernel/perf_event_paranoid") ||
+	    read_long(path, &v))
+		return -1;
+	return v;
+}
 
 static bool has_cap(const struct __user_cap_data_struct *d, int c)
 {
@@ -305,10 +317,9 @@ static pid_t start_command(char **argv)
 	pid_t pid = fork();
 
 	if (pid == 0) {
-		/* as the shell gave them: nohup's ignored SIGHUP stays ignored in the job */
+		/* as the shell gave them to us: nohup's ignored SIGHUP stays ignored in the job */
 		for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
-			if (!inherited_ignored[i])
-				signal(stop_signals[i], SIG_DFL);
+			signal(stop_signals[i], inherited_ignored[i] ? SIG_IGN : SIG_DFL);
 		signal(SIGPIPE, SIG_DFL);
 		execvp(argv[0], argv);
 		fprintf(stderr, "slotscope: cannot run %s: %s\n", argv[0], strerror(errno));
@@ -329,6 +340,16 @@ static int open_engine(struct session *s)
 	if (missing_cap(&why, &sys_admin)) {
 		pr_err("missing %s: run it as root, or give it CAP_BPF and CAP_PERFMON (see "
 		       "slotscope.service)\n", why);
+		return EXIT_NOPERM;
+	}
+	/*
+	 * Debian's CONFIG_SECURITY_PERF_EVENTS_RESTRICT: at perf_event_paranoid 3 (its default)
+	 * perf_event_open, which a kprobe takes, needs CAP_SYS_ADMIN, whatever CAP_PERFMON says.
+	 */
+	if (!sys_admin && paranoid(s) > 2) {
+		pr_err("kernel.perf_event_paranoid is %ld, which allows kprobes only with CAP_SYS_ADMIN: "
+		       "set it to 2 (sysctl -w kernel.perf_event_paranoid=2) or give CAP_SYS_ADMIN\n",
+		       paranoid(s));
 		return EXIT_NOPERM;
 	}
 	eo.no_btf_ids = !sys_admin;
@@ -391,18 +412,39 @@ static void write_prom(struct session *s, struct view *cum, const struct view *i
 	s->prom_err = err;
 }
 
-/* one column of the heat map: the slot waits of the shown transports in an interval */
+/*
+ * The heat map's columns: one per interval, until HEAT_COLUMNS; then neighbours are merged and
+ * each column covers twice as many intervals, so a week-long trace keeps a bounded map.
+ */
+#define HEAT_COLUMNS 512
+
 static void add_heat(struct session *s, const struct view *v)
 {
 	struct heat_column *c;
 
 	if (!s->o.svg_file)
 		return;
-	if (GROW(s->heat, s->capheat, s->nheat + 1, 64))
-		return;
-	c = &s->heat[s->nheat++];
-	memset(c, 0, sizeof(*c));
-	c->wall = v->wall;
+	if (s->nheat && s->heat_fill < s->heat_span) {
+		c = &s->heat[s->nheat - 1];
+	} else {
+		if (s->nheat == HEAT_COLUMNS) {
+			for (size_t k = 0; k < HEAT_COLUMNS / 2; k++) {
+				s->heat[k].wall = s->heat[2 * k].wall;
+				for (int b = 0; b < LAT_BUCKETS; b++)
+					s->heat[k].buckets[b] = s->heat[2 * k].buckets[b] +
+								s->heat[2 * k + 1].buckets[b];
+			}
+			s->nheat = HEAT_COLUMNS / 2;
+			s->heat_span *= 2;
+		}
+		if (GROW(s->heat, s->capheat, s->nheat + 1, 64))
+			return;
+		c = &s->heat[s->nheat++];
+		memset(c, 0, sizeof(*c));
+		c->wall = v->wall;
+		s->heat_fill = 0;
+	}
+	s->heat_fill++;
 	for (size_t i = 0; i < v->nxprts; i++)
 		for (int b = 0; b < LAT_BUCKETS; b++)
 			c->buckets[b] += v->xprts[i].waits[WAIT_SLOT].buckets[b];
@@ -808,6 +850,7 @@ int session_new(struct session **out, const struct session_opts *o)
 	}
 	for (int i = 0; i < OUTS; i++)
 		s->out[i].dirfd = s->out[i].lockfd = -1;
+	s->heat_span = 1;
 	s->o = *o;
 	if (!s->o.mounts_of)
 		s->o.mounts_of = "self";
@@ -859,10 +902,14 @@ int session_run(struct session *s)
 	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++) {
 		struct sigaction old;
 
-		/* ignored when we started (nohup, a batch system): they stay ignored */
-		if (!sigaction(stop_signals[i], NULL, &old) && old.sa_handler == SIG_IGN)
-			inherited_ignored[i] = true;
-		else
+		/*
+		 * What we were started with is what the command gets. We keep an ignored SIGHUP
+		 * (nohup: a logout must not end the trace); SIGINT and SIGTERM always end it, with
+		 * a summary, even when a shell started us in the background with SIGINT ignored.
+		 */
+		inherited_ignored[i] = !sigaction(stop_signals[i], NULL, &old) &&
+				       old.sa_handler == SIG_IGN;
+		if (!(inherited_ignored[i] && stop_signals[i] == SIGHUP))
 			signal(stop_signals[i], on_signal);
 	}
 	/* a closed pipe on stdout (| head) is an EPIPE where we print, not a death */

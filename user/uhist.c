@@ -42,5 +42,5 @@ double hist_quantile(const __u64 *buckets, unsigned int n, double q)
 void hist_sub(__u64 *out, const __u64 *a, const __u64 *b, unsigned int n)
 {
 	for (unsigned int i = 0; i < n; i++)
-		out[i] = a[i] - (b ? b[i] : 0);
+		out[i] = delta_u64(a[i], b ? b[i] : 0);
 }

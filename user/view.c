@@ -44,8 +44,8 @@ static const char *mountpoint_of(const struct snapshot *s, const struct mount_ta
 
 static void wait_view(struct wait_view *w, const struct wait_hist *cur, const struct wait_hist *prev)
 {
-	w->count = cur->count - (prev ? prev->count : 0);
-	w->sum_ns = cur->sum_ns - (prev ? prev->sum_ns : 0);
+	w->count = delta_u64(cur->count, prev ? prev->count : 0);
+	w->sum_ns = delta_u64(cur->sum_ns, prev ? prev->sum_ns : 0);
 	w->max_ns = cur->max_ns;
 	hist_sub(w->buckets, cur->buckets, prev ? prev->buckets : NULL, LAT_BUCKETS);
 	w->p50_ns = hist_quantile(w->buckets, LAT_BUCKETS, 0.50);
@@ -94,7 +94,7 @@ static void xprt_view(struct xprt_view *v, const struct xprt_snap *c, const stru
 	v->at_limit_ns = (double)v->level_ns[LEVEL_BUCKETS - 1];
 	v->full_pct = v->busy_ns > 0 ? 100.0 * v->at_limit_ns / v->busy_ns : 0;
 	v->mean_in_use = v->span_ns > 0 ? weighted / v->span_ns : 0;
-#define D(f) (x->f - (o ? o->f : 0))
+#define D(f) delta_u64(x->f, o ? o->f : 0)
 	v->acquires = D(acquires);
 	v->handoffs = D(handoffs);
 	v->releases = D(releases);
@@ -123,7 +123,7 @@ static void op_view(struct op_view *v, const struct op_snap *c, const struct op_
 	v->k = c->k;
 	memcpy(v->name, x->name, sizeof(v->name));
 	v->name[OPNAME_LEN - 1] = 0;
-#define D(f) (x->f - (o ? o->f : 0))
+#define D(f) delta_u64(x->f, o ? o->f : 0)
 	v->count = D(count);
 	v->ntrans = D(ntrans);
 	v->timeouts = D(timeouts);
@@ -231,7 +231,7 @@ int view_build(struct view *v, const struct snapshot *prev, const struct snapsho
 		s->sequences = s->s.sequences - before;
 	}
 	for (int c = 0; c < NCOUNTERS; c++)
-		v->counters[c] = cur->counters[c] - prev->counters[c];
+		v->counters[c] = delta_u64(cur->counters[c], prev->counters[c]);
 	/* map order is hash order: rows in the order the kernel made the transports */
 	qsort(v->xprts, v->nxprts, sizeof(*v->xprts), by_id);
 	attribute_ops(v);

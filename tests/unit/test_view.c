@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -425,6 +426,41 @@ static void test_one_full_pct(void **state)
 	mounts_free(&mt);
 }
 
+/* one RPC's stages add up to its execute time: slot-wait is carved out of the queue time */
+static void test_folded_stages_add_up(void **state)
+{
+	struct snapshot prev, cur;
+	struct op_snap ops[1];
+	struct view v;
+	size_t len;
+	double total = 0, slot = 0, queue = 0, us;
+	char *s, *line, frame[256];
+
+	(void)state;
+	make_snaps(&prev, &cur);
+	ops[0] = os_cur;
+	ops[0].s.sum_ns[STAGE_QUEUE] = 128 * 3000000ull;	/* 384 ms, of which 300 ms slot waits */
+	ops[0].s.hist[STAGE_QUEUE][21] = 128;
+	cur.ops = ops;
+	cur.nops = 1;
+	assert_int_equal(view_build(&v, &prev, &cur, NULL, false), 0);
+	view_finish(&v);
+	s = render(out_folded, &v, &len);
+	for (line = strtok(s, "\n"); line; line = strtok(NULL, "\n")) {
+		assert_int_equal(sscanf(line, "%255s %lf", frame, &us), 2);
+		total += us;
+		if (strstr(frame, ";slot-wait;"))
+			slot += us;
+		if (strstr(frame, ";queue;"))
+			queue += us;
+	}
+	/* execute 640 ms = slot-wait 300 + queue 84 + rtt 256 + other 0, to a microsecond a line */
+	assert_true(fabs(total - 640000) <= 4);
+	assert_true(fabs(slot - 300000) <= 2 && fabs(queue - 84000) <= 2);
+	free(s);
+	view_free(&v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -432,6 +468,7 @@ int main(void)
 		cmocka_unit_test(test_quiet_interval_peak),
 		cmocka_unit_test(test_warming_up),
 		cmocka_unit_test(test_golden_outputs),
+		cmocka_unit_test(test_folded_stages_add_up),
 		cmocka_unit_test(test_one_full_pct),
 		cmocka_unit_test(test_one_series_per_mount),
 		cmocka_unit_test(test_nconnect_knob),

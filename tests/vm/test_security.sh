@@ -24,10 +24,20 @@ caps --user nobody
 check_eq "--user nobody: uid" "$uid" 65534
 check_eq "--user nobody: CapEff" "$eff" 0000000000000000
 check_eq "--user nobody: summary written" "$(grep -c '"summary"' /tmp/sec.json)" 1
+# An output is written to a new file renamed over its name: a symlink or a hard link planted at
+# the name is replaced, never written through; a symlink in the directory path is refused.
 echo keep >/tmp/target
 ln -sf /tmp/target /tmp/link.folded
+ln -f /tmp/target /tmp/hard.folded
 slotscope -q -d 1 --folded /tmp/link.folded 2>/tmp/sym.err
-check_eq "symlink: exit status" $? 1
-check_eq "symlink: target untouched" "$(cat /tmp/target)" keep
-echo "note $(cat /tmp/sym.err)"
+check_eq "symlink at the name: exit status" $? 0
+check_eq "symlink at the name: replaced by the file" "$(stat -c %F /tmp/link.folded)" "regular file"
+slotscope -q -d 1 --folded /tmp/hard.folded 2>>/tmp/sym.err
+check_eq "hard link at the name: exit status" $? 0
+check_eq "symlink and hard link: target untouched" "$(cat /tmp/target)" keep
+mkdir -p /tmp/real && ln -sfn /tmp/real /tmp/ldir
+slotscope -q -d 1 --folded /tmp/ldir/x.folded 2>/tmp/dir.err
+check_eq "symlinked directory: exit status" $? 64
+check_eq "symlinked directory: one line naming it" "$(grep -c 'symbolic link' /tmp/dir.err)/$(wc -l </tmp/dir.err)" 1/1
+check_eq "symlinked directory: nothing written through it" "$(ls /tmp/real | wc -l)" 0
 exit $CHECK_FAILED
