@@ -12,7 +12,7 @@
 #include "util.h"
 
 struct frame {
-	char path[512];		/* server;mountpoint;op;stage;bucket */
+	char path[1536];	/* server;mountpoint;op;stage;bucket: each frame bounded by clean() */
 	double us;
 	__u64 count;
 };
@@ -112,7 +112,7 @@ static int cmp_frame(const void *a, const void *b)
  */
 static void collect(const struct view *v, struct stacks *st)
 {
-	char srv[128], mnt[1024], op[64], prefix[1400];
+	char srv[128], mnt[1024], op[64], prefix[1300];
 
 	memset(st, 0, sizeof(*st));
 	for (size_t i = 0; i < v->nops; i++) {
@@ -239,6 +239,12 @@ static void icicle(FILE *f, const struct stacks *st, double y0)
 				us += st->f[j].us;
 				count += st->f[j].count;
 				j++;
+			}
+			/* a path shorter than DEPTH frames still moves the walk on */
+			if (j == i) {
+				us = st->f[i].us;
+				count = st->f[i].count;
+				j = i + 1;
 			}
 			w = us / total * (SVG_W - 20);
 			h = hue(name, len);

@@ -26,7 +26,7 @@ struct prom_input {
 	const char *version, *kernel;
 };
 
-/* Prometheus text exposition of @in (README "Metrics"); 0 or -EIO */
+/* Prometheus text exposition of @in (README "Metrics"); 0 (write errors: see ferror(@f)) */
 int out_prom(FILE *f, const struct prom_input *in);
 /* out_prom into PATH whole (outfile.h: no symlink, temporary file, fsync, rename); 0 or -errno */
 int prom_write(const char *path, const struct prom_input *in);

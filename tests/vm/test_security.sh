@@ -31,7 +31,7 @@ ln -sf /tmp/target /tmp/link.folded
 ln -f /tmp/target /tmp/hard.folded
 slotscope -q -d 1 --folded /tmp/link.folded 2>/tmp/sym.err
 check_eq "symlink at the name: exit status" $? 0
-check_eq "symlink at the name: replaced by the file" "$(stat -c %F /tmp/link.folded)" "regular file"
+check_eq "symlink at the name: replaced by a file" "$([ -f /tmp/link.folded ] && [ ! -L /tmp/link.folded ] && echo yes)" yes
 slotscope -q -d 1 --folded /tmp/hard.folded 2>>/tmp/sym.err
 check_eq "hard link at the name: exit status" $? 0
 check_eq "symlink and hard link: target untouched" "$(cat /tmp/target)" keep

@@ -1,0 +1,77 @@
+# What operators and kernels do to a tracer, in one boot: a traced job stopped and continued, a
+# closed pipe on stdout, a second instance on the same textfile, a wall-clock step during a
+# checkpoint, mount points with a space and with a byte that is not UTF-8. test_robust.host checks
+# the files left in /out with promtool, node_exporter and xmllint.
+nfsd_start >/dev/null || exit 1
+mount_tcp "/mnt/a b" 3 16 || exit 1
+nu=$(printf '/mnt/n\377')
+mount_tcp "$nu" 3 16 || exit 1
+intervals() { grep -c '"type":"interval"' "$1"; }
+
+# 1. the job stopped (a scheduler's suspend, Ctrl-Z) and continued: intervals go on meanwhile
+( slotscope --json 0.5 -- sh -c 'sleep 8' >/tmp/stop.json 2>/tmp/stop.err; echo $? >/tmp/stop.rc ) &
+i=0
+until pgrep -x sleep >/dev/null || [ $i -ge 100 ]; do sleep 0.2; i=$((i + 1)); done
+sleep 1
+job=$(pgrep -x sleep)
+kill -STOP $job
+n0=$(intervals /tmp/stop.json)
+sleep 3
+n1=$(intervals /tmp/stop.json)
+kill -CONT $job
+wait
+check_ge "job stopped 3 s: intervals meanwhile" $((n1 - n0)) 4
+check_eq "job stopped and continued: exit status is the job's" "$(cat /tmp/stop.rc)" 0
+check_eq "job stopped and continued: summary" "$(grep -c '"type":"summary"' /tmp/stop.json)" 1
+
+# 2. | head -n 1: the pipe closes; the files are still written, the job is stopped, nothing is left
+mkdir -p /tmp/h
+start=$(date +%s)
+slotscope --json 0.5 --prom-file /tmp/h/p.prom --prom-keep --folded /tmp/h/f.folded -- sleep 60 |
+	head -n 1 >/tmp/head.out
+check_le "| head -n 1: slotscope done within 10 s" $(($(date +%s) - start)) 10
+check_eq "| head -n 1: the line head read" "$(jq -r .type /tmp/head.out)" audit
+check_eq "| head -n 1: textfile written" "$(grep -c '^slotscope_tracing 1' /tmp/h/p.prom)" 1
+check_eq "| head -n 1: folded stacks written" "$(ls /tmp/h/f.folded 2>/dev/null | wc -l)" 1
+check_eq "| head -n 1: no slotscope or job left running" "$(pgrep -x slotscope; pgrep -f 'sleep 60')" ""
+
+# 3. a second instance on the same textfile: refused in one line, the first goes on
+mkdir -p /tmp/tf
+( slotscope -q 0.5 -d 12 --prom-file /tmp/tf/s.prom 2>/tmp/first.err; echo $? >/tmp/first.rc ) &
+i=0
+until [ -f /tmp/tf/s.prom ] || [ $i -ge 150 ]; do sleep 0.2; i=$((i + 1)); done
+slotscope -q 0.5 -d 2 --prom-file /tmp/tf/s.prom 2>/tmp/second.err
+check_eq "second instance on the textfile: exit status" $? 64
+check_eq "second instance: one line naming the first" \
+	"$(grep -c "being written by another slotscope (pid $(pgrep -x slotscope | head -n 1))" /tmp/second.err)/$(wc -l </tmp/second.err)" 1/1
+t1=$(awk '/^slotscope_last_update_timestamp_seconds/ { print $2 }' /tmp/tf/s.prom)
+sleep 2
+t2=$(awk '/^slotscope_last_update_timestamp_seconds/ { print $2 }' /tmp/tf/s.prom)
+check_eq "the first still writes" "$(awk -v a="$t1" -v b="$t2" 'BEGIN { print (b > a) }')" 1
+wait
+check_eq "the first: exit status" "$(cat /tmp/first.rc)" 0
+
+# 4. the wall clock stepped back an hour during a checkpoint: its duration stays the writers'
+( slotscope --json 0.5 --ckpt-threshold 1 -- sh -c ". /src/tools/vm/lib.sh; writers '/mnt/a b' 32 2 & sleep 1.5;
+	date -s @\$((\$(date +%s) - 3600)) >/dev/null; wait; sleep 2" >/tmp/ck.json 2>/tmp/ck.err ) &
+wait
+date -s @$(($(date +%s) + 3600)) >/dev/null
+d=$(jq -r 'select(.type == "checkpoint") | .duration_s' /tmp/ck.json | head -n 1)
+echo "note checkpoint duration across the step: $d s"
+check_eq "wall step: a checkpoint" "$(jq -r 'select(.type == "checkpoint") | .n' /tmp/ck.json | head -n 1)" 1
+check_eq "wall step: duration positive and under a minute" "$(awk -v d="$d" 'BEGIN { print (d > 0 && d < 60) }')" 1
+
+# 5. names: a space and a byte that is not UTF-8; every output parses, the ops are attributed
+slotscope --json --prom-file /out/names.prom --prom-keep --folded /out/names.folded --svg /out/names.svg \
+	-- sh -c ". /src/tools/vm/lib.sh; writers '/mnt/a b' 8 1; writers '$nu' 8 1" >/tmp/names.json 2>/tmp/names.err
+check_eq "names: exit status" $? 0
+cp /tmp/names.json /out/names.json
+check_eq "names: every JSON line parses" "$(jq -c . /tmp/names.json >/dev/null 2>&1 && echo yes)" yes
+check_gt "names: WRITEs of '/mnt/a b'" "$(ss_op /tmp/names.json '/mnt/a b' WRITE .count)" 0
+check_gt "names: WRITEs of the non-UTF-8 mount (\\\\xFF)" "$(ss_op /tmp/names.json '/mnt/n\xFF' WRITE .count)" 0
+check_eq "names: audit finds the transport of '/mnt/a b'" \
+	"$(head -n 1 /tmp/names.json | jq '.mounts[] | select(.mountpoint == "/mnt/a b") | .transports')" 1
+check_eq "names: textfile label escaped" "$(grep -c 'mountpoint="/mnt/n\\\\xFF"' /out/names.prom | grep -vc '^0$')" 1
+check_eq "names: folded lines well-formed" "$(grep -cvE '^[^ ]+ [0-9]+$' /out/names.folded)" 0
+check_gt "names: folded frames of both mounts" "$(grep -c '/mnt/a\\x20b;\|/mnt/n\\xFF;' /out/names.folded)" 1
+exit $CHECK_FAILED
