@@ -13,7 +13,7 @@ check_textfile() {
 		/_bucket\{/ { split($0, a, ",le="); k = a[1]; v = $NF + 0
 			if (k == pk && v < pv) { print "not cumulative: " $0; bad = 1 }
 			pk = k; pv = v; if ($0 ~ /le="\+Inf"/) inf[k] = v; next }
-		/_count\{/ { c = $1; sub(/_count\{/, "_bucket{", c); sub(/\}$/, "", c)
+		/_count\{/ { c = $0; sub(/ [^ ]*$/, "", c); sub(/_count\{/, "_bucket{", c); sub(/\}$/, "", c)
 			if (!(c in inf)) { print "no +Inf bucket before " $0; bad = 1 }
 			else if (inf[c] != $NF + 0) { print "+Inf != _count: " $0; bad = 1 } }
 		END { exit bad }' "$f"; then ok "histograms cumulative, +Inf = _count"; else bad "histograms"; fi
