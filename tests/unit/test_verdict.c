@@ -84,6 +84,7 @@ static void test_every_class(void **state)
 		view_finish(&v);
 		d = x.verdict;
 		free(v.mops);
+		free(v.mounts);
 		print_message("%s: %s (%s)\n", w->what, verdict_names[d.cls], d.knob);
 		assert_int_equal(d.cls, w->want);
 		if (w->knob)

@@ -24,6 +24,20 @@ check_ge "job stopped 3 s: intervals meanwhile (0.5 s ticks)" $((n1 - n0)) 2
 check_eq "job stopped and continued: exit status is the job's" "$(cat /tmp/stop.rc)" 0
 check_eq "job stopped and continued: summary" "$(grep -c '"type":"summary"' /tmp/stop.json)" 1
 
+# 1b. nohup: a SIGHUP ignored when slotscope starts stays ignored, for it and for its job
+( trap '' HUP; exec slotscope -q 0.5 -- sh -c 'echo $$ >/tmp/nh.pid; sleep 4' 2>/tmp/nh.err ) &
+nh=$!
+i=0
+until [ -s /tmp/nh.pid ] || [ $i -ge 100 ]; do sleep 0.2; i=$((i + 1)); done
+sleep 1
+kill -HUP $nh
+sleep 0.5
+check_eq "nohup: slotscope survives a SIGHUP" "$(kill -0 $nh 2>/dev/null && echo alive)" alive
+ign=$(awk '/^SigIgn/ { print $2 }' /proc/$(cat /tmp/nh.pid)/status)
+check_eq "nohup: the job has SIGHUP ignored" $(( 0x$ign & 1 )) 1
+wait $nh
+check_eq "nohup: exit status the job's" $? 0
+
 # 2. | head -n 1: the pipe closes; the files are still written, the job is stopped, nothing is left
 mkdir -p /tmp/h
 start=$(date +%s)
