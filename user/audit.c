@@ -28,14 +28,11 @@ bool mount_option(const char *opts, const char *key, char *val, size_t len)
 }
 
 /* xprt_info: "key=value" lines (net/sunrpc/sysfs.c) */
-static void read_xprt(const char *dir, struct audit_xprt *x)
+void xprt_info_parse(FILE *f, struct audit_xprt *x)
 {
-	char path[600], line[128];
-	FILE *f;
+	char line[128];
 
-	snprintf(path, sizeof(path), "%s/xprt_info", dir);
-	f = fopen(path, "r");
-	while (f && fgets(line, sizeof(line), f)) {
+	while (fgets(line, sizeof(line), f)) {
 		char *eq = strchr(line, '=');
 		unsigned long v;
 
@@ -62,8 +59,19 @@ static void read_xprt(const char *dir, struct audit_xprt *x)
 		else if (!strcmp(line, "src_port"))
 			x->src_port = (unsigned int)v;
 	}
-	if (f)
+}
+
+static void read_xprt(const char *dir, struct audit_xprt *x)
+{
+	char path[600];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/xprt_info", dir);
+	f = fopen(path, "r");
+	if (f) {
+		xprt_info_parse(f, x);
 		fclose(f);
+	}
 	snprintf(path, sizeof(path), "%s/dstaddr", dir);
 	f = fopen(path, "r");
 	if (f && fgets(x->dstaddr, sizeof(x->dstaddr), f))

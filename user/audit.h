@@ -52,6 +52,8 @@ void audit_free(struct audit *a);
 void audit_print(FILE *f, const struct audit *a);
 /* source ports of the "xprt: tcp" lines of mount @mnt in a mountstats stream; count or -errno */
 int mountstats_ports_parse(FILE *f, const char *mnt, unsigned int *ports, int max);
+/* a transport's /sys/kernel/sunrpc/.../xprt_info ("key=value" lines) into @x */
+void xprt_info_parse(FILE *f, struct audit_xprt *x);
 /* value of option @key in a comma-separated mount option string; false when absent */
 bool mount_option(const char *opts, const char *key, char *val, size_t len);
 

@@ -49,26 +49,33 @@ static int match6(const char *line, const void *addr, char *iface)
 	return (int)plen;
 }
 
-/* The longest prefix in a routing table file that covers @addr names the netdev. */
-static int best_route(const char *path, int (*match)(const char *, const void *, char *),
-		      const void *addr, char *ifname, size_t len)
+int route_best(FILE *f, int family, const void *addr, char *ifname, size_t len)
 {
+	int (*match)(const char *, const void *, char *) = family == AF_INET6 ? match6 : match4;
 	char line[512], iface[64], best[64] = "";
 	int bestbits = -1, bits;
-	FILE *f = fopen(path, "r");
 
-	if (!f)
-		return -errno;
 	while (fgets(line, sizeof(line), f))
 		if ((bits = match(line, addr, iface)) > bestbits) {
 			bestbits = bits;
 			snprintf(best, sizeof(best), "%s", iface);
 		}
-	fclose(f);
 	if (bestbits < 0)
 		return -ENOENT;
 	snprintf(ifname, len, "%s", best);
 	return 0;
+}
+
+static int best_route(const char *path, int family, const void *addr, char *ifname, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	int err;
+
+	if (!f)
+		return -errno;
+	err = route_best(f, family, addr, ifname, len);
+	fclose(f);
+	return err;
 }
 
 /*
@@ -91,7 +98,7 @@ int route_netdev(const char *procfs_root, const char *addr, char *ifname, size_t
 			return 0;
 		}
 		err = root_path(path, sizeof(path), procfs_root, "/proc/net/route");
-		return err ? err : best_route(path, match4, &a, ifname, len);
+		return err ? err : best_route(path, AF_INET, &a, ifname, len);
 	}
 	snprintf(host, sizeof(host), "%.*s", pct ? (int)(pct - addr) : (int)strlen(addr), addr);
 	if (inet_pton(AF_INET6, host, &a6) != 1)
@@ -101,5 +108,5 @@ int route_netdev(const char *procfs_root, const char *addr, char *ifname, size_t
 		return 0;
 	}
 	err = root_path(path, sizeof(path), procfs_root, "/proc/net/ipv6_route");
-	return err ? err : best_route(path, match6, &a6, ifname, len);
+	return err ? err : best_route(path, AF_INET6, &a6, ifname, len);
 }

@@ -4,6 +4,7 @@
 #define SLOTSCOPE_ROUTE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 /*
  * Which netdev traffic to @addr leaves by: the longest match in ROOT/proc/net/route (IPv4; 127/8
@@ -11,5 +12,10 @@
  * matches, -EAFNOSUPPORT for what is not an address.
  */
 int route_netdev(const char *procfs_root, const char *addr, char *ifname, size_t len);
+/*
+ * The longest prefix of a /proc/net/route (AF_INET) or ipv6_route (AF_INET6) stream that covers
+ * @addr (struct in_addr or in6_addr) names the netdev; 0 or -ENOENT.
+ */
+int route_best(FILE *f, int family, const void *addr, char *ifname, size_t len);
 
 #endif
