@@ -118,14 +118,11 @@ static void collect(const struct view *v, struct stacks *st)
 	for (size_t i = 0; i < v->nops; i++) {
 		const struct op_view *o = &v->ops[i];
 		const struct xprt_view *x = view_xprt(v, o->k.xprt);
-		double queue = (double)o->sum_ns[STAGE_QUEUE], slot = 0, xq = 0;
+		double queue = (double)o->sum_ns[STAGE_QUEUE], slot = 0;
 
-		if (x) {
-			for (size_t j = 0; j < v->nops; j++)
-				if (v->ops[j].k.xprt == x->key)
-					xq += (double)v->ops[j].sum_ns[STAGE_QUEUE];
+		if (x && x->queue_ns > 0) {
 			slot = (double)x->waits[WAIT_SLOT].sum_ns;
-			slot = xq > 0 ? (slot < xq ? slot : xq) * queue / xq : 0;
+			slot = (slot < x->queue_ns ? slot : x->queue_ns) * queue / x->queue_ns;
 		}
 		clean(srv, sizeof(srv), x ? x->addr : "?");
 		clean(mnt, sizeof(mnt), o->mountpoint);

@@ -67,7 +67,8 @@ static unsigned int siblings(const struct view *v, const struct xprt_view *x)
 void verdict_for(const struct view *v, const struct xprt_view *x, struct verdict *d)
 {
 	const struct tunables *t = &v->tun;
-	double exec = 0, rtt = 0, n = 0, data_ops = 0, data_bytes = 0, data_rtt = 0;
+	double exec = x->exec_ns, rtt = x->rtt_ns, n = x->op_count, data_ops = x->data_ops;
+	double data_bytes = (double)(x->bytes_written + x->bytes_read), data_rtt = x->data_rtt_ns;
 	const char *proto = proto_name(x->ident);
 	unsigned int conns = siblings(v, x);
 	int dom;
@@ -75,20 +76,6 @@ void verdict_for(const struct view *v, const struct xprt_view *x, struct verdict
 
 	memset(d, 0, sizeof(*d));
 	d->secs = v->final ? x->span_ns / 1e9 : v->interval_s;
-	for (size_t i = 0; i < v->nops; i++) {
-		const struct op_view *o = &v->ops[i];
-
-		if (o->k.xprt != x->key || !o->count)
-			continue;
-		exec += (double)o->sum_ns[STAGE_EXECUTE];
-		rtt += (double)o->sum_ns[STAGE_RTT];
-		n += (double)o->count;
-		if (!strcmp(o->name, "WRITE") || !strcmp(o->name, "READ")) {
-			data_ops += (double)o->count;
-			data_rtt += (double)o->sum_ns[STAGE_RTT];
-			data_bytes += !strcmp(o->name, "WRITE") ? (double)o->bytes_sent : (double)o->bytes_recv;
-		}
-	}
 	for (size_t i = 0; i < v->nsessions; i++)
 		if (v->sessions[i].xprt == x->key)
 			d->v41 = true;

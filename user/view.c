@@ -380,21 +380,45 @@ static void mount_ops(struct view *v)
 }
 
 /* the figures each row shows: rates, RTT over every op of the transport, the busier direction */
+/* every op's times added to its transport's sums, once */
+static void op_sums(struct view *v)
+{
+	for (size_t i = 0; i < v->nxprts; i++) {
+		struct xprt_view *x = &v->xprts[i];
+
+		x->op_count = x->exec_ns = x->rtt_ns = x->queue_ns = x->data_ops = x->data_rtt_ns = 0;
+		memset(x->rtt_hist, 0, sizeof(x->rtt_hist));
+	}
+	for (size_t i = 0; i < v->nops; i++) {
+		const struct op_view *o = &v->ops[i];
+		struct xprt_view *x = (struct xprt_view *)view_xprt(v, o->k.xprt);
+
+		if (!x || !o->count)
+			continue;
+		x->op_count += (double)o->count;
+		x->exec_ns += (double)o->sum_ns[STAGE_EXECUTE];
+		x->rtt_ns += (double)o->sum_ns[STAGE_RTT];
+		x->queue_ns += (double)o->sum_ns[STAGE_QUEUE];
+		/* NFS READ/WRITE in every version share the name */
+		if (!strcmp(o->name, "WRITE") || !strcmp(o->name, "READ")) {
+			x->data_ops += (double)o->count;
+			x->data_rtt_ns += (double)o->sum_ns[STAGE_RTT];
+		}
+		for (int b = 0; b < LAT_BUCKETS; b++)
+			x->rtt_hist[b] += o->hist[STAGE_RTT][b];
+	}
+}
+
 static void xprt_figures(const struct view *v, struct xprt_view *x)
 {
 	double secs = v->interval_s > 0 ? v->interval_s : 1;
 	struct xprt_link *k = &x->link;
-	__u64 h[LAT_BUCKETS] = { 0 };
 
 	x->ops_per_s = (double)x->ops / secs;
 	x->write_Bps = (double)x->bytes_written / secs;
 	x->read_Bps = (double)x->bytes_read / secs;
-	for (size_t i = 0; i < v->nops; i++)
-		if (v->ops[i].k.xprt == x->key)
-			for (int b = 0; b < LAT_BUCKETS; b++)
-				h[b] += v->ops[i].hist[STAGE_RTT][b];
-	x->rtt_p50_ns = hist_quantile(h, LAT_BUCKETS, 0.5);
-	x->rtt_p99_ns = hist_quantile(h, LAT_BUCKETS, 0.99);
+	x->rtt_p50_ns = hist_quantile(x->rtt_hist, LAT_BUCKETS, 0.5);
+	x->rtt_p99_ns = hist_quantile(x->rtt_hist, LAT_BUCKETS, 0.99);
 	k->gbps = k->tx_gbps > k->rx_gbps ? k->tx_gbps : k->rx_gbps;
 	k->util_pct = k->tx_util_pct > k->rx_util_pct ? k->tx_util_pct : k->rx_util_pct;
 }
@@ -422,6 +446,7 @@ void view_finish(struct view *v)
 	struct rusage ru;
 
 	shadow(v);
+	op_sums(v);
 	for (size_t i = 0; i < v->nxprts; i++) {
 		xprt_figures(v, &v->xprts[i]);
 		verdict_for(v, &v->xprts[i], &v->xprts[i].verdict);

@@ -135,6 +135,9 @@ struct xprt_view {
 	__u64 retrans;			/* transmissions beyond an RPC's first, over its ops */
 	double ops_per_s, write_Bps, read_Bps;	/* over the view's interval (1 s when it has none) */
 	double rtt_p50_ns, rtt_p99_ns;	/* over every op on the transport */
+	/* sums over the transport's ops, by view_finish() in one pass: figures, verdict, stacks */
+	double op_count, exec_ns, rtt_ns, queue_ns, data_ops, data_rtt_ns;
+	__u64 rtt_hist[LAT_BUCKETS];
 	size_t nmounts;
 	struct mount_view mounts[16];	/* per-mount split of the ops on this transport */
 	struct xprt_link link;

@@ -385,7 +385,8 @@ static void test_nconnect_knob(void **state)
 	v.tun = (struct tunables){ .tcp_max_slots = 16, .rdma_slots = 128, .max_session_slots = 64 };
 	assert_int_equal(v.nxprts, 2);
 	assert_int_equal(v.xprts[0].id, 4);	/* id order */
-	verdict_for(&v, &v.xprts[0], &d);
+	view_finish(&v);
+	d = v.xprts[0].verdict;
 	assert_int_equal(d.cls, V_SLOT);
 	assert_non_null(strstr(d.knob, "or a higher nconnect (2 transports to 127.0.0.11 now"));
 	view_free(&v);
