@@ -86,22 +86,24 @@ void jw_i64(struct jw *w, const char *key, int64_t v)
 	fprintf(w->f, "%" PRId64, v);
 }
 
-void jw_dbl(struct jw *w, const char *key, double v)
+/* a finite number in @fmt; NaN and infinities are not JSON: null */
+static void put_num(struct jw *w, const char *key, const char *fmt, double v)
 {
 	prefix(w, key);
 	if (isfinite(v))
-		fprintf(w->f, "%.9g", v);
+		fprintf(w->f, fmt, v);
 	else
 		fputs("null", w->f);
 }
 
+void jw_dbl(struct jw *w, const char *key, double v)
+{
+	put_num(w, key, "%.9g", v);
+}
+
 void jw_time(struct jw *w, const char *key, double secs)
 {
-	prefix(w, key);
-	if (isfinite(secs))
-		fprintf(w->f, "%.6f", secs);
-	else
-		fputs("null", w->f);
+	put_num(w, key, "%.6f", secs);
 }
 
 void jw_str(struct jw *w, const char *key, const char *s)

@@ -85,7 +85,7 @@ static int missing_cap(const char **name, bool *sys_admin)
 	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
 	struct __user_cap_data_struct d[2] = { { 0 } };
 	static const struct { int cap; const char *name; } need[] = {
-		{ 39 /* CAP_BPF */, "CAP_BPF" }, { 38 /* CAP_PERFMON */, "CAP_PERFMON" },
+		{ CAP_BPF, "CAP_BPF" }, { CAP_PERFMON, "CAP_PERFMON" },
 	};
 
 	*sys_admin = true;
@@ -335,6 +335,7 @@ static int open_engine(struct session *s)
 				  .force_fallback = s->o.force_fallback };
 	const char *why = "";
 	bool sys_admin;
+	long level;
 	int err;
 
 	if (missing_cap(&why, &sys_admin)) {
@@ -346,10 +347,11 @@ static int open_engine(struct session *s)
 	 * Debian's CONFIG_SECURITY_PERF_EVENTS_RESTRICT: at perf_event_paranoid 3 (its default)
 	 * perf_event_open, which a kprobe takes, needs CAP_SYS_ADMIN, whatever CAP_PERFMON says.
 	 */
-	if (!sys_admin && paranoid(s) > 2) {
+	level = sys_admin ? -1 : paranoid(s);
+	if (level > 2) {
 		pr_err("kernel.perf_event_paranoid is %ld, which allows kprobes only with CAP_SYS_ADMIN: "
 		       "set it to 2 (sysctl -w kernel.perf_event_paranoid=2) or give CAP_SYS_ADMIN\n",
-		       paranoid(s));
+		       level);
 		return EXIT_NOPERM;
 	}
 	eo.no_btf_ids = !sys_admin;
@@ -561,6 +563,23 @@ static void sample_free(struct sample *x)
 	memset(x, 0, sizeof(*x));
 }
 
+/*
+ * The inputs of a tick or of the summary: a sample and the mount table as they are now. A
+ * failure is said here, naming @what the sample was for; the sample is then empty.
+ */
+static int take_now(struct session *s, struct sample *x, const char *what)
+{
+	int err = take(s, x);
+
+	if (err) {
+		pr_err("cannot read the BPF maps or links for %s: %s\n", what, strerror(-err));
+		sample_free(x);
+		return err;
+	}
+	refresh_mounts(s);
+	return 0;
+}
+
 /* The state of the trace loop: what is compared with what. */
 struct trace {
 	struct sample start, prev;
@@ -622,13 +641,9 @@ static int trace_tick(struct session *s, struct trace *t)
 	struct view v;
 	int err;
 
-	err = take(s, &cur);
-	if (err) {
-		pr_err("cannot read the BPF maps or links: %s\n", strerror(-err));
-		sample_free(&cur);
+	err = take_now(s, &cur, "an interval");
+	if (err)
 		return err;
-	}
-	refresh_mounts(s);
 	if (build(s, &v, &t->prev.snap, &cur.snap, &t->prev.links, &cur.links, false, false) == 0) {
 		struct view cv;
 
@@ -696,13 +711,9 @@ static int trace_end(struct session *s, struct trace *t)
 	struct view v;
 	int err;
 
-	err = take(s, &cur);
-	if (err) {
-		pr_err("cannot read the BPF maps for the summary: %s\n", strerror(-err));
-		sample_free(&cur);
+	err = take_now(s, &cur, "the summary");
+	if (err)
 		return err;
-	}
-	refresh_mounts(s);
 	if (ckpt_finish(&t->ck, clock_s(CLOCK_REALTIME), (double)cur.snap.ts_ns / 1e9)) {
 		struct snapshot tmp = t->ck.last;
 		struct link_sample ltmp = t->ck.llast;

@@ -3,11 +3,7 @@
 # lists, run through slotscope's own parser (with --version last, after every one is checked),
 # exit 0; a misspelt option in them would exit 64. The DaemonSet and the Containerfile agree.
 top=$(cd "$(dirname "$0")/../.." && pwd)
-O=${O:-$top/build}
-case $O in /*) ;; *) O=$top/$O ;; esac
-fails=0
-ok() { echo "ok   $*"; }
-bad() { echo "FAIL $*"; fails=$((fails + 1)); }
+. "$top/tests/lib-host.sh"
 args() { grep -o "$1 *\[[^]]*\]" "$2" | head -n 1 | sed 's/^[^[]*\[//; s/\]$//' | tr -d '",'; }
 cf=$(args CMD "$top/tools/container/Containerfile")
 ds=$(args 'args:' "$top/tools/container/daemonset.yaml")

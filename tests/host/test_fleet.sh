@@ -7,15 +7,11 @@
 # the scripted nodes and transports, the fleet's recording rules right, histogram_quantile over
 # the fleet monotonic and within one bucket of the true p99, every scrape clean, the series budget.
 top=$(cd "$(dirname "$0")/../.." && pwd)
-O=${O:-$top/build}
-case $O in /*) ;; *) O=$top/$O ;; esac
+. "$top/tests/lib-host.sh"
 TOOLS=$O/tools
 NODES=34
 [ -x "$TOOLS/prometheus" ] || "$top/tools/fetch-tools.sh" "$TOOLS" || exit 1
 [ -x "$O/tests/fleetgen" ] || { echo "FAIL no $O/tests/fleetgen: make unit-test-bins"; exit 1; }
-fails=0
-ok() { echo "ok   $*"; }
-bad() { echo "FAIL $*"; fails=$((fails + 1)); }
 dir=$(mktemp -d)
 pids=
 cleanup() { kill $pids 2>/dev/null; wait 2>/dev/null; rm -rf "$dir"; }

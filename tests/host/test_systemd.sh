@@ -3,11 +3,7 @@
 # systemd-analyze verify and rates "OK" or better in systemd-analyze security; the .deb that
 # make deb built is lintian-clean (no error) and holds the same files, the unit disabled.
 top=$(cd "$(dirname "$0")/../.." && pwd)
-O=${O:-$top/build}
-case $O in /*) ;; *) O=$top/$O ;; esac
-fails=0
-ok() { echo "ok   $*"; }
-bad() { echo "FAIL $*"; fails=$((fails + 1)); }
+. "$top/tests/lib-host.sh"
 dest=$(mktemp -d)
 trap 'rm -rf "$dest"' EXIT
 make -C "$top" --no-print-directory O="$O" install DESTDIR="$dest" >"$dest.log" 2>&1 || { bad "make install: $(tail -3 "$dest.log")"; exit 1; }
