@@ -281,7 +281,7 @@ clean:
 .SECONDARY:
 -include $(patsubst %.o,%.d,$(LIB_OBJS) $(O)/user/main.o) \
 	 $(patsubst $(O)/%.skel.h,$(O)/bpf/%.bpf.d,$(SKELS)) \
-	 $(addsuffix .d,$(UNIT_BINS))
+	 $(addsuffix .d,$(UNIT_BINS)) $(O)/tests/fleet/fleetgen.d $(O)/bench/prombench.d
 
 distclean:
 	rm -rf $(O)

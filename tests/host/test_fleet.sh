@@ -18,7 +18,8 @@ cleanup() { kill $pids 2>/dev/null; wait 2>/dev/null; rm -rf "$dir"; }
 trap cleanup EXIT
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
-"$O/tests/fleetgen" "$dir" $NODES 150 2>"$dir/fleetgen.err" &
+# it runs until the cleanup kills it: a slow Prometheus start must not outlive its data
+"$O/tests/fleetgen" "$dir" $NODES 3600 2>"$dir/fleetgen.err" &
 pids="$pids $!"
 for _ in $(seq 50); do [ -f "$dir/node$((NODES - 1))/slotscope.prom" ] && break; sleep 0.1; done
 targets=
