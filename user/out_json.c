@@ -133,7 +133,8 @@ static void xprt_json(struct jw *w, const struct view *v, const struct xprt_view
 		const struct port_delta *p = k->port >= 0 ? &v->links.ports[k->port] : NULL;
 
 		jw_obj(w, "link");
-		jw_str(w, "netdev", k->known ? k->netdev : NULL);
+		jw_str(w, "netdev", k->known && k->netdev[0] ? k->netdev : NULL);
+		jw_str(w, "from", k->from);
 		jw_str(w, "rdma_device", p ? p->dev : NULL);
 		if (p)
 			jw_u64(w, "rdma_port", p->port_num);

@@ -408,3 +408,11 @@ int port_of_netdev(const struct link_sample *s, const char *ifname)
 			return (int)i;
 	return -1;
 }
+
+int port_index(const struct link_sample *s, const char *dev, unsigned int port)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->ports[i].port == port && !strcmp(s->ports[i].dev, dev))
+			return (int)i;
+	return -1;
+}

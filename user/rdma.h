@@ -103,5 +103,7 @@ int netdev_delta(const struct link_sample *a, const struct link_sample *b, struc
 
 /* the RDMA port whose GID table is bound to netdev @ifname, or -1 */
 int port_of_netdev(const struct link_sample *s, const char *ifname);
+/* device @dev port @port in @s, or -1 */
+int port_index(const struct link_sample *s, const char *dev, unsigned int port);
 
 #endif

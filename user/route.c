@@ -1,8 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <glob.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
+#include <net/if.h>
+#include <netinet/in.h>
 #include "route.h"
 #include "util.h"
 
@@ -109,4 +115,143 @@ int route_netdev(const char *procfs_root, const char *addr, char *ifname, size_t
 	}
 	err = root_path(path, sizeof(path), procfs_root, "/proc/net/ipv6_route");
 	return err ? err : best_route(path, AF_INET6, &a6, ifname, len);
+}
+
+/* /proc/net/tcp prints each address word as the kernel holds it: "%08X" of a native __be32 */
+static int hexaddr(const char *hex, int family, void *out)
+{
+	size_t words = family == AF_INET6 ? 4 : 1;
+	unsigned int w[4];
+
+	if (strlen(hex) != 8 * words)
+		return -EINVAL;
+	for (size_t i = 0; i < words; i++)
+		if (sscanf(hex + 8 * i, "%8x", &w[i]) != 1)
+			return -EINVAL;
+	memcpy(out, w, 4 * words);
+	return 0;
+}
+
+int tcp_local_addr(FILE *f, int family, const void *dst, unsigned int dport, unsigned int sport,
+		   void *local)
+{
+	size_t alen = family == AF_INET6 ? 16 : 4;
+	unsigned char la[16], ra[16], found[16];
+	char line[512], lhex[40], rhex[40];
+	unsigned int lport, rport, st;
+	bool have = false;
+
+	while (fgets(line, sizeof(line), f)) {
+		/* sl local_address rem_address st ...; the header line does not scan */
+		if (sscanf(line, " %*u: %39[0-9A-Fa-f]:%x %39[0-9A-Fa-f]:%x %x", lhex, &lport, rhex,
+			   &rport, &st) != 5 ||
+		    hexaddr(lhex, family, la) || hexaddr(rhex, family, ra))
+			continue;
+		if (st != 1 || rport != dport || memcmp(ra, dst, alen) || (sport && lport != sport))
+			continue;	/* 1: TCP_ESTABLISHED */
+		if (have && memcmp(found, la, alen))
+			return -EEXIST;
+		memcpy(found, la, alen);
+		have = true;
+	}
+	if (!have)
+		return -ENOENT;
+	memcpy(local, found, alen);
+	return 0;
+}
+
+int parse_sockaddr(const char *addr, unsigned int port, struct sockaddr_storage *ss)
+{
+	const char *pct = strchr(addr, '%');
+	char host[INET6_ADDRSTRLEN + 1];
+
+	memset(ss, 0, sizeof(*ss));
+	if (!pct) {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+
+		if (inet_pton(AF_INET, addr, &s4->sin_addr) == 1) {
+			s4->sin_family = AF_INET;
+			s4->sin_port = htons((uint16_t)port);
+			return 0;
+		}
+	}
+	if (snprintf(host, sizeof(host), "%.*s", pct ? (int)(pct - addr) : (int)strlen(addr), addr) >=
+	    (int)sizeof(host))
+		return -EAFNOSUPPORT;
+	{
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+
+		if (inet_pton(AF_INET6, host, &s6->sin6_addr) != 1)
+			return -EAFNOSUPPORT;
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons((uint16_t)port);
+		if (pct && pct[1])
+			s6->sin6_scope_id = strspn(pct + 1, "0123456789") == strlen(pct + 1) ?
+						    (uint32_t)strtoul(pct + 1, NULL, 10) :
+						    if_nametoindex(pct + 1);
+	}
+	return 0;
+}
+
+int tcp_source(const char *procfs_root, const char *dst, unsigned int dport, unsigned int sport,
+	       struct sockaddr_storage *src)
+{
+	struct sockaddr_storage d;
+	char path[512];
+	const void *a;
+	void *out;
+	FILE *f;
+	int err = parse_sockaddr(dst, 0, &d);
+
+	if (err)
+		return err;
+	memset(src, 0, sizeof(*src));
+	src->ss_family = d.ss_family;
+	if (d.ss_family == AF_INET) {
+		a = &((struct sockaddr_in *)&d)->sin_addr;
+		out = &((struct sockaddr_in *)src)->sin_addr;
+	} else {
+		a = &((struct sockaddr_in6 *)&d)->sin6_addr;
+		out = &((struct sockaddr_in6 *)src)->sin6_addr;
+	}
+	err = root_path(path, sizeof(path), procfs_root,
+			d.ss_family == AF_INET ? "/proc/net/tcp" : "/proc/net/tcp6");
+	if (err)
+		return err;
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	err = tcp_local_addr(f, d.ss_family, a, dport, sport, out);
+	fclose(f);
+	return err;
+}
+
+int xprt_src_port(const char *sysfs_root, unsigned int id, unsigned int *port)
+{
+	char pattern[512], line[128];
+	unsigned int v;
+	glob_t g;
+	int err;
+
+	err = root_path(pattern, sizeof(pattern), sysfs_root,
+			"/sys/kernel/sunrpc/xprt-switches/switch-*/xprt-%u-tcp/xprt_info", id);
+	if (err)
+		return err;
+	if (glob(pattern, 0, NULL, &g))
+		return -ENOENT;
+	err = -ENOENT;
+	for (size_t i = 0; i < g.gl_pathc && err; i++) {
+		FILE *f = fopen(g.gl_pathv[i], "r");
+
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "src_port=%u", &v) == 1 && v && v < 65536) {
+				*port = v;
+				err = 0;
+			}
+		fclose(f);
+	}
+	globfree(&g);
+	return err;
 }

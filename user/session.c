@@ -51,6 +51,7 @@ struct session {
 	int prom_err;			/* the textfile's last error, said once until it changes */
 	bool out_gone;			/* stdout closed (EPIPE): nothing more printed */
 	struct ledger ledger;		/* the textfile's sums over intervals */
+	struct linkmap links;		/* each transport's link, asked of the kernel */
 	struct outfile out[OUTS];	/* by enum out_kind; dirfd -1 when not asked for */
 	char kernel[65];		/* uname release, for slotscope_build_info */
 	struct heat_column *heat;	/* for --svg: add_heat() */
@@ -199,7 +200,7 @@ static int build(struct session *s, struct view *v, const struct snapshot *a, co
 
 	err = view_build(v, a, b, &s->mounts_now, final);
 	if (!err && !s->o.no_rdma && la && lb)
-		err = view_add_links(v, la, lb, s->o.procfs_root);
+		err = view_add_links(v, la, lb, s->o.procfs_root, &s->links);
 	if (err) {
 		view_free(v);
 		return err;
@@ -863,6 +864,7 @@ int session_new(struct session **out, const struct session_opts *o)
 		s->out[i].dirfd = s->out[i].lockfd = -1;
 	s->heat_span = 1;
 	s->o = *o;
+	linkmap_init(&s->links, s->o.procfs_root, s->o.sysfs_root);
 	if (!s->o.mounts_of)
 		s->o.mounts_of = "self";
 	mounts_set_pid(s->o.mounts_of);
@@ -949,6 +951,7 @@ void session_free(struct session *s)
 	free(s->rates);
 	free(s->heat);
 	ledger_free(&s->ledger);
+	linkmap_free(&s->links);
 	for (int i = 0; i < OUTS; i++)
 		outfile_close(&s->out[i]);
 	mounts_free(&s->mounts_now);

@@ -4,7 +4,6 @@
 #include <string.h>
 #include <sys/resource.h>
 #include "view.h"
-#include "route.h"
 #include "uhist.h"
 #include "util.h"
 #include "verdict.h"
@@ -239,16 +238,27 @@ int view_build(struct view *v, const struct snapshot *prev, const struct snapsho
 }
 
 static void map_link(struct xprt_view *x, const struct links_view *l, const struct link_sample *b,
-		     const char *procfs_root)
+		     const char *procfs_root, struct linkmap *m)
 {
+	struct lm_xprt lx = { .key = x->key, .first_seen = x->first_seen_ns, .id = x->id,
+			      .ident = x->ident, .addr = x->addr, .port = x->port };
 	struct xprt_link *k = &x->link;
+	struct link_path path;
 	int pi;
 
 	k->port = -1;
-	if (route_netdev(procfs_root, x->addr, k->netdev, sizeof(k->netdev)))
+	if (linkmap_path(m, procfs_root, &lx, &path))
 		return;
-	k->known = true;
-	pi = port_of_netdev(b, k->netdev);
+	k->from = path.from;
+	pi = path.rdma_port ? port_index(b, path.rdma_dev, path.rdma_port) : -1;
+	/* a RoCE port's netdev is the one its GIDs are bound to, whatever the route said */
+	if (pi >= 0 && b->ports[pi].nd.name[0])
+		snprintf(k->netdev, sizeof(k->netdev), "%s", b->ports[pi].nd.name);
+	else
+		snprintf(k->netdev, sizeof(k->netdev), "%s", path.netdev);
+	k->known = k->netdev[0] || pi >= 0;
+	if (pi < 0 && k->netdev[0])
+		pi = port_of_netdev(b, k->netdev);
 	if (pi >= 0)
 		for (size_t i = 0; i < l->nports; i++)
 			if (l->ports[i].port == &b->ports[pi]) {
@@ -279,7 +289,7 @@ static void map_link(struct xprt_view *x, const struct links_view *l, const stru
 }
 
 int view_add_links(struct view *v, const struct link_sample *a, const struct link_sample *b,
-		   const char *procfs_root)
+		   const char *procfs_root, struct linkmap *m)
 {
 	struct links_view *l = &v->links;
 	int err;
@@ -292,7 +302,7 @@ int view_add_links(struct view *v, const struct link_sample *a, const struct lin
 	if (err)
 		return err;
 	for (size_t i = 0; i < v->nxprts; i++)
-		map_link(&v->xprts[i], l, b, procfs_root);
+		map_link(&v->xprts[i], l, b, procfs_root, m);
 	return 0;
 }
 

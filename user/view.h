@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include "engine.h"
+#include "linkmap.h"
 #include "mounts.h"
 #include "rdma.h"
 
@@ -65,7 +66,8 @@ struct mount_view {
 /* the link a transport's traffic crosses, and how busy it was */
 struct xprt_link {
 	bool known;
-	char netdev[32];		/* from the route to the server */
+	char netdev[32];		/* the RDMA port's, else the route's */
+	const char *from;		/* how it was found: struct link_path's from */
 	int port;			/* index into view.links.ports, or -1 */
 	const char *bytes_from;		/* "counters", "netdev" or NULL */
 	double rate_gbps;		/* 0: unknown (virtual netdev) */
@@ -208,9 +210,12 @@ void ledger_apply(struct ledger *l, struct view *cum);
 void ledger_free(struct ledger *l);
 int view_build(struct view *v, const struct snapshot *prev, const struct snapshot *cur,
 	       const struct mount_table *mt, bool final);
-/* Link deltas between two samples, and each transport's link; valid while @b lives. */
+/*
+ * Link deltas between two samples, and each transport's link, asked of @m (NULL: the longest
+ * prefix in ROOT/proc/net/route); valid while @b lives.
+ */
 int view_add_links(struct view *v, const struct link_sample *a, const struct link_sample *b,
-		   const char *procfs_root);
+		   const char *procfs_root, struct linkmap *m);
 void view_free(struct view *v);
 bool xprt_view_idle(const struct xprt_view *x);
 

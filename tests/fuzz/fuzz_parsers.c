@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
-/* libFuzzer: the /proc/net/route and ipv6_route parsers, and sunrpc's xprt_info */
+/*
+ * libFuzzer: the /proc/net/route, ipv6_route and tcp/tcp6 parsers, sunrpc's xprt_info, and the
+ * netlink replies: a route's and the rdma_cm table's
+ */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
 #include "audit.h"
+#include "nl.h"
 #include "route.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -13,6 +18,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct in6_addr a6;
 	struct in_addr a;
 	char ifname[64];
+	unsigned char local[16];
+	struct rdma_conn *conns = NULL;
+	size_t nconns = 0, cap = 0;
+	void *copy;
+	int oif;
 	FILE *f;
 
 	if (!size)
@@ -28,6 +38,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (f) {
 		route_best(f, AF_INET6, &a6, ifname, sizeof(ifname));
 		fclose(f);
+	}
+	f = fmemopen((void *)data, size, "r");
+	if (f) {
+		tcp_local_addr(f, AF_INET, &a, 2049, 0, &local);
+		fclose(f);
+	}
+	f = fmemopen((void *)data, size, "r");
+	if (f) {
+		tcp_local_addr(f, AF_INET6, &a6, 20049, 700, &local);
+		fclose(f);
+	}
+	/* netlink attributes are 4-byte aligned in the kernel's buffer */
+	copy = malloc(size);
+	if (copy) {
+		memcpy(copy, data, size);
+		nl_parse_route_reply(copy, size, &oif);
+		nl_parse_cm_ids(copy, size, &conns, &nconns, &cap);
+		free(conns);
+		free(copy);
 	}
 	f = fmemopen((void *)data, size, "r");
 	if (f) {

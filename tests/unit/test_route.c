@@ -5,6 +5,13 @@
 #include <errno.h>
 #include <string.h>
 #include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <linux/netlink.h>
+#include <rdma/rdma_netlink.h>
+#include "nl.h"
 #include "route.h"
 
 #ifndef FIXTURES
@@ -47,10 +54,148 @@ static void test_route(void **state)
 	assert_int_equal(route_netdev(root, "10.0.2.1", ifn, sizeof(ifn)), -ENAMETOOLONG);
 }
 
+/* /proc/net/tcp as the kernel prints it: "%08X" of each native __be32 word, ports in hex */
+static void test_tcp_source(void **state)
+{
+	static const char tcp[] =
+		"  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid\n"
+		"   0: 00000000:0801 00000000:0000 0A 00000000:00000000 00:00000000 00000000 0\n"
+		/* 192.168.100.4:709 -> 192.168.100.3:2049, established */
+		"   1: 0464A8C0:02C5 0364A8C0:0801 01 00000000:00000000 00:00000000 00000000 0\n"
+		/* the same server from .2:710, but closing (TIME_WAIT): not a transport's */
+		"   2: 0264A8C0:02C6 0364A8C0:0801 06 00000000:00000000 00:00000000 00000000 0\n"
+		/* another server */
+		"   3: 0264A8C0:02C7 0164A8C0:0801 01 00000000:00000000 00:00000000 00000000 0\n";
+	static const char two[] =
+		"   1: 0464A8C0:02C5 0364A8C0:0801 01 0\n"
+		"   2: 0264A8C0:02C6 0364A8C0:0801 01 0\n";
+	struct in_addr dst, local, want;
+	FILE *f;
+
+	(void)state;
+	inet_pton(AF_INET, "192.168.100.3", &dst);
+	inet_pton(AF_INET, "192.168.100.4", &want);
+	f = fmemopen((void *)tcp, sizeof(tcp) - 1, "r");
+	assert_int_equal(tcp_local_addr(f, AF_INET, &dst, 2049, 0, &local), 0);
+	assert_int_equal(local.s_addr, want.s_addr);
+	rewind(f);
+	assert_int_equal(tcp_local_addr(f, AF_INET, &dst, 2049, 710, &local), -ENOENT);
+	rewind(f);
+	assert_int_equal(tcp_local_addr(f, AF_INET, &dst, 20049, 0, &local), -ENOENT);
+	fclose(f);
+	/* two sources to one server: only the transport's own port tells them apart */
+	f = fmemopen((void *)two, sizeof(two) - 1, "r");
+	assert_int_equal(tcp_local_addr(f, AF_INET, &dst, 2049, 0, &local), -EEXIST);
+	rewind(f);
+	assert_int_equal(tcp_local_addr(f, AF_INET, &dst, 2049, 710, &local), 0);
+	inet_pton(AF_INET, "192.168.100.2", &want);
+	assert_int_equal(local.s_addr, want.s_addr);
+	fclose(f);
+}
+
+static void test_tcp6_source(void **state)
+{
+	/* fd00::5 -> fd00::1 port 2049: each word the native u32 of its 4 bytes, printed %08X */
+	char line[256], l[33], r[33];
+	struct in6_addr dst, src, local;
+	unsigned int w[4];
+	FILE *f;
+
+	(void)state;
+	inet_pton(AF_INET6, "fd00::1", &dst);
+	inet_pton(AF_INET6, "fd00::5", &src);
+	memcpy(w, &src, 16);
+	snprintf(l, sizeof(l), "%08X%08X%08X%08X", w[0], w[1], w[2], w[3]);
+	memcpy(w, &dst, 16);
+	snprintf(r, sizeof(r), "%08X%08X%08X%08X", w[0], w[1], w[2], w[3]);
+	snprintf(line, sizeof(line), "   0: %s:0320 %s:0801 01 00000000:00000000\n", l, r);
+	f = fmemopen(line, strlen(line), "r");
+	assert_int_equal(tcp_local_addr(f, AF_INET6, &dst, 2049, 800, &local), 0);
+	assert_memory_equal(&local, &src, 16);
+	fclose(f);
+}
+
+static void test_parse_sockaddr(void **state)
+{
+	struct sockaddr_storage ss;
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+	struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+
+	(void)state;
+	assert_int_equal(parse_sockaddr("10.1.2.3", 20049, &ss), 0);
+	assert_int_equal(s4->sin_family, AF_INET);
+	assert_int_equal(ntohs(s4->sin_port), 20049);
+	assert_int_equal(parse_sockaddr("fe80::1%7", 2049, &ss), 0);
+	assert_int_equal(s6->sin6_family, AF_INET6);
+	assert_int_equal(s6->sin6_scope_id, 7);
+	assert_int_equal(parse_sockaddr("10.1.2.3%eth0", 1, &ss), -EAFNOSUPPORT);
+	assert_int_equal(parse_sockaddr("server", 1, &ss), -EAFNOSUPPORT);
+}
+
+/* an attribute as the uapi lays it out: header, payload, padding to 4 */
+static size_t put(unsigned char *p, unsigned short type, const void *data, size_t len)
+{
+	struct nlattr a = { .nla_len = (unsigned short)(NLA_HDRLEN + len), .nla_type = type };
+
+	memcpy(p, &a, sizeof(a));
+	memcpy(p + NLA_HDRLEN, data, len);
+	memset(p + NLA_HDRLEN + len, 0, NLA_ALIGN(len) - len);
+	return NLA_HDRLEN + NLA_ALIGN(len);
+}
+
+static size_t cm_entry(unsigned char *p, unsigned int port, const char *owner, const char *dst)
+{
+	struct sockaddr_storage d = { 0 };
+	unsigned char e[512];
+	size_t n = 0;
+
+	assert_int_equal(parse_sockaddr(dst, 20049, &d), 0);
+	if (port)
+		n += put(e + n, RDMA_NLDEV_ATTR_PORT_INDEX, &port, sizeof(port));
+	if (owner)
+		n += put(e + n, RDMA_NLDEV_ATTR_RES_KERN_NAME, owner, strlen(owner) + 1);
+	n += put(e + n, RDMA_NLDEV_ATTR_RES_DST_ADDR, &d, sizeof(d));
+	return put(p, RDMA_NLDEV_ATTR_RES_CM_ID_ENTRY | NLA_F_NESTED, e, n);
+}
+
+/* one device's reply: its name, then a nested table of ids, each nesting its own attributes */
+static void test_cm_ids(void **state)
+{
+	unsigned char msg[2048] __attribute__((aligned(4))), table[1536];
+	struct rdma_conn *c = NULL;
+	size_t n = 0, cap = 0, t = 0, m = 0;
+	unsigned int idx = 3;
+
+	(void)state;
+	t += cm_entry(table + t, 1, "rpcrdma", "192.168.100.3");
+	t += cm_entry(table + t, 0, NULL, "10.0.0.9");		/* a user's, not bound yet */
+	m += put(msg + m, RDMA_NLDEV_ATTR_DEV_INDEX, &idx, sizeof(idx));
+	m += put(msg + m, RDMA_NLDEV_ATTR_DEV_NAME, "rxe1", 5);
+	m += put(msg + m, RDMA_NLDEV_ATTR_RES_CM_ID | NLA_F_NESTED, table, t);
+	assert_int_equal(nl_parse_cm_ids(msg, m, &c, &n, &cap), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(c[0].dev, "rxe1");
+	assert_int_equal(c[0].port, 1);
+	assert_string_equal(c[0].owner, "rpcrdma");
+	assert_int_equal(c[0].dst.ss_family, AF_INET);
+	assert_int_equal(ntohs(((struct sockaddr_in *)&c[0].dst)->sin_port), 20049);
+	assert_int_equal(c[1].port, 0);
+	assert_string_equal(c[1].owner, "");
+	/* an attribute longer than what is left is refused, not read past */
+	msg[m - t + 0] = 0xff;
+	msg[m - t + 1] = 0x7f;
+	assert_int_equal(nl_parse_cm_ids(msg, m, &c, &n, &cap), -EINVAL);
+	free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_route),
+		cmocka_unit_test(test_tcp_source),
+		cmocka_unit_test(test_tcp6_source),
+		cmocka_unit_test(test_parse_sockaddr),
+		cmocka_unit_test(test_cm_ids),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -282,7 +282,7 @@ static void test_golden_outputs(void **state)
 	assert_int_equal(link_sample(FIXTURES "/links/t0", NULL, 0, &la), 0);
 	assert_int_equal(link_sample(FIXTURES "/links/t1", NULL, 0, &lb), 0);
 	lb.ts_ns = la.ts_ns + 2000000000ull;
-	assert_int_equal(view_add_links(&v, &la, &lb, FIXTURES), 0);
+	assert_int_equal(view_add_links(&v, &la, &lb, FIXTURES, NULL), 0);
 	view_finish(&v);
 	s = render(out_json, &v, &len);
 	golden("interval.json", s, len);

@@ -25,6 +25,11 @@ echo "note rxe0: $(echo "$p" | jq -c 'del(.hw_counters)')"
 check_eq "RDMA transport -> netdev" "$(echo "$x" | jq -r .link.netdev)" eth0
 check_eq "RDMA transport -> device" "$(echo "$x" | jq -r .link.rdma_device)" rxe0
 check_eq "RDMA transport -> port" "$(echo "$x" | jq -r .link.rdma_port)" 1
+# from its own rdma_cm id, which iproute2 reads from the same kernel table apart from slotscope
+check_eq "RDMA link from the transport's connection" "$(echo "$x" | jq -r .link.from)" connection
+check_eq "iproute2: rpcrdma's connection to the server" \
+	"$(rdma resource show cm_id | awk -v d="dst-addr $rsrv:20049" 'index($0, d) && /rpcrdma/ {print $2}' | sort -u)" rxe0/1
+check_eq "TCP link from the kernel's route" "$(ss_get /tmp/b.json $tsrv .link.from)" route
 check_eq "rxe0 link layer" "$(echo "$p" | jq -r .link_layer)" Ethernet
 check_gt "rxe0 rate" "$(echo "$p" | jq '.rate_gbps * 10 | floor')" 0
 check_eq "TCP transport still on lo" "$(ss_get /tmp/b.json $tsrv .link.netdev)" lo

@@ -21,7 +21,8 @@ echo "note transport: $(echo "$x" | jq -c '{limit, peak, at_limit_pct, verdict: 
 check_eq "limit: 128 slots and the pool's slack" "$(echo "$x" | jq '.limit == 128 or .limit == 144')" true
 check_eq "peak = limit" "$(echo "$x" | jq '.peak == .limit')" true
 check_eq "verdict" "$(echo "$x" | jq -r .verdict.class)" slot-bound
-check_eq "transport -> rxe0 on eth1" "$(echo "$x" | jq -r '[.link.rdma_device, .link.netdev] | join(" ")')" "rxe0 eth1"
+check_eq "transport -> rxe0 on eth1, from its connection" \
+	"$(echo "$x" | jq -r '[.link.rdma_device, .link.netdev, .link.from] | join(" ")')" "rxe0 eth1 connection"
 check_gt "link rate known (Mb/s)" "$(echo "$x" | jq '.link.rate_gbps * 1000 | floor')" 0
 # far under its rate, and not zero: the bytes crossed the wire
 check_gt "link utilization > 0.1 %" "$(echo "$x" | jq '.verdict.link_util_pct * 10 | floor')" 0

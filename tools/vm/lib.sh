@@ -58,9 +58,14 @@ new_server_addr() { _next_lo=$((_next_lo + 1)); LAST_SERVER=127.0.0.$_next_lo; }
 # limited to SLOTS (tcp_max_slot_table_entries is read only when a transport is created).
 # VERS: 3, 4.1 or 4.2. Prints nothing; the server address used is in $LAST_SERVER.
 mount_tcp() {
-	mnt=$1 vers=$2 slots=${3:-} extra=${4:-}
-	mkdir -p "$mnt"
 	new_server_addr
+	mount_tcp_at $LAST_SERVER "$@"
+}
+
+# mount_tcp_at ADDR MNT VERS [SLOTS] [EXTRA_OPTS]: the same to the server at ADDR
+mount_tcp_at() {
+	LAST_SERVER=$1 mnt=$2 vers=$3 slots=${4:-} extra=${5:-}
+	mkdir -p "$mnt"
 	sysctl=/proc/sys/sunrpc/tcp_max_slot_table_entries
 	old=$(cat $sysctl)
 	[ -n "$slots" ] && echo "$slots" >$sysctl

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <netinet/in.h>
+#include "linkmap.h"
+#include "slotscope.h"
+#include "nl.h"
+#include "route.h"
+#include "util.h"
+
+/* an entry not asked for this long belongs to a transport that is gone */
+#define LINK_FORGET_S 300.0
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+void linkmap_init(struct linkmap *m, const char *procfs_root, const char *sysfs_root)
+{
+	memset(m, 0, sizeof(*m));
+	m->procfs_root = procfs_root;
+	m->sysfs_root = sysfs_root;
+	m->live = (!procfs_root || !strcmp(procfs_root, "/")) && (!sysfs_root || !strcmp(sysfs_root, "/"));
+}
+
+void linkmap_free(struct linkmap *m)
+{
+	free(m->e);
+	free(m->conns);
+	memset(m, 0, sizeof(*m));
+}
+
+static bool same_endpoint(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
+{
+	if (a->ss_family != b->ss_family)
+		return false;
+	if (a->ss_family == AF_INET) {
+		const struct sockaddr_in *x = (const void *)a, *y = (const void *)b;
+
+		return x->sin_port == y->sin_port && x->sin_addr.s_addr == y->sin_addr.s_addr;
+	}
+	if (a->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *x = (const void *)a, *y = (const void *)b;
+
+		return x->sin6_port == y->sin6_port &&
+		       !memcmp(&x->sin6_addr, &y->sin6_addr, sizeof(x->sin6_addr));
+	}
+	return false;
+}
+
+/*
+ * rpcrdma's connection to the server's address and port. A client's ids all go through one
+ * route, so several transports to one server (nconnect) share a device; if they do not, which
+ * is which cannot be told from the table, and the route answers instead.
+ */
+static int rdma_from_conn(struct linkmap *m, const struct sockaddr_storage *dst, struct link_path *p)
+{
+	const struct rdma_conn *hit = NULL;
+	double t = now_s();
+
+	if (!m->conns_ok || t - m->conns_at >= LINK_REFRESH_S) {
+		free(m->conns);
+		m->conns = NULL;
+		m->nconns = 0;
+		m->conns_ok = nl_rdma_conns(&m->conns, &m->nconns) == 0;
+		m->conns_at = t;
+	}
+	for (size_t i = 0; i < m->nconns; i++) {
+		const struct rdma_conn *c = &m->conns[i];
+
+		if (strcmp(c->owner, "rpcrdma") || !c->port || !same_endpoint(&c->dst, dst))
+			continue;
+		if (hit && (strcmp(hit->dev, c->dev) || hit->port != c->port))
+			return -EEXIST;
+		hit = c;
+	}
+	if (!hit)
+		return -ENOENT;
+	snprintf(p->rdma_dev, sizeof(p->rdma_dev), "%s", hit->dev);
+	p->rdma_port = hit->port;
+	p->from = "connection";
+	/* the netdev under a RoCE port comes from the link sample; an IB port's (IPoIB) by route */
+	nl_route_dev((const struct sockaddr *)dst, NULL, p->netdev, sizeof(p->netdev));
+	return 0;
+}
+
+static int resolve(struct linkmap *m, const struct lm_xprt *x, struct link_path *p)
+{
+	unsigned int dport = (unsigned int)strtoul(x->port, NULL, 10), sport = 0;
+	struct sockaddr_storage dst, src;
+	const struct sockaddr *s = NULL;
+	int err;
+
+	memset(p, 0, sizeof(*p));
+	err = parse_sockaddr(x->addr, dport, &dst);
+	if (err)
+		return err;
+	if (x->ident == IDENT_RDMA && rdma_from_conn(m, &dst, p) == 0)
+		return 0;
+	if (x->ident == IDENT_TCP) {
+		/* no sysfs (before 5.14) leaves the port open: any one connection to the server */
+		xprt_src_port(m->sysfs_root, x->id, &sport);
+		if (tcp_source(m->procfs_root, x->addr, dport, sport, &src) == 0)
+			s = (const struct sockaddr *)&src;
+	}
+	err = nl_route_dev((const struct sockaddr *)&dst, s, p->netdev, sizeof(p->netdev));
+	/* a source the kernel no longer owns (an address just removed): the route without it */
+	if (err && s)
+		err = nl_route_dev((const struct sockaddr *)&dst, NULL, p->netdev, sizeof(p->netdev));
+	if (err)
+		return err;
+	p->from = "route";
+	return 0;
+}
+
+static int from_table(const char *procfs_root, const struct lm_xprt *x, struct link_path *p)
+{
+	memset(p, 0, sizeof(*p));
+	if (route_netdev(procfs_root, x->addr, p->netdev, sizeof(p->netdev)))
+		return -ENOENT;
+	p->from = "table";
+	return 0;
+}
+
+int linkmap_path(struct linkmap *m, const char *procfs_root, const struct lm_xprt *x,
+		 struct link_path *p)
+{
+	struct lm_entry *e = NULL;
+	double t;
+	size_t i, j;
+	int err;
+
+	if (!m || !m->live)
+		return from_table(m ? m->procfs_root : procfs_root, x, p);
+	t = now_s();
+	for (i = 0; i < m->n && !e; i++)
+		if (m->e[i].key == x->key && m->e[i].first_seen == x->first_seen)
+			e = &m->e[i];
+	if (!e) {
+		for (i = j = 0; i < m->n; i++)
+			if (t - m->e[i].used < LINK_FORGET_S)
+				m->e[j++] = m->e[i];
+		m->n = j;
+		err = GROW(m->e, m->cap, m->n + 1, 8);
+		if (err)
+			return err;
+		e = &m->e[m->n++];
+		memset(e, 0, sizeof(*e));
+		e->key = x->key;
+		e->first_seen = x->first_seen;
+		e->at = -LINK_REFRESH_S - 1;
+	}
+	e->used = t;
+	if (t - e->at >= LINK_REFRESH_S) {
+		if (resolve(m, x, &e->p) && from_table(m->procfs_root, x, &e->p))
+			memset(&e->p, 0, sizeof(e->p));
+		e->at = t;
+	}
+	*p = e->p;
+	return p->from ? 0 : -ENOENT;
+}

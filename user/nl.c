@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <sys/time.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <rdma/rdma_netlink.h>
+#include "nl.h"
+#include "util.h"
+
+#define NL_BUF 65536
+
+/* attributes of one level into tb[type] (the last of a repeated type wins); 0 or -EINVAL */
+static int attrs(const void *buf, size_t len, const struct nlattr **tb, int max)
+{
+	const unsigned char *p = buf;
+
+	memset(tb, 0, sizeof(*tb) * (size_t)(max + 1));
+	while (len >= NLA_HDRLEN) {
+		const struct nlattr *a = (const struct nlattr *)p;
+		size_t alen = a->nla_len, step = NLA_ALIGN(alen);
+		int type = a->nla_type & NLA_TYPE_MASK;
+
+		if (alen < NLA_HDRLEN || alen > len)
+			return -EINVAL;
+		if (type <= max)
+			tb[type] = a;
+		if (step >= len)
+			break;
+		p += step;
+		len -= step;
+	}
+	return 0;
+}
+
+static const void *payload(const struct nlattr *a) { return (const char *)a + NLA_HDRLEN; }
+static size_t payload_len(const struct nlattr *a) { return a->nla_len - NLA_HDRLEN; }
+
+static int get_u32(const struct nlattr *a, uint32_t *v)
+{
+	if (!a || payload_len(a) < sizeof(*v))
+		return -ENOENT;
+	memcpy(v, payload(a), sizeof(*v));
+	return 0;
+}
+
+static void get_str(const struct nlattr *a, char *out, size_t len)
+{
+	size_t n = a ? strnlen(payload(a), payload_len(a)) : 0;
+
+	if (n >= len)
+		n = len - 1;
+	if (n)
+		memcpy(out, payload(a), n);
+	out[n] = '\0';
+}
+
+static int nl_open(int proto)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	/* a kernel that never answers must not hang a tick */
+	struct timeval tv = { .tv_sec = 2 };
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, proto);
+
+	if (fd < 0)
+		return -errno;
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
+	    bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/*
+ * Send @req and hand every reply message to @cb until NLMSG_DONE (a dump) or the first reply (a
+ * get). 0, the kernel's -errno, or @cb's.
+ */
+static int nl_talk(int fd, struct nlmsghdr *req, char *buf,
+		   int (*cb)(const struct nlmsghdr *, void *), void *arg)
+{
+	bool dump = req->nlmsg_flags & NLM_F_DUMP;
+
+	req->nlmsg_seq = 1;
+	if (send(fd, req, req->nlmsg_len, 0) < 0)
+		return -errno;
+	for (;;) {
+		ssize_t n = recv(fd, buf, NL_BUF, 0);
+		size_t left;
+
+		if (n < 0)
+			return errno == EAGAIN ? -ETIMEDOUT : -errno;
+		if (n == 0)
+			return -EIO;
+		left = (size_t)n;
+		for (const struct nlmsghdr *h = (const struct nlmsghdr *)buf; NLMSG_OK(h, left);
+		     h = NLMSG_NEXT(h, left)) {
+			int err;
+
+			if (h->nlmsg_type == NLMSG_DONE)
+				return 0;
+			if (h->nlmsg_type == NLMSG_ERROR) {
+				const struct nlmsgerr *e = NLMSG_DATA(h);
+
+				if (h->nlmsg_len < NLMSG_LENGTH(sizeof(*e)))
+					return -EIO;
+				if (e->error)
+					return e->error;
+				if (!dump)
+					return 0;
+				continue;
+			}
+			err = cb(h, arg);
+			if (err || !dump)
+				return err;
+		}
+	}
+}
+
+int nl_parse_route_reply(const void *buf, size_t len, int *oif)
+{
+	const struct nlattr *tb[RTA_MAX + 1];
+	uint32_t v;
+
+	if (len < NLMSG_ALIGN(sizeof(struct rtmsg)) ||
+	    attrs((const char *)buf + NLMSG_ALIGN(sizeof(struct rtmsg)),
+		  len - NLMSG_ALIGN(sizeof(struct rtmsg)), tb, RTA_MAX) ||
+	    get_u32(tb[RTA_OIF], &v))
+		return -ENOENT;
+	*oif = (int)v;
+	return 0;
+}
+
+static int route_cb(const struct nlmsghdr *h, void *arg)
+{
+	if (h->nlmsg_type != RTM_NEWROUTE)
+		return -EIO;
+	return nl_parse_route_reply(NLMSG_DATA(h), h->nlmsg_len - NLMSG_HDRLEN, arg);
+}
+
+static void put_attr(struct nlmsghdr *h, unsigned short type, const void *data, size_t len)
+{
+	struct nlattr *a = (struct nlattr *)((char *)h + NLMSG_ALIGN(h->nlmsg_len));
+
+	a->nla_type = type;
+	a->nla_len = (unsigned short)(NLA_HDRLEN + len);
+	memcpy((char *)a + NLA_HDRLEN, data, len);
+	h->nlmsg_len = NLMSG_ALIGN(h->nlmsg_len) + NLA_ALIGN(a->nla_len);
+}
+
+static const void *in_addr_of(const struct sockaddr *sa, size_t *len)
+{
+	if (sa && sa->sa_family == AF_INET) {
+		*len = 4;
+		return &((const struct sockaddr_in *)sa)->sin_addr;
+	}
+	if (sa && sa->sa_family == AF_INET6) {
+		*len = 16;
+		return &((const struct sockaddr_in6 *)sa)->sin6_addr;
+	}
+	return NULL;
+}
+
+int nl_route_dev(const struct sockaddr *dst, const struct sockaddr *src, char *ifname, size_t len)
+{
+	struct {
+		struct nlmsghdr h;
+		struct rtmsg r;
+		char attrs[64];
+	} req = {
+		.h.nlmsg_len = NLMSG_LENGTH(sizeof(struct rtmsg)),
+		.h.nlmsg_type = RTM_GETROUTE,
+		.h.nlmsg_flags = NLM_F_REQUEST,
+	};
+	const void *d, *s;
+	size_t dlen, slen;
+	char *buf, name[IF_NAMESIZE];
+	int fd, oif = 0, err;
+
+	d = in_addr_of(dst, &dlen);
+	if (!d)
+		return -EAFNOSUPPORT;
+	s = in_addr_of(src, &slen);
+	if (s && slen != dlen)
+		s = NULL;
+	req.r.rtm_family = (unsigned char)dst->sa_family;
+	req.r.rtm_dst_len = (unsigned char)(dlen * 8);
+	put_attr(&req.h, RTA_DST, d, dlen);
+	if (s) {
+		req.r.rtm_src_len = (unsigned char)(slen * 8);
+		put_attr(&req.h, RTA_SRC, s, slen);
+	}
+	if (dst->sa_family == AF_INET6 && ((const struct sockaddr_in6 *)dst)->sin6_scope_id) {
+		uint32_t o = ((const struct sockaddr_in6 *)dst)->sin6_scope_id;
+
+		put_attr(&req.h, RTA_OIF, &o, sizeof(o));
+	}
+	buf = malloc(NL_BUF);
+	if (!buf)
+		return -ENOMEM;
+	fd = nl_open(NETLINK_ROUTE);
+	err = fd < 0 ? fd : nl_talk(fd, &req.h, buf, route_cb, &oif);
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	if (err)
+		return err;
+	if (!if_indextoname((unsigned int)oif, name))
+		return -errno;
+	snprintf(ifname, len, "%s", name);
+	return 0;
+}
+
+/* ---- RDMA: the restrack table of rdma_cm ids, per device (the kernel dumps one device a call) */
+
+static void get_sockaddr(const struct nlattr *a, struct sockaddr_storage *ss)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (a)
+		memcpy(ss, payload(a), payload_len(a) < sizeof(*ss) ? payload_len(a) : sizeof(*ss));
+}
+
+int nl_parse_cm_ids(const void *buf, size_t len, struct rdma_conn **out, size_t *n, size_t *cap)
+{
+	const struct nlattr *tb[RDMA_NLDEV_ATTR_MAX + 1], *table;
+	const unsigned char *p;
+	char dev[64];
+	size_t left;
+
+	if (attrs(buf, len, tb, RDMA_NLDEV_ATTR_MAX))
+		return -EINVAL;
+	get_str(tb[RDMA_NLDEV_ATTR_DEV_NAME], dev, sizeof(dev));
+	table = tb[RDMA_NLDEV_ATTR_RES_CM_ID];
+	if (!table)
+		return 0;
+	p = payload(table);
+	left = payload_len(table);
+	/* the table: a run of RES_CM_ID_ENTRY attributes, each nesting one id's attributes */
+	while (left >= NLA_HDRLEN) {
+		const struct nlattr *e = (const struct nlattr *)p, *et[RDMA_NLDEV_ATTR_MAX + 1];
+		size_t step = NLA_ALIGN(e->nla_len);
+		struct rdma_conn *c;
+		uint32_t port = 0;
+		int err;
+
+		if (e->nla_len < NLA_HDRLEN || e->nla_len > left)
+			return -EINVAL;
+		if ((e->nla_type & NLA_TYPE_MASK) == RDMA_NLDEV_ATTR_RES_CM_ID_ENTRY &&
+		    !attrs(payload(e), payload_len(e), et, RDMA_NLDEV_ATTR_MAX)) {
+			err = GROW(*out, *cap, *n + 1, 8);
+			if (err)
+				return err;
+			c = &(*out)[(*n)++];
+			memset(c, 0, sizeof(*c));
+			snprintf(c->dev, sizeof(c->dev), "%s", dev);
+			get_u32(et[RDMA_NLDEV_ATTR_PORT_INDEX], &port);
+			c->port = port;
+			get_str(et[RDMA_NLDEV_ATTR_RES_KERN_NAME], c->owner, sizeof(c->owner));
+			get_sockaddr(et[RDMA_NLDEV_ATTR_RES_SRC_ADDR], &c->src);
+			get_sockaddr(et[RDMA_NLDEV_ATTR_RES_DST_ADDR], &c->dst);
+		}
+		if (step >= left)
+			break;
+		p += step;
+		left -= step;
+	}
+	return 0;
+}
+
+struct rdma_devs {
+	uint32_t *idx;
+	size_t n, cap;
+};
+
+static int dev_cb(const struct nlmsghdr *h, void *arg)
+{
+	const struct nlattr *tb[RDMA_NLDEV_ATTR_MAX + 1];
+	struct rdma_devs *d = arg;
+	uint32_t idx;
+	int err;
+
+	if (attrs(NLMSG_DATA(h), h->nlmsg_len - NLMSG_HDRLEN, tb, RDMA_NLDEV_ATTR_MAX) ||
+	    get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX], &idx))
+		return 0;
+	err = GROW(d->idx, d->cap, d->n + 1, 4);
+	if (!err)
+		d->idx[d->n++] = idx;
+	return err;
+}
+
+struct cm_acc {
+	struct rdma_conn *c;
+	size_t n, cap;
+};
+
+static int cm_cb(const struct nlmsghdr *h, void *arg)
+{
+	struct cm_acc *a = arg;
+
+	return nl_parse_cm_ids(NLMSG_DATA(h), h->nlmsg_len - NLMSG_HDRLEN, &a->c, &a->n, &a->cap);
+}
+
+int nl_rdma_conns(struct rdma_conn **out, size_t *n)
+{
+	struct {
+		struct nlmsghdr h;
+		char attrs[16];
+	} req;
+	struct rdma_devs d = { 0 };
+	struct cm_acc a = { 0 };
+	char *buf = malloc(NL_BUF);
+	int fd, err;
+
+	if (!buf)
+		return -ENOMEM;
+	fd = nl_open(NETLINK_RDMA);
+	if (fd < 0) {
+		free(buf);
+		return fd;
+	}
+	memset(&req, 0, sizeof(req));
+	req.h.nlmsg_len = NLMSG_LENGTH(0);
+	req.h.nlmsg_type = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_GET);
+	req.h.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	err = nl_talk(fd, &req.h, buf, dev_cb, &d);
+	for (size_t i = 0; !err && i < d.n; i++) {
+		memset(&req, 0, sizeof(req));
+		req.h.nlmsg_len = NLMSG_LENGTH(0);
+		req.h.nlmsg_type = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_RES_CM_ID_GET);
+		req.h.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+		put_attr(&req.h, RDMA_NLDEV_ATTR_DEV_INDEX, &d.idx[i], sizeof(d.idx[i]));
+		err = nl_talk(fd, &req.h, buf, cm_cb, &a);
+		/* a device that went away between the two dumps has nothing to say */
+		if (err == -ENODEV || err == -EINVAL)
+			err = 0;
+	}
+	close(fd);
+	free(buf);
+	free(d.idx);
+	if (err) {
+		free(a.c);
+		return err;
+	}
+	*out = a.c;
+	*n = a.n;
+	return 0;
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the kernel itself decided about a transport's path, asked over netlink: the route it
+ * resolves for a (source, destination) pair, and the RDMA device and port each kernel rdma_cm
+ * connection is bound to. Both answer for the machine's live state, so they have no fixture root;
+ * callers fall back to the file parsers of route.h when asked to read a fixture tree.
+ */
+#ifndef SLOTSCOPE_NL_H
+#define SLOTSCOPE_NL_H
+
+#include <stddef.h>
+#include <sys/socket.h>
+
+/*
+ * The output interface the kernel picks for @dst (an AF_INET or AF_INET6 sockaddr; an IPv6 scope
+ * id is honoured) from @src (NULL or family AF_UNSPEC: no source), policy rules and metrics
+ * included. 0 or -errno.
+ */
+int nl_route_dev(const struct sockaddr *dst, const struct sockaddr *src, char *ifname, size_t len);
+
+struct rdma_conn {
+	char dev[64];
+	unsigned int port;		/* 0: not bound to a port yet */
+	char owner[32];			/* kernel module that made it ("rpcrdma"), "" for user ones */
+	struct sockaddr_storage src, dst;
+};
+
+/* Every rdma_cm connection id of every RDMA device (the restrack table "rdma res show cm_id"). */
+int nl_rdma_conns(struct rdma_conn **out, size_t *n);
+
+/* The RDMA netlink and rtnetlink reply parsers, apart from their sockets, for the fuzzer. */
+int nl_parse_route_reply(const void *buf, size_t len, int *oif);
+int nl_parse_cm_ids(const void *buf, size_t len, struct rdma_conn **out, size_t *n, size_t *cap);
+
+#endif
