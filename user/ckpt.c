@@ -2,10 +2,15 @@
 #include <string.h>
 #include "ckpt.h"
 
-void ckpt_init(struct ckpt *c, const struct ckpt_opts *o)
+const char *const win_kind_names[WIN_KINDS] = { "checkpoint", "restore" };
+
+void ckpt_init(struct ckpt *c, const struct ckpt_opts *o, enum win_kind kind)
 {
 	memset(c, 0, sizeof(*c));
 	c->o = *o;
+	c->kind = kind;
+	c->threshold_Bps = kind == WIN_RESTORE ? o->restore_threshold_Bps : o->threshold_Bps;
+	c->other_Bps = kind == WIN_RESTORE ? o->threshold_Bps : o->restore_threshold_Bps;
 }
 
 static void drop_window(struct ckpt *c)
@@ -72,6 +77,7 @@ static void window_ended(struct ckpt *c)
 	c->ended = c->cur;
 	c->ended_wall = c->end_wall;
 	memset(&c->quiet_sums, 0, sizeof(c->quiet_sums));
+	jobs_finish(&c->jobs);
 }
 
 enum ckpt_event ckpt_step(struct ckpt *c, const struct view *v, const struct snapshot *prev,
@@ -79,15 +85,20 @@ enum ckpt_event ckpt_step(struct ckpt *c, const struct view *v, const struct sna
 			  const struct link_sample *lcur, double now_wall)
 {
 	struct ckpt_sums d = { .secs = v->interval_s };
-	bool busy, slot_bound = false;
+	bool busy, other, slot_bound = false;
+	double other_bytes = 0;
 
 	for (size_t i = 0; i < v->nxprts; i++) {
-		d.bytes += (double)v->xprts[i].bytes_written;
-		slot_bound |= v->xprts[i].verdict.cls == V_SLOT;
+		const struct xprt_view *x = &v->xprts[i];
+
+		d.bytes += (double)(c->kind == WIN_RESTORE ? x->bytes_read : x->bytes_written);
+		other_bytes += (double)(c->kind == WIN_RESTORE ? x->bytes_written : x->bytes_read);
+		slot_bound |= x->verdict.cls == V_SLOT;
 	}
 	if (slot_bound)
 		d.slot_bound_secs = v->interval_s;
-	busy = v->interval_s > 0 && d.bytes / v->interval_s >= c->o.threshold_Bps;
+	busy = v->interval_s > 0 && d.bytes / v->interval_s >= c->threshold_Bps;
+	other = v->interval_s > 0 && other_bytes / v->interval_s >= c->other_Bps;
 	if (c->active && !busy)
 		sums_add(&c->quiet_sums, &d);
 	else if (busy) {
@@ -107,6 +118,8 @@ enum ckpt_event ckpt_step(struct ckpt *c, const struct view *v, const struct sna
 		if (keep(&c->start, &c->lstart, prev, lprev) || keep(&c->last, &c->llast, cur, lcur))
 			return CKPT_NONE;
 		c->active = true;
+		c->mixed = other;
+		jobs_reset(&c->jobs);
 		c->quiet = 0;
 		c->start_wall = now_wall - v->interval_s;
 		c->end_wall = now_wall;
@@ -117,6 +130,7 @@ enum ckpt_event ckpt_step(struct ckpt *c, const struct view *v, const struct sna
 	}
 	if (busy) {
 		c->quiet = 0;
+		c->mixed |= other;
 		c->end_wall = now_wall;
 		c->end_mono = v->ts_s;
 		keep(&c->last, &c->llast, cur, lcur);
@@ -163,13 +177,19 @@ void ckpt_fix_view(const struct ckpt *c, struct view *v)
 void ckpt_view(const struct ckpt *c, const struct view *v, struct ckpt_view *cv)
 {
 	memset(cv, 0, sizeof(*cv));
+	cv->kind = c->kind;
 	cv->n = c->n;
+	cv->mixed = c->mixed;
 	cv->start_wall = c->start_wall;
 	cv->end_wall = c->end_wall;
 	cv->secs = c->end_mono - c->start_mono;
-	for (size_t i = 0; i < v->nxprts; i++)
+	for (size_t i = 0; i < v->nxprts; i++) {
 		cv->bytes_written += (double)v->xprts[i].bytes_written;
-	cv->GBps = cv->secs > 0 ? cv->bytes_written / cv->secs / 1e9 : 0;
+		cv->bytes_read += (double)v->xprts[i].bytes_read;
+	}
+	cv->GBps = cv->secs > 0 ?
+		(c->kind == WIN_RESTORE ? cv->bytes_read : cv->bytes_written) / cv->secs / 1e9 : 0;
+	cv->jobs = c->o.no_jobs ? NULL : &c->jobs;
 	for (size_t i = 0; i < c->nsat; i++) {
 		struct ckpt_sat_view *s = &cv->sat[cv->nsat++];
 		const struct xprt_view *x = view_xprt(v, c->sat[i].key);
@@ -192,4 +212,5 @@ const struct ckpt_sat_view *ckpt_view_sat(const struct ckpt_view *cv, __u64 key)
 void ckpt_free(struct ckpt *c)
 {
 	drop_window(c);
+	jobs_free(&c->jobs);
 }

@@ -1,20 +1,29 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Checkpoint windows: write bursts found in the interval views. A burst starts with an interval
- * writing at least the threshold and ends after a number of quieter intervals (hysteresis); its
- * summary is the view between the snapshots around it, plus link use while slots were full.
+ * Windows: checkpoints (write bursts) and restores (read bursts) found in the interval views. A
+ * burst starts with an interval moving at least its kind's threshold and ends after a number of
+ * quieter intervals (hysteresis); its summary is the view between the snapshots around it, plus
+ * link use while slots were full and the jobs whose processes did the I/O. Each kind has its own
+ * detector; a window in which the other kind's threshold was also crossed is "mixed".
  */
 #ifndef SLOTSCOPE_CKPT_H
 #define SLOTSCOPE_CKPT_H
 
 #include <stdbool.h>
 #include "engine.h"
+#include "jobs.h"
 #include "rdma.h"
 #include "view.h"
 
+enum win_kind { WIN_CHECKPOINT, WIN_RESTORE, WIN_KINDS };
+
+extern const char *const win_kind_names[WIN_KINDS];	/* "checkpoint", "restore" */
+
 struct ckpt_opts {
-	double threshold_Bps;		/* write rate that starts a burst */
+	double threshold_Bps;		/* write rate that starts a checkpoint */
+	double restore_threshold_Bps;	/* read rate that starts a restore */
 	unsigned int quiet_intervals;	/* intervals below it that end one */
+	bool no_jobs;			/* do not look for the processes behind a window */
 };
 
 struct ckpt_sat {
@@ -33,6 +42,10 @@ struct ckpt_sums {
 
 struct ckpt {
 	struct ckpt_opts o;
+	enum win_kind kind;
+	double threshold_Bps, other_Bps;	/* this kind's, and the other's (mixed) */
+	bool mixed;			/* the open (or last) window crossed the other threshold too */
+	struct win_jobs jobs;		/* the open (or last) window's */
 	__u64 started;			/* windows begun, the open one included */
 	struct ckpt_sums total;		/* over every window, the open one's busy part included */
 	struct ckpt_sums cur;		/* the open (or last) window */
@@ -52,7 +65,7 @@ struct ckpt {
 
 enum ckpt_event { CKPT_NONE, CKPT_STARTED, CKPT_ENDED };
 
-void ckpt_init(struct ckpt *c, const struct ckpt_opts *o);
+void ckpt_init(struct ckpt *c, const struct ckpt_opts *o, enum win_kind kind);
 /*
  * Feed one interval: @v is the view from @prev to @cur (with links from @lprev to @lcur, which
  * may be NULL). CKPT_ENDED means the burst's window is in c->start .. c->last until the next call.
@@ -75,8 +88,12 @@ struct ckpt_sat_view {
 };
 
 struct ckpt_view {
+	enum win_kind kind;
 	unsigned int n;
-	double start_wall, end_wall, secs, bytes_written, GBps;
+	bool mixed;
+	double start_wall, end_wall, secs, bytes_written, bytes_read;
+	double GBps;			/* of the kind's direction */
+	const struct win_jobs *jobs;	/* NULL: not looked for (--no-jobs) */
 	size_t nsat;
 	struct ckpt_sat_view sat[64];
 };

@@ -13,7 +13,7 @@
 static struct session_opts env = {
 	.procfs_root = "/",
 	.sysfs_root = "/",
-	.ckpt = { .threshold_Bps = 10e6, .quiet_intervals = 2 },
+	.ckpt = { .threshold_Bps = 10e6, .restore_threshold_Bps = 10e6, .quiet_intervals = 2 },
 };
 static bool have_interval;
 
@@ -38,7 +38,7 @@ static const char args_doc[] = "[INTERVAL [COUNT]]";
 
 enum { OPT_PROCFS = 1000, OPT_SYSFS, OPT_NO_RDMA, OPT_CKPT_MBPS, OPT_CKPT_QUIET, OPT_PROM,
        OPT_FOLDED, OPT_SVG, OPT_USER, OPT_MAX_INFLIGHT, OPT_PROM_DETAIL, OPT_PROM_KEEP,
-       OPT_MOUNTS_OF };
+       OPT_MOUNTS_OF, OPT_RESTORE_MBPS, OPT_NO_JOBS };
 
 static const struct argp_option options[] = {
 	{ "duration", 'd', "SECONDS", 0, "Trace for SECONDS, then print the summary", 0 },
@@ -49,8 +49,12 @@ static const struct argp_option options[] = {
 	{ "no-rdma", OPT_NO_RDMA, NULL, 0, "Do not read RDMA ports or netdev counters", 0 },
 	{ "ckpt-threshold", OPT_CKPT_MBPS, "MB/s", 0,
 	  "Write rate that starts a checkpoint window (default 10)", 0 },
+	{ "restore-threshold", OPT_RESTORE_MBPS, "MB/s", 0,
+	  "Read rate that starts a restore window (default 10)", 0 },
 	{ "ckpt-quiet", OPT_CKPT_QUIET, "N", 0,
-	  "Intervals below the threshold that end one (default 2)", 0 },
+	  "Intervals below the threshold that end a window (default 2)", 0 },
+	{ "no-jobs", OPT_NO_JOBS, NULL, 0,
+	  "Do not look for the processes and jobs behind a window", 0 },
 	{ "prom-file", OPT_PROM, "PATH", 0,
 	  "Prometheus textfile, rewritten atomically every interval (node_exporter textfile "
 	  "collector); removed at exit. Without -- COMMAND, waits for NFS to appear", 0 },
@@ -131,6 +135,14 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		if (parse_num(arg, 0.001, 1e9, &v))
 			argp_error(state, "invalid --ckpt-threshold '%s': give MB/s, e.g. 100", arg);
 		env.ckpt.threshold_Bps = v * 1e6;
+		break;
+	case OPT_RESTORE_MBPS:
+		if (parse_num(arg, 0.001, 1e9, &v))
+			argp_error(state, "invalid --restore-threshold '%s': give MB/s, e.g. 100", arg);
+		env.ckpt.restore_threshold_Bps = v * 1e6;
+		break;
+	case OPT_NO_JOBS:
+		env.ckpt.no_jobs = true;
 		break;
 	case OPT_CKPT_QUIET:
 		if (parse_num(arg, 1, 1000, &v) || v != (unsigned int)v)

@@ -279,19 +279,60 @@ void out_json(FILE *f, const struct view *v)
 	jw_done(&w);
 }
 
+static void jobs_json(struct jw *w, const struct win_jobs *js)
+{
+	const struct win_job *top = js && js->nj ? &js->j[0] : NULL;
+
+	jw_obj(w, "job");
+	jw_str(w, "kind", top ? top->id.kind : "unknown");
+	jw_str(w, "id", top ? top->id.id : NULL);
+	jw_end_obj(w);
+	if (!js) {
+		jw_null(w, "jobs");
+		return;
+	}
+	jw_arr(w, "jobs");
+	for (size_t i = 0; i < js->nj && i < WIN_JOBS_SHOWN; i++) {
+		const struct win_job *j = &js->j[i];
+
+		jw_obj(w, NULL);
+		jw_str(w, "kind", j->id.kind);
+		jw_str(w, "id", j->id.id);
+		jw_str(w, "step", j->id.step[0] ? j->id.step : NULL);
+		if (j->uid != JOB_UNKNOWN_UID)
+			jw_u64(w, "uid", j->uid);
+		else
+			jw_null(w, "uid");
+		jw_str(w, "user", j->user[0] ? j->user : NULL);
+		jw_u64(w, "processes", j->nprocs);
+		jw_u64(w, "io_bytes", j->bytes);
+		if (j->share >= 0)
+			jw_dbl(w, "share", j->share);
+		else
+			jw_null(w, "share");
+		jw_end_obj(w);
+	}
+	jw_end_arr(w);
+}
+
 void out_ckpt_json(FILE *f, const struct view *v, const struct ckpt_view *c)
 {
 	struct jw w;
 
 	jw_init(&w, f);
 	jw_obj(&w, NULL);
-	jw_str(&w, "type", "checkpoint");
+	/* a checkpoint record keeps its type; a restore is a record of its own type */
+	jw_str(&w, "type", win_kind_names[c->kind]);
+	jw_str(&w, "kind", win_kind_names[c->kind]);
 	jw_u64(&w, "n", c->n);
 	jw_time(&w, "start_wall", c->start_wall);
 	jw_time(&w, "end_wall", c->end_wall);
 	jw_dbl(&w, "duration_s", c->secs);
 	jw_dbl(&w, "bytes_written", c->bytes_written);
+	jw_dbl(&w, "bytes_read", c->bytes_read);
 	jw_dbl(&w, "GBps", c->GBps);
+	jw_bool(&w, "mixed", c->mixed);
+	jobs_json(&w, c->jobs);
 	jw_arr(&w, "saturated");
 	for (size_t i = 0; i < c->nsat; i++) {
 		jw_obj(&w, NULL);

@@ -359,36 +359,62 @@ static void links(FILE *f, const struct prom_input *in)
 		}
 }
 
-/* checkpoint windows: counters that grow while one is open, and the last one's figures */
+/*
+ * Windows, per kind (checkpoint: write bursts; restore: read bursts): counters that grow while
+ * one is open, the last one's figures, and the job behind it in an info gauge (a job label on the
+ * counters would make a series per job).
+ */
 static void windows(FILE *f, const struct prom_input *in)
 {
-	static const char *const kind = "checkpoint";
-	const struct ckpt *c = in->ck;
-	const struct {
+	static const struct {
 		const char *name, *type, *help;
-		double v;
 	} w[] = {
-		{ "windows_total", "counter", "Windows begun (checkpoints: write bursts).",
-		  c ? (double)c->started : 0 },
-		{ "window_seconds_total", "counter", "Time inside windows.", c ? c->total.secs : 0 },
-		{ "window_bytes_total", "counter", "Bytes written inside windows.", c ? c->total.bytes : 0 },
+		{ "windows_total", "counter", "Windows begun (checkpoints: write bursts; restores: read bursts)." },
+		{ "window_seconds_total", "counter", "Time inside windows." },
+		{ "window_bytes_total", "counter", "Bytes inside windows: written (checkpoint) or read (restore)." },
 		{ "window_slot_bound_seconds_total", "counter",
-		  "Time inside windows in which some transport was slot-bound.",
-		  c ? c->total.slot_bound_secs : 0 },
-		{ "last_window_seconds", "gauge", "Duration of the last completed window.",
-		  c ? c->ended.secs : 0 },
-		{ "last_window_bytes", "gauge", "Bytes written in the last completed window.",
-		  c ? c->ended.bytes : 0 },
+		  "Time inside windows in which some transport was slot-bound." },
+		{ "last_window_seconds", "gauge", "Duration of the last completed window." },
+		{ "last_window_bytes", "gauge", "Bytes written (checkpoint) or read (restore) in the last completed window." },
 		{ "last_window_slot_bound_seconds", "gauge",
-		  "Time of the last completed window in which some transport was slot-bound.",
-		  c ? c->ended.slot_bound_secs : 0 },
+		  "Time of the last completed window in which some transport was slot-bound." },
 		{ "last_window_end_timestamp_seconds", "gauge",
-		  "When the last completed window ended (0: none yet).", c ? c->ended_wall : 0 },
+		  "When the last completed window ended (0: none yet)." },
 	};
 
 	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++) {
 		family(f, w[i].name, w[i].type, w[i].help);
-		fprintf(f, "slotscope_%s{kind=\"%s\"} %.6f\n", w[i].name, kind, w[i].v);
+		for (int k = 0; k < WIN_KINDS; k++) {
+			const struct ckpt *c = in->ck ? &in->ck[k] : NULL;
+			double v = !c ? 0 : i == 0 ? (double)c->started : i == 1 ? c->total.secs :
+				   i == 2 ? c->total.bytes : i == 3 ? c->total.slot_bound_secs :
+				   i == 4 ? c->ended.secs : i == 5 ? c->ended.bytes :
+				   i == 6 ? c->ended.slot_bound_secs : c->ended_wall;
+
+			fprintf(f, "slotscope_%s{kind=\"%s\"} %.6f\n", w[i].name, win_kind_names[k], v);
+		}
+	}
+	family(f, "last_window_job_info", "gauge",
+	       "1, labelled with the job that moved most of the last completed window's bytes "
+	       "(job_kind slurm, kubernetes, systemd, cgroup or unknown); none before the first window ends.");
+	for (int k = 0; k < WIN_KINDS; k++) {
+		const struct ckpt *c = in->ck ? &in->ck[k] : NULL;
+		const struct win_job *j = c && c->n && c->jobs.nj ? &c->jobs.j[0] : NULL;
+		char uid[16] = "";
+
+		/* an info series exists once there is something to say */
+		if (!c || !c->n)
+			continue;
+		if (j && j->uid != JOB_UNKNOWN_UID)
+			snprintf(uid, sizeof(uid), "%u", j->uid);
+		fprintf(f, "slotscope_last_window_job_info{kind=\"%s\",job_kind=\"%s\",job=\"",
+			win_kind_names[k], j ? j->id.kind : "unknown");
+		lv(f, j ? j->id.id : "");
+		fputs("\",step=\"", f);
+		lv(f, j ? j->id.step : "");
+		fprintf(f, "\",uid=\"%s\",user=\"", uid);
+		lv(f, j ? j->user : "");
+		fputs("\"} 1\n", f);
 	}
 }
 

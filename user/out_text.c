@@ -165,9 +165,30 @@ void out_ckpt_text(FILE *f, const struct view *v, const struct ckpt_view *c)
 {
 	char a[32], b[32];
 
-	fprintf(f, "\nCheckpoint %u: %s -> %s, %.1f s, %.1f MiB written, %.3f GB/s\n", c->n,
+	const struct win_jobs *js = c->jobs;
+
+	fprintf(f, "\n%s %u: %s -> %s, %.1f s, %.1f MiB %s, %.3f GB/s%s\n",
+		c->kind == WIN_RESTORE ? "Restore" : "Checkpoint", c->n,
 		clock_str(a, sizeof(a), c->start_wall), clock_str(b, sizeof(b), c->end_wall), c->secs,
-		c->bytes_written / 1048576, c->GBps);
+		(c->kind == WIN_RESTORE ? c->bytes_read : c->bytes_written) / 1048576,
+		c->kind == WIN_RESTORE ? "read" : "written", c->GBps,
+		c->mixed ? (c->kind == WIN_RESTORE ? " (mixed: writes too)" : " (mixed: reads too)") : "");
+	if (js && !js->nj)
+		fprintf(f, "  job: unknown (no process seen using its mounts)\n");
+	for (size_t i = 0; js && i < js->nj && i < WIN_JOBS_SHOWN; i++) {
+		const struct win_job *j = &js->j[i];
+
+		fprintf(f, "  job: %s %s%s%s", j->id.kind, j->id.id, j->id.step[0] ? " step " : "",
+			j->id.step);
+		if (j->user[0])
+			fprintf(f, ", user %s", j->user);
+		else if (j->uid != JOB_UNKNOWN_UID)
+			fprintf(f, ", uid %u", j->uid);
+		fprintf(f, ", %u process%s", j->nprocs, j->nprocs == 1 ? "" : "es");
+		if (j->share >= 0)
+			fprintf(f, ", %.0f%% of their I/O", 100 * j->share);
+		fputc('\n', f);
+	}
 	header(f);
 	for (size_t i = 0; i < v->nxprts; i++) {
 		const struct xprt_view *x = &v->xprts[i];

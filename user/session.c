@@ -395,7 +395,7 @@ static int prom_fn(FILE *f, const void *arg)
  * NFS): a failure is said once (until it changes), tracing goes on.
  */
 static void write_prom(struct session *s, struct view *cum, const struct view *iv,
-		       const struct ckpt *ck)
+		       const struct ckpt *ck /* [WIN_KINDS] or NULL */)
 {
 	struct prom_input in = { .cum = cum, .iv = iv, .ck = ck, .now_wall = clock_s(CLOCK_REALTIME),
 				 .detail = s->o.prom_detail, .version = SLOTSCOPE_VERSION,
@@ -510,6 +510,26 @@ static int drop_privileges(const struct session *s)
 			pr_err("cannot empty the capability bounding set: %s\n", strerror(errno));
 			return -errno;
 		}
+	/*
+	 * Naming a window's jobs reads /proc/PID/{fd,cwd,io} of other users' processes, which takes
+	 * CAP_SYS_PTRACE (and CAP_DAC_READ_SEARCH for their fd directories): kept when held and
+	 * jobs are looked for, never regained by an execve (the bounding set is empty).
+	 */
+	if (!s->o.ckpt.no_jobs) {
+		struct __user_cap_data_struct now[2] = { { 0 } };
+
+		if (!syscall(SYS_capget, &h, now))
+			for (int c = 0; c < 2; c++) {
+				int cap = c ? CAP_DAC_READ_SEARCH : CAP_SYS_PTRACE;
+
+				if (has_cap(now, cap)) {
+					d[cap / 32].effective |= 1u << (cap % 32);
+					d[cap / 32].permitted |= 1u << (cap % 32);
+				}
+			}
+		if (s->o.user && (d[0].permitted || d[1].permitted))
+			prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0);
+	}
 	if (s->o.user) {
 		const struct passwd *pw = getpwnam(s->o.user);
 
@@ -584,7 +604,7 @@ static int take_now(struct session *s, struct sample *x, const char *what)
 /* The state of the trace loop: what is compared with what. */
 struct trace {
 	struct sample start, prev;
-	struct ckpt ck;
+	struct ckpt ck[WIN_KINDS];	/* checkpoints and restores */
 	pid_t child;
 };
 
@@ -596,7 +616,8 @@ static int trace_begin(struct session *s, struct trace *t, int *rc)
 {
 	int err;
 
-	ckpt_init(&t->ck, &s->o.ckpt);
+	for (int k = 0; k < WIN_KINDS; k++)
+		ckpt_init(&t->ck[k], &s->o.ckpt, (enum win_kind)k);
 	t->child = -1;
 	links_init(s);
 	err = take(s, &t->start);
@@ -633,11 +654,35 @@ static int trace_begin(struct session *s, struct trace *t, int *rc)
 	return drop_privileges(s);
 }
 
+/*
+ * The processes behind an open window: those using the mounts that moved its kind's bytes in
+ * this interval (every NFS mount of the view when none did), and the command's tree.
+ */
+static void sample_jobs(struct session *s, struct trace *t, struct ckpt *c, const struct view *v)
+{
+	const char *mnts[64];
+	struct jobs_scan sc = { .procfs_root = s->o.procfs_root, .mounts = mnts,
+				.tree = t->child > 0 ? t->child : 0, .writes = c->kind == WIN_CHECKPOINT };
+
+	if (s->o.ckpt.no_jobs)
+		return;
+	for (int pass = 0; pass < 2 && !sc.nmounts; pass++)
+		for (size_t i = 0; i < v->nmounts && sc.nmounts < 64; i++) {
+			const struct mount_total *m = &v->mounts[i];
+			__u64 b = c->kind == WIN_CHECKPOINT ? m->bytes_written : m->bytes_read;
+
+			if (m->mountpoint && (b || pass))
+				mnts[sc.nmounts++] = m->mountpoint;
+		}
+	if (jobs_sample(&c->jobs, &sc))
+		pr_debug("cannot list processes: the window's jobs are unknown\n");
+}
+
 /* One interval: its view printed, the textfile rewritten, checkpoints stepped, the dead reaped. */
 static int trace_tick(struct session *s, struct trace *t)
 {
 	struct sample cur = { 0 };
-	enum ckpt_event ev;
+	enum ckpt_event ev[WIN_KINDS];
 	size_t reaped;
 	struct view v;
 	int err;
@@ -653,16 +698,22 @@ static int trace_tick(struct session *s, struct trace *t)
 		else if (s->o.interval > 0 && log_level > LOG_QUIET)
 			out_text(stdout, &v);
 		add_heat(s, &v);
-		ev = ckpt_step(&t->ck, &v, &t->prev.snap, &cur.snap, &t->prev.links, &cur.links, v.wall);
+		for (int k = 0; k < WIN_KINDS; k++) {
+			ev[k] = ckpt_step(&t->ck[k], &v, &t->prev.snap, &cur.snap, &t->prev.links,
+					  &cur.links, v.wall);
+			if (t->ck[k].active)
+				sample_jobs(s, t, &t->ck[k], &v);
+		}
 		if (s->o.prom_file && ledger_add(&s->ledger, &v))
 			pr_debug("out of memory: an interval left out of the textfile's sums\n");
 		if (s->o.prom_file && build(s, &cv, &t->start.snap, &cur.snap, &t->start.links,
 					    &cur.links, true, false) == 0) {
-			write_prom(s, &cv, &v, &t->ck);
+			write_prom(s, &cv, &v, t->ck);
 			view_free(&cv);
 		}
-		if (ev == CKPT_ENDED)
-			report_ckpt(s, &t->ck);
+		for (int k = 0; k < WIN_KINDS; k++)
+			if (ev[k] == CKPT_ENDED)
+				report_ckpt(s, &t->ck[k]);
 		view_free(&v);
 	}
 	/* transports seen destroyed were just reported, in this interval and the textfile */
@@ -715,18 +766,22 @@ static int trace_end(struct session *s, struct trace *t)
 	err = take_now(s, &cur, "the summary");
 	if (err)
 		return err;
-	if (ckpt_finish(&t->ck, clock_s(CLOCK_REALTIME), (double)cur.snap.ts_ns / 1e9)) {
-		struct snapshot tmp = t->ck.last;
-		struct link_sample ltmp = t->ck.llast;
+	for (int k = 0; k < WIN_KINDS; k++) {
+		struct ckpt *c = &t->ck[k];
 
-		if (!snapshot_dup(&t->ck.last, &cur.snap) && !link_sample_dup(&t->ck.llast, &cur.links)) {
+		if (!ckpt_finish(c, clock_s(CLOCK_REALTIME), (double)cur.snap.ts_ns / 1e9))
+			continue;
+		struct snapshot tmp = c->last;
+		struct link_sample ltmp = c->llast;
+
+		if (!snapshot_dup(&c->last, &cur.snap) && !link_sample_dup(&c->llast, &cur.links)) {
 			snapshot_free(&tmp);
 			link_sample_free(&ltmp);
 		} else {
-			t->ck.last = tmp;
-			t->ck.llast = ltmp;
+			c->last = tmp;
+			c->llast = ltmp;
 		}
-		report_ckpt(s, &t->ck);
+		report_ckpt(s, c);
 	}
 	if (build(s, &v, &t->start.snap, &cur.snap, &t->start.links, &cur.links, true, false) == 0) {
 		if (v.counters[CNT_RECURSION_MISSES]) {
@@ -741,7 +796,7 @@ static int trace_end(struct session *s, struct trace *t)
 			out_json(stdout, &v);
 		else if (log_level > LOG_QUIET)
 			out_text(stdout, &v);
-		write_prom(s, &v, &v, &t->ck);
+		write_prom(s, &v, &v, t->ck);
 		if (s->o.folded_file && write_file(s, OUT_FOLDED, &v))
 			err = -EIO;
 		if (s->o.svg_file && write_file(s, OUT_SVG, &v))
@@ -794,7 +849,8 @@ static int trace(struct session *s, int *rc)
 	if (!err)
 		err = end_err;
 out:
-	ckpt_free(&t.ck);
+	for (int k = 0; k < WIN_KINDS; k++)
+		ckpt_free(&t.ck[k]);
 	sample_free(&t.start);
 	sample_free(&t.prev);
 	return err;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer: the /proc/net/route, ipv6_route and tcp/tcp6 parsers, sunrpc's xprt_info, and the
- * netlink replies: a route's and the rdma_cm table's
+ * netlink replies: a route's and the rdma_cm table's; /proc/PID/cgroup and the cgroup path
+ * parsers that name a window's jobs
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 #include <arpa/inet.h>
 #include "audit.h"
+#include "jobs.h"
 #include "nl.h"
 #include "route.h"
 
@@ -56,6 +58,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		nl_parse_route_reply(copy, size, &oif);
 		nl_parse_cm_ids(copy, size, &conns, &nconns, &cap);
 		free(conns);
+		free(copy);
+	}
+	f = fmemopen((void *)data, size, "r");
+	if (f) {
+		char path[1024];
+		struct job_id j;
+
+		if (cgroup_path_parse(f, path, sizeof(path)) == 0)
+			job_from_cgroup(path, &j);
+		fclose(f);
+	}
+	copy = malloc(size + 1);
+	if (copy) {
+		struct job_id j;
+
+		memcpy(copy, data, size);
+		((char *)copy)[size] = '\0';
+		job_from_cgroup(copy, &j);
 		free(copy);
 	}
 	f = fmemopen((void *)data, size, "r");

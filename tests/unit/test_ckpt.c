@@ -30,9 +30,10 @@ struct feed {
 /* feed @n steps to a fresh ckpt (threshold 100 MB/s, 2 quiet intervals end a burst) */
 static void run(struct feed *f, const struct step *s, size_t n)
 {
-	struct ckpt_opts o = { .threshold_Bps = 100 * MB, .quiet_intervals = 2 };
+	struct ckpt_opts o = { .threshold_Bps = 100 * MB, .restore_threshold_Bps = 100 * MB,
+			       .quiet_intervals = 2, .no_jobs = true };
 
-	ckpt_init(&f->c, &o);
+	ckpt_init(&f->c, &o, WIN_CHECKPOINT);
 	memset(f->snaps, 0, sizeof(f->snaps));
 	for (size_t i = 0; i <= n; i++) {
 		f->xs[i].key = 0xabc;
@@ -53,6 +54,63 @@ static void run(struct feed *f, const struct step *s, size_t n)
 					   f->wall_step_at && i >= f->wall_step_at ? 500.0 + (double)i :
 					   1000.0 + (double)i + 1), s[i].want);
 	}
+}
+
+/*
+ * Restores: read bursts, with their own threshold, beside the checkpoint detector fed the same
+ * intervals. Reads never start a checkpoint; writes crossing theirs during a restore make it mixed.
+ */
+static void test_restore_windows(void **state)
+{
+	/* MB/s read, MB/s written */
+	static const double rw[][2] = { { 0, 0 }, { 300, 0 }, { 300, 60 }, { 0, 0 }, { 0, 0 }, { 0, 0 } };
+	static const enum ckpt_event want_r[] = { CKPT_NONE, CKPT_STARTED, CKPT_NONE, CKPT_NONE, CKPT_ENDED, CKPT_NONE };
+	struct ckpt_opts o = { .threshold_Bps = 50 * MB, .restore_threshold_Bps = 200 * MB,
+			       .quiet_intervals = 2, .no_jobs = true };
+	struct snapshot snaps[7] = { 0 };
+	struct xprt_snap xs[7] = { 0 };
+	struct ckpt r, w;
+	struct ckpt_view cv;
+
+	(void)state;
+	ckpt_init(&r, &o, WIN_RESTORE);
+	ckpt_init(&w, &o, WIN_CHECKPOINT);
+	for (size_t i = 0; i < 7; i++) {
+		xs[i].key = 0xabc;
+		snaps[i].ts_ns = (__u64)(i + 1) * 1000000000ull;
+		snaps[i].nxprts = 1;
+		snaps[i].xprts = &xs[i];
+	}
+	for (size_t i = 0; i < 6; i++) {
+		struct xprt_view x = { .key = 0xabc, .bytes_read = (__u64)(rw[i][0] * MB),
+				       .bytes_written = (__u64)(rw[i][1] * MB) };
+		struct view v = { .interval_s = 1, .ts_s = (double)i + 2, .nxprts = 1, .xprts = &x };
+
+		assert_int_equal(ckpt_step(&r, &v, &snaps[i], &snaps[i + 1], NULL, NULL, 1000.0 + (double)i + 1),
+				 want_r[i]);
+		/* 60 MB/s of writes cross the checkpoint threshold for one interval */
+		assert_int_equal(ckpt_step(&w, &v, &snaps[i], &snaps[i + 1], NULL, NULL, 1000.0 + (double)i + 1),
+				 i == 2 ? CKPT_STARTED : i == 4 ? CKPT_ENDED : CKPT_NONE);
+	}
+	assert_int_equal(r.n, 1);
+	assert_true(r.ended.secs == 2 && r.ended.bytes == 600 * MB);
+	assert_true(r.mixed);
+	assert_true(w.ended.bytes == 60 * MB);
+	/* the checkpoint saw reads over the restore threshold in its interval: mixed too */
+	assert_true(w.mixed);
+	{
+		struct xprt_view x = { .key = 0xabc, .bytes_read = 600 * MB, .bytes_written = 60 * MB };
+		struct view v = { .nxprts = 1, .xprts = &x };
+
+		ckpt_view(&r, &v, &cv);
+		assert_int_equal(cv.kind, WIN_RESTORE);
+		assert_true(cv.bytes_read == 600 * MB && cv.bytes_written == 60 * MB);
+		assert_true(cv.secs == 2 && cv.GBps == 0.3);
+		assert_null(cv.jobs);
+	}
+	assert_string_equal(win_kind_names[r.kind], "restore");
+	ckpt_free(&r);
+	ckpt_free(&w);
 }
 
 static void test_quiet_never_starts(void **state)
@@ -187,6 +245,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_quiet_never_starts),
+		cmocka_unit_test(test_restore_windows),
 		cmocka_unit_test(test_burst_bounds),
 		cmocka_unit_test(test_hysteresis_one_burst),
 		cmocka_unit_test(test_open_burst_ends_with_trace),

@@ -204,14 +204,24 @@ static void golden(const char *name, const char *got, size_t len)
 	free(want);
 }
 
-/* one window begun and ended, so the window families carry numbers */
-static const struct ckpt prom_ck = {
-	.started = 2, .n = 1, .total = { 12.5, 3e9, 4 }, .ended = { 10, 2.5e9, 4 }, .ended_wall = 1799999990,
+/*
+ * A checkpoint begun twice and ended once, so the window families carry numbers, and its job; a
+ * restore ended with nobody seen behind it.
+ */
+static struct win_job prom_jobs[] = {
+	{ .id = { .kind = "slurm", .id = "4242", .step = "step_0", .uid = JOB_UNKNOWN_UID }, .uid = 1000,
+	  .user = "alice", .nprocs = 3, .bytes = 3000, .share = 1 },
+};
+static const struct ckpt prom_ck[WIN_KINDS] = {
+	{ .kind = WIN_CHECKPOINT, .started = 2, .n = 1, .total = { 12.5, 3e9, 4 }, .ended = { 10, 2.5e9, 4 },
+	  .ended_wall = 1799999990, .jobs = { .j = prom_jobs, .nj = 1 } },
+	{ .kind = WIN_RESTORE, .started = 1, .n = 1, .total = { 3, 1e9, 3 }, .ended = { 3, 1e9, 3 },
+	  .ended_wall = 1799999980 },
 };
 
 static void prom_render(FILE *f, const struct view *v)
 {
-	struct prom_input in = { .cum = v, .iv = v, .ck = &prom_ck, .now_wall = 1800000000.0,
+	struct prom_input in = { .cum = v, .iv = v, .ck = prom_ck, .now_wall = 1800000000.0,
 				 .version = "0.0.0-test", .kernel = "6.1.0-test" };
 
 	assert_int_equal(out_prom(f, &in), 0);

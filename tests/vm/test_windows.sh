@@ -1,0 +1,71 @@
+# Windows of both kinds and the jobs behind them (#18), in one boot.
+# 1. A restore: 64 readers read back 4 MiB each over a 16-slot NFSv3/TCP transport. It is a
+#    window of kind "restore" whose read bytes are mountstats' READ bytes over the trace, and the
+#    transport reads slot-bound in it; no checkpoint window is reported for it.
+# 2. Jobs: writers placed in cgroups shaped like a Slurm job step and a Kubernetes pod (made under
+#    /sys/fs/cgroup), started apart from slotscope (an exporter's view: no -- COMMAND), are named
+#    by their job id and pod UID; two jobs writing at once on two mounts are told apart.
+nfsd_start >/dev/null || exit 1
+mount_tcp /mnt/r 3 16 || exit 1
+mkdir -p /export/rd && i=0
+while [ $i -lt 64 ]; do dd if=/dev/zero of=/export/rd/f.$i bs=1M count=4 2>/dev/null; i=$((i + 1)); done
+# cold client cache: every byte crosses the transport
+echo 3 >/proc/sys/vm/drop_caches
+b0=$(mountstats_op /mnt/r READ bytes_recv)
+slotscope --json 0.5 --restore-threshold 0.001 --ckpt-threshold 100000 -- sh -c '
+	i=0; while [ $i -lt 64 ]; do cat /mnt/r/rd/f.$i >/dev/null & i=$((i + 1)); done; wait' \
+	>/tmp/r.json 2>/tmp/r.err || { cat /tmp/r.err; exit 1; }
+b1=$(mountstats_op /mnt/r READ bytes_recv)
+w=$(jq -c 'select(.type == "restore")' /tmp/r.json)
+echo "note restore: $(echo "$w" | jq -c '{kind, n, duration_s, bytes_read, bytes_written, GBps, mixed, job, jobs}')"
+check_eq "one restore window" "$(echo "$w" | jq -s length)" 1
+check_eq "kind" "$(echo "$w" | jq -r .kind)" restore
+check_eq "no checkpoint window for reads" "$(jq -s '[.[] | select(.type == "checkpoint")] | length' /tmp/r.json)" 0
+check_eq "read bytes = mountstats READ bytes received" "$(echo "$w" | jq '.bytes_read | floor')" $((b1 - b0))
+check_ge "256 MiB read" $(((b1 - b0) / 1048576)) 256
+check_eq "the transport reads slot-bound in it" \
+	"$(echo "$w" | jq -r --arg s "$LAST_SERVER" '.transports[] | select(.server == $s) | .verdict.class')" slot-bound
+# the readers were seen; with no cgroup hierarchy mounted yet, whose they are is unknown
+check_ge "the readers were seen" "$(echo "$w" | jq '.jobs[0].processes')" 2
+check_eq "...with no cgroup to name them" "$(echo "$w" | jq -r '.job.kind')" unknown
+
+# ---- jobs in cgroups
+grep -q ' /sys/fs/cgroup cgroup2 ' /proc/mounts || mount -t cgroup2 none /sys/fs/cgroup || { fail "cgroup2"; exit 1; }
+slurm=/sys/fs/cgroup/system.slice/slurmstepd.scope/job_4242/step_0
+pod=3f1c2a4e-5b6d-4e7f-8a9b-0c1d2e3f4a5b
+k8s=/sys/fs/cgroup/kubepods/besteffort/pod$pod/0123456789abcdef
+mkdir -p $slurm $k8s || { fail "cgroups"; exit 1; }
+mount_tcp /mnt/a 3 || exit 1
+mount_tcp /mnt/b 3 || exit 1
+mkdir -p /mnt/a/w /mnt/b/w
+# job CG WAIT DIR: 4 writers of 24 MiB each in 64 KiB direct writes, in cgroup CG: each stays on
+# the mount for several ticks (a writer that comes and goes between two samples is never seen)
+job() {
+	sh -c "echo \$\$ >$1/cgroup.procs && cd / && i=0 &&
+		while [ \$i -lt 4 ]; do dd if=/dev/zero of=$3/f.\$i bs=64k count=384 oflag=direct 2>/dev/null & i=\$((i + 1)); done; wait" &
+}
+slotscope --json 0.5 -d 40 --ckpt-threshold 0.5 >/tmp/j.json 2>/tmp/j.err &
+sp=$!
+i=0; until grep -q '"interval"' /tmp/j.json 2>/dev/null || [ $i -ge 150 ]; do sleep 0.2; i=$((i + 1)); done
+job $slurm 0 /mnt/a/w
+sleep 1; while pidof dd >/dev/null; do sleep 0.5; done; sleep 3
+job $k8s 0 /mnt/b/w
+sleep 1; while pidof dd >/dev/null; do sleep 0.5; done; sleep 3
+job $slurm 0 /mnt/a/w; job $k8s 0 /mnt/b/w
+sleep 1; while pidof dd >/dev/null; do sleep 0.5; done; sleep 3
+kill -INT $sp; wait $sp
+jq -c 'select(.type == "checkpoint") | {n, bytes_written, job, jobs}' /tmp/j.json | sed 's/^/note /'
+c() { jq -c --argjson n "$1" 'select(.type == "checkpoint" and .n == $n)' /tmp/j.json; }
+check_ge "three checkpoint windows" "$(jq -s '[.[] | select(.type == "checkpoint")] | length' /tmp/j.json)" 3
+check_eq "window 1: the Slurm job" "$(c 1 | jq -r '[.job.kind, .job.id] | join(" ")')" "slurm 4242"
+check_eq "window 1: its step" "$(c 1 | jq -r '.jobs[0].step')" 0
+check_eq "window 1: its writers" "$(c 1 | jq -r '.jobs[0].processes')" 4
+check_eq "window 2: the pod" "$(c 2 | jq -r '[.job.kind, .job.id] | join(" ")')" "kubernetes $pod"
+check_eq "window 2: its container" "$(c 2 | jq -r '.jobs[0].step')" 0123456789abcdef
+check_eq "window 3: both jobs, told apart" \
+	"$(c 3 | jq -r '[.jobs[] | .kind + " " + .id] | sort | join(",")')" "kubernetes $pod,slurm 4242"
+check_eq "window 3: four writers each" "$(c 3 | jq -r '[.jobs[].processes] | join(",")')" 4,4
+check_eq "window 3: shares add up" "$(c 3 | jq '[.jobs[].share] | add | . * 1000 | round')" 1000
+check_gt "window 3: each job moved bytes" "$(c 3 | jq '[.jobs[].io_bytes] | min')" 0
+check_eq "the user" "$(c 1 | jq -r '.jobs[0].user')" root
+exit $CHECK_FAILED
