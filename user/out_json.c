@@ -285,7 +285,7 @@ static void jobs_json(struct jw *w, const struct win_jobs *js)
 
 	jw_obj(w, "job");
 	jw_str(w, "kind", top ? top->id.kind : "unknown");
-	jw_str(w, "id", top ? top->id.id : NULL);
+	jw_str(w, "id", top && top->id.id[0] ? top->id.id : NULL);
 	jw_end_obj(w);
 	if (!js) {
 		jw_null(w, "jobs");
@@ -297,7 +297,7 @@ static void jobs_json(struct jw *w, const struct win_jobs *js)
 
 		jw_obj(w, NULL);
 		jw_str(w, "kind", j->id.kind);
-		jw_str(w, "id", j->id.id);
+		jw_str(w, "id", j->id.id[0] ? j->id.id : NULL);
 		jw_str(w, "step", j->id.step[0] ? j->id.step : NULL);
 		if (j->uid != JOB_UNKNOWN_UID)
 			jw_u64(w, "uid", j->uid);

@@ -27,7 +27,7 @@ check_eq "the transport reads slot-bound in it" \
 	"$(echo "$w" | jq -r --arg s "$LAST_SERVER" '.transports[] | select(.server == $s) | .verdict.class')" slot-bound
 # the readers were seen; with no cgroup hierarchy mounted yet, whose they are is unknown
 check_ge "the readers were seen" "$(echo "$w" | jq '.jobs[0].processes')" 2
-check_eq "...with no cgroup to name them" "$(echo "$w" | jq -r '.job.kind')" unknown
+check_eq "...with no cgroup to name them" "$(echo "$w" | jq -r '[.job.kind, .job.id] | join(" ")')" "unknown "
 
 # ---- jobs in cgroups
 grep -q ' /sys/fs/cgroup cgroup2 ' /proc/mounts || mount -t cgroup2 none /sys/fs/cgroup || { fail "cgroup2"; exit 1; }
