@@ -1,5 +1,9 @@
 # slotscope. All outputs go under $(O); the source tree stays clean. `make V=1` shows commands.
 O        ?= build
+# One spelling of every output path: O=$(CURDIR)/build (as tools/vm/run and the host tests pass
+# it) and O=build must name the same targets, or the dependency files written under one spelling
+# never apply to the other and a changed header leaves objects of the old layout linked in.
+override O := $(patsubst $(CURDIR)/%,%,$(abspath $(O)))
 CC       ?= cc
 CLANG    ?= clang
 BPFTOOL  ?= bpftool

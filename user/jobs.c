@@ -462,6 +462,7 @@ void jobs_finish(struct win_jobs *w)
 	for (size_t i = 0; i < w->nj; i++)
 		w->j[i].share = w->total ? (double)w->j[i].bytes / (double)w->total : -1;
 	/* the processes keep pointing at jobs by index: they are not needed once shared out */
-	qsort(w->j, w->nj, sizeof(*w->j), by_bytes);
+	if (w->nj > 1)
+		qsort(w->j, w->nj, sizeof(*w->j), by_bytes);
 	w->np = 0;
 }
