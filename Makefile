@@ -198,7 +198,9 @@ $(O)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_SRCS) $(SKELS) | deps-test
 # `make bench-self` reruns only slotscope's own CPU and RSS (3 minutes), keeping the rounds.
 .PHONY: bench bench-self bench-report
 bench: all vm-image
-	$(Q)SLOTSCOPE_NO_MAKE=1 VM_TIMEOUT=5400 VM_QUIET=1 O=$(O) tools/vm/run bench/bench.sh $(or $(ROUNDS),6)
+	$(Q)SLOTSCOPE_NO_MAKE=1 VM_TIMEOUT=5400 VM_QUIET=1 O=$(O) tools/vm/run bench/bench.sh $(or $(ROUNDS),6) || \
+		{ echo "make bench failed:"; grep -ah 'BENCH-FAIL' $(VM_IMG)/runs/bench/console.log | tr -d '\r'; \
+		  echo "(the console: $(VM_IMG)/runs/bench/console.log)"; exit 1; }
 	$(Q)grep -ah '^BENCH' $(VM_IMG)/runs/bench/console.log | tr -d '\r' > $(O)/bench-rounds.txt
 	$(Q)$(MAKE) --no-print-directory bench-self BENCH_ROUNDS=$(O)/bench-rounds.txt
 bench-self: all vm-image

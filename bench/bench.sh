@@ -19,18 +19,30 @@ BT
 # sum of run_time_ns and run_cnt over the tracing programs loaded now
 bpfstat() { bpftool prog show 2>/dev/null | awk '/run_time_ns/ { for (i = 1; i <= NF; i++) { if ($i == "run_time_ns") t += $(i+1); if ($i == "run_cnt") c += $(i+1) } } END { printf "%d %d\n", t, c }'; }
 up() { cut -d' ' -f1 /proc/uptime; }
-nprogs() { bpftool prog show 2>/dev/null | grep -c '^[0-9]*: '; }
-# until N more programs are loaded than before the tracer started (bpftrace takes seconds)
-wait_progs() { i=0; until [ "$(nprogs)" -ge $(($1 + base)) ] || [ $i -ge 300 ]; do sleep 0.2; i=$((i + 1)); done
-	[ $i -lt 300 ] || echo "BENCH-WARN tracer $mode did not load $1 programs" >&2; }
-round() {	# MNT MODE -> "secs bpf_ns bpf_cnt"
-	m=$1 mode=$2 pid= base=$(nprogs)
+# programs held by PID (bpftool names each program's holders: its pid iterator)
+progs_of() { bpftool -j prog show 2>/dev/null | jq --argjson p "$1" '[.[] | select(any(.pids[]?; .pid == $p))] | length'; }
+# wait_tracer N NAME: the pid of the tracer NAME just started, once it holds N programs of its
+# own (not a count over every program loaded: the last tracer's may still be unloading). A tracer
+# that does not get there in 120 s fails the bench, loudly.
+wait_tracer() {
+	i=0 tp=
+	until [ -n "$tp" ] && [ "$(progs_of "$tp")" -ge "$1" ]; do
+		[ $i -lt 600 ] || { echo "BENCH-FAIL tracer $2 did not load $1 programs of its own in 120 s" >&2; return 1; }
+		tp=$(pidof "$2" | cut -d' ' -f1)
+		sleep 0.2
+		i=$((i + 1))
+	done
+	echo "$tp"
+}
+ROUND_LIMIT=${ROUND_LIMIT:-900}
+round() {	# MNT MODE -> "secs bpf_ns bpf_cnt"; non-zero when the round failed
+	m=$1 mode=$2 pid=
 	# busybox sh's $! is not the tracer's pid inside $(...): find it by name
 	case $mode in
-	slotscope) slotscope -q 1 -d 3600 >/dev/null 2>&1 & wait_progs 6; pid=$(pidof slotscope) ;;
-	bpftrace) bpftrace /tmp/same.bt >/dev/null 2>&1 & wait_progs 5; pid=$(pidof bpftrace) ;;
+	slotscope) slotscope -q 1 -d 3600 >/dev/null 2>&1 & pid=$(wait_tracer 6 slotscope) || return 1 ;;
+	bpftrace) bpftrace /tmp/same.bt >/dev/null 2>&1 & pid=$(wait_tracer 5 bpftrace) || return 1 ;;
 	counter) bpftrace -e 'tracepoint:sunrpc:xprt_transmit { @c = count(); }' >/dev/null 2>&1 &
-		wait_progs 1; pid=$(pidof bpftrace) ;;
+		pid=$(wait_tracer 1 bpftrace) || return 1 ;;
 	esac
 	sleep 1
 	set -- $(bpfstat); t0=$1 c0=$2
@@ -40,7 +52,12 @@ round() {	# MNT MODE -> "secs bpf_ns bpf_cnt"
 	set -- $(bpfstat); t1=$1 c1=$2
 	if [ -n "$pid" ]; then
 		kill -INT $pid
-		while [ -d /proc/$pid ]; do sleep 0.2; done
+		i=0
+		while [ -d /proc/$pid ]; do
+			[ $i -lt 300 ] || { echo "BENCH-FAIL $mode (pid $pid) did not stop in 60 s" >&2; return 1; }
+			sleep 0.2
+			i=$((i + 1))
+		done
 	fi
 	rm -f $m/ckpt.*
 	sync
@@ -50,7 +67,12 @@ for m in /mnt/tcp /mnt/rdma; do
 	r=1
 	while [ $r -le $ROUNDS ]; do
 		for mode in none slotscope bpftrace counter; do
-			echo "BENCH $m $mode $r $(round $m $mode)"
+			# every round has a time limit: a hung round ends the bench with a reason
+			( sleep $ROUND_LIMIT; echo "BENCH-FAIL $m $mode round $r: over $ROUND_LIMIT s"; kill -TERM $$ ) &
+			dog=$!
+			out=$(round $m $mode) || { kill $dog; echo "BENCH-FAIL $m $mode round $r"; exit 1; }
+			kill $dog 2>/dev/null
+			echo "BENCH $m $mode $r $out"
 		done
 		r=$((r + 1))
 	done

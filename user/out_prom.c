@@ -407,10 +407,11 @@ static void windows(FILE *f, const struct prom_input *in)
 			continue;
 		if (j && j->uid != JOB_UNKNOWN_UID)
 			snprintf(uid, sizeof(uid), "%u", j->uid);
-		fprintf(f, "slotscope_last_window_job_info{kind=\"%s\",job_kind=\"%s\",job=\"",
+		/* not "job": Prometheus's own label for the scrape job (it would become exported_job) */
+		fprintf(f, "slotscope_last_window_job_info{kind=\"%s\",job_kind=\"%s\",job_id=\"",
 			win_kind_names[k], j ? j->id.kind : "unknown");
 		lv(f, j ? j->id.id : "");
-		fputs("\",step=\"", f);
+		fputs("\",job_step=\"", f);
 		lv(f, j ? j->id.step : "");
 		fprintf(f, "\",uid=\"%s\",user=\"", uid);
 		lv(f, j ? j->user : "");

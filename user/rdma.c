@@ -99,7 +99,7 @@ static int cmp_counter(const void *a, const void *b)
 }
 
 static int read_port(const char *sysfs_root, const char *dev, unsigned int port,
-		     struct rdma_port *p)
+		     const struct port_attr *cached, struct rdma_port *p)
 {
 	static const char *const pc[] = { "port_xmit_data", "port_rcv_data", "port_xmit_packets",
 					  "port_rcv_packets" };
@@ -115,15 +115,22 @@ static int read_port(const char *sysfs_root, const char *dev, unsigned int port,
 			port);
 	if (err)
 		return err;
-	snprintf(path, sizeof(path), "%s/state", dir);
-	/* "4: ACTIVE" */
-	if (read_line(path, buf, sizeof(buf)) == 0)
-		snprintf(p->state, sizeof(p->state), "%s", strchr(buf, ' ') ? strchr(buf, ' ') + 1 : buf);
+	if (cached) {
+		snprintf(p->state, sizeof(p->state), "%s", cached->state);
+		snprintf(p->rate_str, sizeof(p->rate_str), "%s", cached->rate_str);
+		p->rate_gbps = cached->rate_gbps;
+	} else {
+		snprintf(path, sizeof(path), "%s/state", dir);
+		/* "4: ACTIVE" */
+		if (read_line(path, buf, sizeof(buf)) == 0)
+			snprintf(p->state, sizeof(p->state), "%s",
+				 strchr(buf, ' ') ? strchr(buf, ' ') + 1 : buf);
+		snprintf(path, sizeof(path), "%s/rate", dir);
+		if (read_line(path, p->rate_str, sizeof(p->rate_str)) == 0)
+			parse_rate(p->rate_str, &p->rate_gbps);
+	}
 	snprintf(path, sizeof(path), "%s/link_layer", dir);
 	read_line(path, p->link_layer, sizeof(p->link_layer));
-	snprintf(path, sizeof(path), "%s/rate", dir);
-	if (read_line(path, p->rate_str, sizeof(p->rate_str)) == 0)
-		parse_rate(p->rate_str, &p->rate_gbps);
 	/* rxe has no counters/ at all; mlx5 may answer "N/A (no PMA)" */
 	for (int i = 0; i < PORT_COUNTERS; i++) {
 		snprintf(path, sizeof(path), "%s/counters/%s", dir, pc[i]);
@@ -185,8 +192,35 @@ static int sample_netdevs(const char *sysfs_root, struct link_sample *s)
 	return err;
 }
 
+/* the port's kept attributes if fresh, else NULL; *slot is where to keep a new read (or NULL) */
+static const struct port_attr *attrs_of(struct port_attrs *pa, const char *dev, unsigned int port,
+					uint64_t now, struct port_attr **slot)
+{
+	*slot = NULL;
+	if (!pa)
+		return NULL;
+	for (size_t i = 0; i < pa->n; i++)
+		if (pa->a[i].port == port && !strcmp(pa->a[i].dev, dev)) {
+			*slot = &pa->a[i];
+			return now - pa->a[i].read_ns < PORT_ATTR_REFRESH_NS ? &pa->a[i] : NULL;
+		}
+	if (GROW(pa->a, pa->cap, pa->n + 1, 4))
+		return NULL;
+	*slot = &pa->a[pa->n++];
+	memset(*slot, 0, sizeof(**slot));
+	snprintf((*slot)->dev, sizeof((*slot)->dev), "%s", dev);
+	(*slot)->port = port;
+	return NULL;
+}
+
+void port_attrs_free(struct port_attrs *attrs)
+{
+	free(attrs->a);
+	memset(attrs, 0, sizeof(*attrs));
+}
+
 int link_sample(const char *sysfs_root, const struct verbs_rate *rates, size_t nrates,
-		struct link_sample *s)
+		struct port_attrs *attrs, struct link_sample *s)
 {
 	char ib[512], path[512];
 	struct dirent *de, *pe;
@@ -224,11 +258,22 @@ int link_sample(const char *sysfs_root, const struct verbs_rate *rates, size_t n
 			port = (unsigned int)strtoul(pe->d_name, &end, 10);
 			if (pe->d_name[0] == '.' || *end)
 				continue;
+			const struct port_attr *fresh;
+			struct port_attr *slot;
+
 			err = GROW(s->ports, cap, s->n + 1, 4);
-			if (!err)
-				err = read_port(sysfs_root, de->d_name, port, &s->ports[s->n]);
 			if (err)
 				break;
+			fresh = attrs_of(attrs, de->d_name, port, s->ts_ns, &slot);
+			err = read_port(sysfs_root, de->d_name, port, fresh, &s->ports[s->n]);
+			if (err)
+				break;
+			if (slot && !fresh) {
+				slot->read_ns = s->ts_ns;
+				snprintf(slot->state, sizeof(slot->state), "%s", s->ports[s->n].state);
+				snprintf(slot->rate_str, sizeof(slot->rate_str), "%s", s->ports[s->n].rate_str);
+				slot->rate_gbps = s->ports[s->n].rate_gbps;
+			}
 			for (size_t r = 0; r < nrates; r++)
 				if (!strcmp(rates[r].dev, de->d_name) && rates[r].port == port && rates[r].gbps > 0) {
 					s->ports[s->n].rate_gbps = rates[r].gbps;

@@ -59,9 +59,31 @@ struct verbs_rate {
 	double gbps;
 };
 
-/* Sample every port under ROOT/sys/class/infiniband. @rates (may be NULL) overrides sysfs rates. */
+/*
+ * A port's state and rate, kept between samples. Reading either sysfs file makes the driver query
+ * the port (soft-RoCE logs "speed is unknown" for each read): they are read when a port is first
+ * seen and then every PORT_ATTR_REFRESH_NS, not at every tick. Counters are read every time.
+ */
+#define PORT_ATTR_REFRESH_NS (30ull * 1000000000ull)
+
+struct port_attrs {
+	size_t n, cap;
+	struct port_attr {
+		char dev[64];
+		unsigned int port;
+		uint64_t read_ns;		/* CLOCK_MONOTONIC of the last read */
+		char state[32], rate_str[64];
+		double rate_gbps;
+	} *a;
+};
+
+/*
+ * Sample every port under ROOT/sys/class/infiniband. @rates (may be NULL) overrides sysfs rates;
+ * @attrs (may be NULL: read them every time) keeps state and rate between samples.
+ */
 int link_sample(const char *sysfs_root, const struct verbs_rate *rates, size_t nrates,
-		struct link_sample *s);
+		struct port_attrs *attrs, struct link_sample *s);
+void port_attrs_free(struct port_attrs *attrs);
 void link_sample_free(struct link_sample *s);
 int link_sample_dup(struct link_sample *dst, const struct link_sample *src);
 int netdev_read(const char *sysfs_root, const char *name, struct netdev_stat *st);

@@ -39,6 +39,7 @@ struct session {
 	double startup_cpu_s;
 	struct verbs_rate *rates;
 	size_t nrates;
+	struct port_attrs port_attrs;	/* state and rate, read once per PORT_ATTR_REFRESH_NS */
 	/* --mount: the server addresses (and protocols) whose transports are shown */
 	size_t nfilters;
 	struct { char addr[64], proto[8]; } filters[MAX_MOUNT_FILTERS];
@@ -231,7 +232,7 @@ static int links_take(struct session *s, struct link_sample *ls)
 	memset(ls, 0, sizeof(*ls));
 	if (s->o.no_rdma)
 		return 0;
-	return link_sample(s->o.sysfs_root, s->rates, s->nrates, ls);
+	return link_sample(s->o.sysfs_root, s->rates, s->nrates, &s->port_attrs, ls);
 }
 
 /* mountinfo, read for the filters and the audit: a failure is said here, once */
@@ -1005,6 +1006,7 @@ void session_free(struct session *s)
 	/* detaches every program */
 	engine_close(s->e);
 	free(s->rates);
+	port_attrs_free(&s->port_attrs);
 	free(s->heat);
 	ledger_free(&s->ledger);
 	linkmap_free(&s->links);

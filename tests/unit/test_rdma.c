@@ -4,6 +4,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 #include "rdma.h"
@@ -80,7 +81,7 @@ static void test_sample(void **state)
 	const struct rdma_port *p;
 
 	(void)state;
-	assert_int_equal(link_sample(FIXTURES "/links/t0", NULL, 0, &s), 0);
+	assert_int_equal(link_sample(FIXTURES "/links/t0", NULL, 0, NULL, &s), 0);
 	assert_int_equal(s.n, 5);
 	p = port(&s, "mlx5_0");
 	assert_non_null(p);
@@ -109,7 +110,7 @@ static void test_verbs_rate_overrides_sysfs(void **state)
 	struct link_sample s;
 
 	(void)state;
-	assert_int_equal(link_sample(FIXTURES "/links/t0", &r, 1, &s), 0);
+	assert_int_equal(link_sample(FIXTURES "/links/t0", &r, 1, NULL, &s), 0);
 	assert_true(port(&s, "rxe0")->rate_gbps == 10);
 	assert_true(port(&s, "rxe0")->rate_from_verbs);
 	assert_false(port(&s, "mlx5_0")->rate_from_verbs);
@@ -124,8 +125,8 @@ static void test_delta(void **state)
 	size_t n;
 
 	(void)state;
-	assert_int_equal(link_sample(FIXTURES "/links/t0", NULL, 0, &a), 0);
-	assert_int_equal(link_sample(FIXTURES "/links/t1", NULL, 0, &b), 0);
+	assert_int_equal(link_sample(FIXTURES "/links/t0", NULL, 0, NULL, &a), 0);
+	assert_int_equal(link_sample(FIXTURES "/links/t1", NULL, 0, NULL, &b), 0);
 	b.ts_ns = a.ts_ns + 2000000000ull;	/* two seconds apart */
 	assert_int_equal(link_delta(&a, &b, &d, &n), 0);
 	assert_int_equal(n, 5);
@@ -159,9 +160,64 @@ static void test_no_rdma(void **state)
 	struct link_sample s;
 
 	(void)state;
-	assert_int_equal(link_sample(FIXTURES "/nonexistent", NULL, 0, &s), 0);
+	assert_int_equal(link_sample(FIXTURES "/nonexistent", NULL, 0, NULL, &s), 0);
 	assert_int_equal(s.n, 0);
 	assert_non_null(strstr(s.why_empty, "no RDMA devices"));
+}
+
+static int port_of(const struct link_sample *s, const char *dev)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (!strcmp(s->ports[i].dev, dev))
+			return (int)i;
+	return -1;
+}
+
+/*
+ * State and rate are read when a port is first seen and then once per PORT_ATTR_REFRESH_NS: a
+ * rate changed in between is not seen (it was not read), one older than that is; counters are
+ * read every time.
+ */
+static void test_port_attrs_kept(void **state)
+{
+	char root[] = "/tmp/slotscope-attrs-XXXXXX", cmd[512], rate[600], ctr[600];
+	struct port_attrs pa = { 0 };
+	struct link_sample a, b, c;
+	FILE *f;
+	int i;
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	snprintf(cmd, sizeof(cmd), "cp -a %s/links/t0/. %s/", FIXTURES, root);
+	assert_int_equal(system(cmd), 0);
+	snprintf(rate, sizeof(rate), "%s/sys/class/infiniband/mlx5_0/ports/1/rate", root);
+	snprintf(ctr, sizeof(ctr), "%s/sys/class/infiniband/mlx5_0/ports/1/counters/port_xmit_data", root);
+	assert_int_equal(link_sample(root, NULL, 0, &pa, &a), 0);
+	i = port_of(&a, "mlx5_0");
+	assert_true(i >= 0 && a.ports[i].rate_gbps == 200);
+	f = fopen(rate, "w");
+	fputs("400 Gb/sec (4X NDR)\n", f);
+	fclose(f);
+	f = fopen(ctr, "w");
+	fputs("777\n", f);
+	fclose(f);
+	assert_int_equal(link_sample(root, NULL, 0, &pa, &b), 0);
+	i = port_of(&b, "mlx5_0");
+	assert_true(b.ports[i].rate_gbps == 200);
+	assert_int_equal(b.ports[i].pc[PC_XMIT_WORDS], 777);
+	/* the kept read ages past the refresh: the new rate is read */
+	for (size_t k = 0; k < pa.n; k++)
+		pa.a[k].read_ns -= PORT_ATTR_REFRESH_NS;
+	assert_int_equal(link_sample(root, NULL, 0, &pa, &c), 0);
+	i = port_of(&c, "mlx5_0");
+	assert_true(c.ports[i].rate_gbps == 400);
+	assert_string_equal(c.ports[i].state, a.ports[port_of(&a, "mlx5_0")].state);
+	link_sample_free(&a);
+	link_sample_free(&b);
+	link_sample_free(&c);
+	port_attrs_free(&pa);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	assert_int_equal(system(cmd), 0);
 }
 
 int main(void)
@@ -174,6 +230,7 @@ int main(void)
 		cmocka_unit_test(test_verbs_rate_overrides_sysfs),
 		cmocka_unit_test(test_delta),
 		cmocka_unit_test(test_no_rdma),
+		cmocka_unit_test(test_port_attrs_kept),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

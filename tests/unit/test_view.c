@@ -289,8 +289,8 @@ static void test_golden_outputs(void **state)
 	assert_int_equal(view_build(&v, &prev, &cur, &mt, false), 0);
 	v.tun = (struct tunables){ .tcp_max_slots = 16, .rdma_slots = 128, .max_session_slots = 64 };
 	/* links from the fixture trees, two seconds apart: every RDMA metric family appears */
-	assert_int_equal(link_sample(FIXTURES "/links/t0", NULL, 0, &la), 0);
-	assert_int_equal(link_sample(FIXTURES "/links/t1", NULL, 0, &lb), 0);
+	assert_int_equal(link_sample(FIXTURES "/links/t0", NULL, 0, NULL, &la), 0);
+	assert_int_equal(link_sample(FIXTURES "/links/t1", NULL, 0, NULL, &lb), 0);
 	lb.ts_ns = la.ts_ns + 2000000000ull;
 	assert_int_equal(view_add_links(&v, &la, &lb, FIXTURES, NULL), 0);
 	view_finish(&v);
