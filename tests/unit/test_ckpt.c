@@ -8,6 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "ckpt.h"
+#include "output.h"
 
 #define MB 1000000.0
 
@@ -111,6 +112,46 @@ static void test_restore_windows(void **state)
 	assert_string_equal(win_kind_names[r.kind], "restore");
 	ckpt_free(&r);
 	ckpt_free(&w);
+}
+
+/* A window's text and JSON name its kind, its direction's bytes, whether it was mixed, its jobs */
+static void test_window_render(void **state)
+{
+	struct win_job j[2] = {
+		{ .id = { .kind = "slurm", .id = "4242", .step = "0", .uid = JOB_UNKNOWN_UID }, .uid = 1000,
+		  .user = "alice", .nprocs = 3, .bytes = 300, .share = 0.75 },
+		{ .id = { .kind = "kubernetes", .id = "3f1c", .uid = JOB_UNKNOWN_UID }, .uid = JOB_UNKNOWN_UID,
+		  .nprocs = 1, .bytes = 100, .share = 0.25 },
+	};
+	struct win_jobs js = { .j = j, .nj = 2 }, none = { 0 };
+	struct ckpt_view cv = { .kind = WIN_RESTORE, .n = 2, .mixed = true, .secs = 4,
+				.bytes_read = 8 * 1048576, .GBps = 0.002, .jobs = &js };
+	struct view v = { 0 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	f = open_memstream(&buf, &len);
+	out_ckpt_text(f, &v, &cv);
+	cv.jobs = &none;
+	cv.kind = WIN_CHECKPOINT;
+	cv.mixed = false;
+	out_ckpt_text(f, &v, &cv);
+	cv.jobs = &js;
+	out_ckpt_json(f, &v, &cv);
+	fclose(f);
+	assert_non_null(strstr(buf, "Restore 2: "));
+	assert_non_null(strstr(buf, "8.0 MiB read, 0.002 GB/s (mixed: writes too)"));
+	assert_non_null(strstr(buf, "  job: slurm 4242 step 0, user alice, 3 processes, 75% of their I/O\n"));
+	assert_non_null(strstr(buf, "  job: kubernetes 3f1c, 1 process, 25% of their I/O\n"));
+	assert_non_null(strstr(buf, "Checkpoint 2: "));
+	assert_non_null(strstr(buf, "  job: unknown (no process seen using its mounts)\n"));
+	assert_non_null(strstr(buf, "\"type\":\"checkpoint\",\"kind\":\"checkpoint\",\"n\":2"));
+	assert_non_null(strstr(buf, "\"job\":{\"kind\":\"slurm\",\"id\":\"4242\"}"));
+	assert_non_null(strstr(buf, "{\"kind\":\"kubernetes\",\"id\":\"3f1c\",\"step\":null,\"uid\":null,\"user\":null,"
+				    "\"processes\":1,\"io_bytes\":100,\"share\":0.25}"));
+	free(buf);
 }
 
 static void test_quiet_never_starts(void **state)
@@ -246,6 +287,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_quiet_never_starts),
 		cmocka_unit_test(test_restore_windows),
+		cmocka_unit_test(test_window_render),
 		cmocka_unit_test(test_burst_bounds),
 		cmocka_unit_test(test_hysteresis_one_burst),
 		cmocka_unit_test(test_open_burst_ends_with_trace),
