@@ -77,7 +77,15 @@ static void window_ended(struct ckpt *c)
 	c->ended = c->cur;
 	c->ended_wall = c->end_wall;
 	memset(&c->quiet_sums, 0, sizeof(c->quiet_sums));
-	jobs_finish(&c->jobs);
+	/* the open window's samples become the last window's; the next one starts empty */
+	{
+		struct win_jobs t = c->ended_jobs;
+
+		jobs_finish(&c->jobs);
+		c->ended_jobs = c->jobs;
+		c->jobs = t;
+		jobs_reset(&c->jobs);
+	}
 }
 
 enum ckpt_event ckpt_step(struct ckpt *c, const struct view *v, const struct snapshot *prev,
@@ -99,8 +107,11 @@ enum ckpt_event ckpt_step(struct ckpt *c, const struct view *v, const struct sna
 		d.slot_bound_secs = v->interval_s;
 	busy = v->interval_s > 0 && d.bytes / v->interval_s >= c->threshold_Bps;
 	other = v->interval_s > 0 && other_bytes / v->interval_s >= c->other_Bps;
-	if (c->active && !busy)
+	if (c->active && !busy) {
 		sums_add(&c->quiet_sums, &d);
+		/* a quiet interval inside the window is part of it if it turns busy again */
+		c->quiet_other |= other;
+	}
 	else if (busy) {
 		if (!c->active) {
 			c->started++;
@@ -108,6 +119,9 @@ enum ckpt_event ckpt_step(struct ckpt *c, const struct view *v, const struct sna
 		}
 		sums_add(&d, &c->quiet_sums);
 		memset(&c->quiet_sums, 0, sizeof(c->quiet_sums));
+		if (c->active)
+			c->mixed |= c->quiet_other;
+		c->quiet_other = false;
 		sums_add(&c->cur, &d);
 		sums_add(&c->total, &d);
 	}
@@ -189,7 +203,7 @@ void ckpt_view(const struct ckpt *c, const struct view *v, struct ckpt_view *cv)
 	}
 	cv->GBps = cv->secs > 0 ?
 		(c->kind == WIN_RESTORE ? cv->bytes_read : cv->bytes_written) / cv->secs / 1e9 : 0;
-	cv->jobs = c->o.no_jobs ? NULL : &c->jobs;
+	cv->jobs = c->o.no_jobs ? NULL : &c->ended_jobs;
 	for (size_t i = 0; i < c->nsat; i++) {
 		struct ckpt_sat_view *s = &cv->sat[cv->nsat++];
 		const struct xprt_view *x = view_xprt(v, c->sat[i].key);
@@ -213,4 +227,5 @@ void ckpt_free(struct ckpt *c)
 {
 	drop_window(c);
 	jobs_free(&c->jobs);
+	jobs_free(&c->ended_jobs);
 }

@@ -45,7 +45,9 @@ struct ckpt {
 	enum win_kind kind;
 	double threshold_Bps, other_Bps;	/* this kind's, and the other's (mixed) */
 	bool mixed;			/* the open (or last) window crossed the other threshold too */
-	struct win_jobs jobs;		/* the open (or last) window's */
+	bool quiet_other;		/* ...in its quiet tail, which counts if it turns busy again */
+	struct win_jobs jobs;		/* the open window's, sampled while it lasts */
+	struct win_jobs ended_jobs;	/* the last completed window's, shares computed */
 	__u64 started;			/* windows begun, the open one included */
 	struct ckpt_sums total;		/* over every window, the open one's busy part included */
 	struct ckpt_sums cur;		/* the open (or last) window */

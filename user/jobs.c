@@ -137,7 +137,8 @@ void job_from_cgroup(const char *path, struct job_id *j)
 
 int cgroup_path_parse(FILE *f, char *path, size_t len)
 {
-	char line[1024], first[1024] = "", named[1024] = "", job[1024] = "";
+	char line[1024], first[1024] = "", named[1024] = "", job[1024] = "", v2[1024] = "";
+	bool have_v2 = false;
 
 	while (fgets(line, sizeof(line), f)) {
 		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
@@ -148,9 +149,11 @@ int cgroup_path_parse(FILE *f, char *path, size_t len)
 			continue;
 		line[strcspn(line, "\n")] = '\0';
 		p = c2 + 1;
+		/* hybrid hosts list v2 last: a v1 hierarchy that names the job (Slurm's v1 plugin) wins */
 		if (!strncmp(line, "0::", 3)) {
-			snprintf(path, len, "%s", p);
-			return 0;
+			snprintf(v2, sizeof(v2), "%s", p);
+			have_v2 = true;
+			continue;
 		}
 		if (!first[0])
 			snprintf(first, sizeof(first), "%s", p);
@@ -162,6 +165,8 @@ int cgroup_path_parse(FILE *f, char *path, size_t len)
 	}
 	if (job[0])
 		snprintf(path, len, "%s", job);
+	else if (have_v2)
+		snprintf(path, len, "%s", v2);
 	else if (named[0] || first[0])
 		snprintf(path, len, "%s", named[0] ? named : first);
 	else
@@ -188,8 +193,7 @@ static bool on_mount(const char *target, const struct jobs_scan *sc)
 	for (size_t i = 0; i < sc->nmounts; i++) {
 		size_t n = strlen(sc->mounts[i]);
 
-		if (!strncmp(target, sc->mounts[i], n) && (target[n] == '/' || target[n] == '\0' ||
-							   target[n] == ' '))
+		if (!strncmp(target, sc->mounts[i], n) && (target[n] == '/' || target[n] == '\0'))
 			return true;
 	}
 	return false;
@@ -316,9 +320,12 @@ static int job_index(struct win_jobs *w, int pdir, size_t *idx)
 	FILE *f;
 	int err;
 
-	/* no cgroup hierarchy mounted shows an empty file: the process counts, its job is unknown */
-	buf[0] = '\0';
-	read_at(pdir, "cgroup", buf, sizeof(buf));
+	/*
+	 * A process that exited since it was listed has no file to read: it is skipped. No cgroup
+	 * hierarchy mounted shows an empty file: the process counts, its job is unknown.
+	 */
+	if (read_at(pdir, "cgroup", buf, sizeof(buf)))
+		return -ESRCH;
 	f = fmemopen(buf, strlen(buf) + 1, "r");
 	if (!f)
 		return -ENOMEM;
@@ -359,8 +366,12 @@ static void see(struct win_jobs *w, int pdir, pid_t pid, unsigned long long star
 			p = &w->p[i];
 	have_io = io_of(pdir, writes, &io) == 0;
 	if (p) {
+		/* a process first seen without its io counts from its first reading, not from 0 */
+		if (have_io && !p->have_io)
+			p->io_first = io;
 		if (have_io)
 			p->io_last = io;
+		p->have_io |= have_io;
 		return;
 	}
 	if (GROW(w->p, w->capp, w->np + 1, 16))
@@ -370,14 +381,50 @@ static void see(struct win_jobs *w, int pdir, pid_t pid, unsigned long long star
 		return;
 	p->pid = pid;
 	p->start = start;
+	p->have_io = have_io;
 	p->io_first = p->io_last = io;
 	w->j[p->job].nprocs++;
 	w->np++;
 }
 
+struct proc_ent {
+	pid_t pid, ppid;
+	unsigned long long start;
+	bool in_tree;
+};
+
+static int by_pid(const void *a, const void *b)
+{
+	const struct proc_ent *x = a, *y = b;
+
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/* every descendant of @root: a pass per generation, each parent found by binary search */
+static void mark_tree(struct proc_ent *all, size_t n, pid_t root)
+{
+	bool grew = true;
+
+	qsort(all, n, sizeof(*all), by_pid);
+	for (size_t i = 0; i < n; i++)
+		all[i].in_tree = all[i].pid == root;
+	while (grew) {
+		grew = false;
+		for (size_t i = 0; i < n; i++) {
+			struct proc_ent key = { .pid = all[i].ppid }, *parent;
+
+			if (all[i].in_tree)
+				continue;
+			parent = bsearch(&key, all, n, sizeof(*all), by_pid);
+			if (parent && parent->in_tree)
+				grew = all[i].in_tree = true;
+		}
+	}
+}
+
 int jobs_sample(struct win_jobs *w, const struct jobs_scan *sc)
 {
-	struct { pid_t pid, ppid; unsigned long long start; bool in_tree; } *all = NULL;
+	struct proc_ent *all = NULL;
 	size_t n = 0, cap = 0;
 	char proc[512];
 	struct dirent *de;
@@ -402,32 +449,30 @@ int jobs_sample(struct win_jobs *w, const struct jobs_scan *sc)
 			continue;
 		if (stat_of(pdir, &ppid, &start) == 0) {
 			if (sc->tree > 0 && !GROW(all, cap, n + 1, 256))
-				all[n++] = (typeof(*all)){ pid, ppid, start, pid == sc->tree };
+				all[n++] = (struct proc_ent){ pid, ppid, start, false };
 			if (uses_mounts(pdir, sc))
 				see(w, pdir, pid, start, sc->writes);
 		}
 		close(pdir);
 	}
-	/* the command's tree: descendants found by walking parents, a pass per generation */
-	for (bool grew = n > 0; grew;) {
-		grew = false;
-		for (size_t i = 0; i < n; i++)
-			for (size_t k = 0; !all[i].in_tree && k < n; k++)
-				if (all[k].in_tree && all[k].pid == all[i].ppid)
-					grew = all[i].in_tree = true;
-	}
+	if (n)
+		mark_tree(all, n, sc->tree);
 	for (size_t i = 0; i < n; i++) {
+		unsigned long long start;
 		char name[16];
+		pid_t ppid;
 		int pdir;
 
 		if (!all[i].in_tree)
 			continue;
 		snprintf(name, sizeof(name), "%d", (int)all[i].pid);
 		pdir = openat(dirfd(d), name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (pdir >= 0) {
+		if (pdir < 0)
+			continue;
+		/* the pid may have been reused since it was listed: then it is another process */
+		if (stat_of(pdir, &ppid, &start) == 0 && start == all[i].start)
 			see(w, pdir, all[i].pid, all[i].start, sc->writes);
-			close(pdir);
-		}
+		close(pdir);
 	}
 	closedir(d);
 	free(all);
@@ -454,7 +499,7 @@ void jobs_finish(struct win_jobs *w)
 	for (size_t i = 0; i < w->np; i++) {
 		const struct job_proc *p = &w->p[i];
 
-		if (p->io_last > p->io_first)
+		if (p->have_io && p->io_last > p->io_first)
 			w->j[p->job].bytes += p->io_last - p->io_first;
 	}
 	for (size_t i = 0; i < w->nj; i++)

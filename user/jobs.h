@@ -51,6 +51,7 @@ struct win_jobs {
 		pid_t pid;
 		unsigned long long start;	/* starttime: a reused pid is another process */
 		size_t job;
+		bool have_io;		/* io_first is a real reading: io may be unreadable at first */
 		uint64_t io_first, io_last;
 	} *p;
 	size_t np, capp;

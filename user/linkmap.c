@@ -64,7 +64,8 @@ static int rdma_from_conn(struct linkmap *m, const struct sockaddr_storage *dst,
 	const struct rdma_conn *hit = NULL;
 	double t = now_s();
 
-	if (!m->conns_ok || t - m->conns_at >= LINK_REFRESH_S) {
+	/* a table that could not be read is not asked again for every transport of the round */
+	if (m->conns_at == 0 || t - m->conns_at >= LINK_REFRESH_S) {
 		free(m->conns);
 		m->conns = NULL;
 		m->nconns = 0;

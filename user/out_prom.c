@@ -399,7 +399,7 @@ static void windows(FILE *f, const struct prom_input *in)
 	       "(job_kind slurm, kubernetes, systemd, cgroup or unknown); none before the first window ends.");
 	for (int k = 0; k < WIN_KINDS; k++) {
 		const struct ckpt *c = in->ck ? &in->ck[k] : NULL;
-		const struct win_job *j = c && c->n && c->jobs.nj ? &c->jobs.j[0] : NULL;
+		const struct win_job *j = c && c->n && c->ended_jobs.nj ? &c->ended_jobs.j[0] : NULL;
 		char uid[16] = "";
 
 		/* an info series exists once there is something to say */

@@ -268,7 +268,8 @@ int link_sample(const char *sysfs_root, const struct verbs_rate *rates, size_t n
 			err = read_port(sysfs_root, de->d_name, port, fresh, &s->ports[s->n]);
 			if (err)
 				break;
-			if (slot && !fresh) {
+			/* kept only when read: a failed read is tried again at the next sample */
+			if (slot && !fresh && s->ports[s->n].state[0] && s->ports[s->n].rate_str[0]) {
 				slot->read_ns = s->ts_ns;
 				snprintf(slot->state, sizeof(slot->state), "%s", s->ports[s->n].state);
 				snprintf(slot->rate_str, sizeof(slot->rate_str), "%s", s->ports[s->n].rate_str);

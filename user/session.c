@@ -514,9 +514,10 @@ static int drop_privileges(const struct session *s)
 	/*
 	 * Naming a window's jobs reads /proc/PID/{fd,cwd,io} of other users' processes, which takes
 	 * CAP_SYS_PTRACE (and CAP_DAC_READ_SEARCH for their fd directories): kept when held and
-	 * jobs are looked for, never regained by an execve (the bounding set is empty).
+	 * jobs are looked for, never regained by an execve (the bounding set is empty). Not with
+	 * --user: these two are root's reach, and switching user is asking to give that up.
 	 */
-	if (!s->o.ckpt.no_jobs) {
+	if (!s->o.ckpt.no_jobs && !s->o.user) {
 		struct __user_cap_data_struct now[2] = { { 0 } };
 
 		if (!syscall(SYS_capget, &h, now))
@@ -528,8 +529,6 @@ static int drop_privileges(const struct session *s)
 					d[cap / 32].permitted |= 1u << (cap % 32);
 				}
 			}
-		if (s->o.user && (d[0].permitted || d[1].permitted))
-			prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0);
 	}
 	if (s->o.user) {
 		const struct passwd *pw = getpwnam(s->o.user);

@@ -73,8 +73,10 @@ static void test_cgroup_file(void **state)
 	      "/slurm/uid_0/job_5/step_0");
 	/* v1 without a job: systemd's own hierarchy */
 	parse("3:cpu,cpuacct:/\n1:name=systemd:/system.slice/nfs-ckpt.service\n", "/system.slice/nfs-ckpt.service");
-	/* hybrid: the v2 line wins */
+	/* hybrid: the v2 line wins over systemd's, not over a v1 hierarchy that names the job */
 	parse("1:name=systemd:/a.scope\n0::/b.scope\n", "/b.scope");
+	parse("4:freezer:/slurm/uid_7/job_8/step_0\n1:name=systemd:/a.scope\n0::/user.slice\n",
+	      "/slurm/uid_7/job_8/step_0");
 	parse("", NULL);
 	parse("garbage\n", NULL);
 }

@@ -214,7 +214,7 @@ static struct win_job prom_jobs[] = {
 };
 static const struct ckpt prom_ck[WIN_KINDS] = {
 	{ .kind = WIN_CHECKPOINT, .started = 2, .n = 1, .total = { 12.5, 3e9, 4 }, .ended = { 10, 2.5e9, 4 },
-	  .ended_wall = 1799999990, .jobs = { .j = prom_jobs, .nj = 1 } },
+	  .ended_wall = 1799999990, .ended_jobs = { .j = prom_jobs, .nj = 1 } },
 	{ .kind = WIN_RESTORE, .started = 1, .n = 1, .total = { 3, 1e9, 3 }, .ended = { 3, 1e9, 3 },
 	  .ended_wall = 1799999980 },
 };

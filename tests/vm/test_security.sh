@@ -1,7 +1,7 @@
-# After loading and attaching, slotscope holds no capability (and, with --user, another uid) but
-# the two that naming a window's jobs takes (CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH, to read other
-# processes' /proc/PID/fd and io; none with --no-jobs), its maps stay readable, and it refuses to
-# write through a symlink.
+# After loading and attaching, slotscope holds no capability but the two that naming a window's
+# jobs takes (CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH, to read other processes' /proc/PID/fd and
+# io; none with --no-jobs or --user, which also gives another uid), its maps stay readable, and it
+# refuses to write through a symlink.
 nfsd_start >/dev/null || exit 1
 mount_tcp /mnt/t 3 16 || exit 1
 caps() {	# USER_ARGS...: CapEff, CapPrm and Uid of a slotscope that is tracing
@@ -21,12 +21,16 @@ caps() {	# USER_ARGS...: CapEff, CapPrm and Uid of a slotscope that is tracing
 caps --no-jobs
 check_eq "--no-jobs: CapEff after attach" "$eff" 0000000000000000
 check_eq "--no-jobs: CapPrm after attach" "$prm" 0000000000000000
+# bits 2 (CAP_DAC_READ_SEARCH) and 19 (CAP_SYS_PTRACE): what naming a window's jobs reads with
+caps
+check_eq "CapEff after attach: the jobs' two" "$eff" 0000000000080004
+check_eq "CapPrm after attach: the jobs' two" "$prm" 0000000000080004
 check_gt "writes counted after the drop" "$(tail -n 1 /tmp/sec.json | jq '[.transports[].acquires] | add // 0')" 50
 caps --user nobody
 check_eq "--user nobody: uid" "$uid" 65534
-# bits 2 (CAP_DAC_READ_SEARCH) and 19 (CAP_SYS_PTRACE), kept across the switch of user
-check_eq "--user nobody: CapEff, the jobs' two" "$eff" 0000000000080004
-check_eq "--user nobody: CapPrm, the jobs' two" "$prm" 0000000000080004
+# switching user gives up root's reach: not even the jobs' two are kept
+check_eq "--user nobody: CapEff" "$eff" 0000000000000000
+check_eq "--user nobody: CapPrm" "$prm" 0000000000000000
 check_eq "--user nobody: summary written" "$(grep -c '"summary"' /tmp/sec.json)" 1
 # An output is written to a new file renamed over its name: a symlink or a hard link planted at
 # the name is replaced, never written through; a symlink in the directory path is refused.
