@@ -16,16 +16,12 @@ tracepoint:sunrpc:rpc_task_wakeup /@s[args->task_id, args->client_id]/ {
 	@wait = hist(nsecs - @s[args->task_id, args->client_id]); delete(@s[args->task_id, args->client_id]); }
 tracepoint:sunrpc:rpc_stats_latency { @rtt[str(args->procname)] = hist(args->rtt); @exe[str(args->procname)] = hist(args->execute); }
 BT
-# bpfstat PID: run_time_ns and run_cnt summed over the programs PID holds (none: "0 0"). Only its
-# own: a program of the last tracer freed between two readings would take its time with it.
-bpfstat() {
-	[ -n "$1" ] || { echo "0 0"; return; }
-	bpftool -j prog show 2>/dev/null | jq -r --argjson p "$1" \
-		'[.[] | select(any(.pids[]?; .pid == $p))] | "\(map(.run_time_ns // 0) | add // 0) \(map(.run_cnt // 0) | add // 0)"'
-}
+# sum of run_time_ns and run_cnt over the tracing programs loaded now
+bpfstat() { bpftool prog show 2>/dev/null | awk '/run_time_ns/ { for (i = 1; i <= NF; i++) { if ($i == "run_time_ns") t += $(i+1); if ($i == "run_cnt") c += $(i+1) } } END { printf "%d %d\n", t, c }'; }
 up() { cut -d' ' -f1 /proc/uptime; }
-# programs held by PID (bpftool names each program's holders: its pid iterator)
-progs_of() { bpftool -j prog show 2>/dev/null | jq --argjson p "$1" '[.[] | select(any(.pids[]?; .pid == $p))] | length'; }
+# programs held by PID: each is an fd (a program's or a link's) whose fdinfo names it. Not from
+# bpftool's "pids", which Debian's bpftool is built without.
+progs_of() { cat /proc/$1/fdinfo/* 2>/dev/null | awk '$1 == "prog_id:" {print $2}' | sort -u | grep -c .; }
 # wait_tracer N NAME: the pid of the tracer NAME just started, once it holds N programs of its
 # own (not a count over every program loaded: the last tracer's may still be unloading). A tracer
 # that does not get there in 120 s (of uptime: bpftool and jq take time too) fails the bench.
@@ -50,11 +46,11 @@ round() {	# MNT MODE -> "secs bpf_ns bpf_cnt"; non-zero when the round failed
 		pid=$(wait_tracer 1 bpftrace) || return 1 ;;
 	esac
 	sleep 1
-	set -- $(bpfstat "$pid"); t0=$1 c0=$2
+	set -- $(bpfstat); t0=$1 c0=$2
 	s=$(up)
 	writers $m 192 2 >/dev/null
 	e=$(up)
-	set -- $(bpfstat "$pid"); t1=$1 c1=$2
+	set -- $(bpfstat); t1=$1 c1=$2
 	if [ -n "$pid" ]; then
 		kill -INT $pid
 		i=0
