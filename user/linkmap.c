@@ -13,14 +13,6 @@
 /* an entry not asked for this long belongs to a transport that is gone */
 #define LINK_FORGET_S 300.0
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 void linkmap_init(struct linkmap *m, const char *procfs_root, const char *sysfs_root)
 {
 	memset(m, 0, sizeof(*m));
@@ -62,14 +54,16 @@ static bool same_endpoint(const struct sockaddr_storage *a, const struct sockadd
 static int rdma_from_conn(struct linkmap *m, const struct sockaddr_storage *dst, struct link_path *p)
 {
 	const struct rdma_conn *hit = NULL;
-	double t = now_s();
+	double t = clock_s(CLOCK_MONOTONIC);
 
 	/* a table that could not be read is not asked again for every transport of the round */
 	if (m->conns_at == 0 || t - m->conns_at >= LINK_REFRESH_S) {
 		free(m->conns);
 		m->conns = NULL;
 		m->nconns = 0;
-		m->conns_ok = nl_rdma_conns(&m->conns, &m->nconns) == 0;
+		/* a failed read leaves the table empty: the route answers until the next refresh */
+		if (nl_rdma_conns(&m->conns, &m->nconns))
+			m->nconns = 0;
 		m->conns_at = t;
 	}
 	for (size_t i = 0; i < m->nconns; i++) {
@@ -139,7 +133,7 @@ int linkmap_path(struct linkmap *m, const char *procfs_root, const struct lm_xpr
 
 	if (!m || !m->live)
 		return from_table(m ? m->procfs_root : procfs_root, x, p);
-	t = now_s();
+	t = clock_s(CLOCK_MONOTONIC);
 	for (i = 0; i < m->n && !e; i++)
 		if (m->e[i].key == x->key && m->e[i].first_seen == x->first_seen)
 			e = &m->e[i];

@@ -42,7 +42,6 @@ struct linkmap {
 	struct rdma_conn *conns;	/* the rdma_cm table, read at most once per refresh */
 	size_t nconns;
 	double conns_at;
-	bool conns_ok;
 };
 
 void linkmap_init(struct linkmap *m, const char *procfs_root, const char *sysfs_root);

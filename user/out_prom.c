@@ -386,12 +386,15 @@ static void windows(FILE *f, const struct prom_input *in)
 		family(f, w[i].name, w[i].type, w[i].help);
 		for (int k = 0; k < WIN_KINDS; k++) {
 			const struct ckpt *c = in->ck ? &in->ck[k] : NULL;
-			double v = !c ? 0 : i == 0 ? (double)c->started : i == 1 ? c->total.secs :
-				   i == 2 ? c->total.bytes : i == 3 ? c->total.slot_bound_secs :
-				   i == 4 ? c->ended.secs : i == 5 ? c->ended.bytes :
-				   i == 6 ? c->ended.slot_bound_secs : c->ended_wall;
+			/* in the order of w[] */
+			const double v[] = { c ? (double)c->started : 0, c ? c->total.secs : 0,
+					     c ? c->total.bytes : 0, c ? c->total.slot_bound_secs : 0,
+					     c ? c->ended.secs : 0, c ? c->ended.bytes : 0,
+					     c ? c->ended.slot_bound_secs : 0, c ? c->ended_wall : 0 };
 
-			fprintf(f, "slotscope_%s{kind=\"%s\"} %.6f\n", w[i].name, win_kind_names[k], v);
+			_Static_assert(sizeof(v) / sizeof(v[0]) == sizeof(w) / sizeof(w[0]),
+				       "a value per window family");
+			fprintf(f, "slotscope_%s{kind=\"%s\"} %.6f\n", w[i].name, win_kind_names[k], v[i]);
 		}
 	}
 	family(f, "last_window_job_info", "gauge",

@@ -125,14 +125,6 @@ static void on_child(int sig)
 	child_exited = 1;
 }
 
-static double clock_s(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* Sleep until @deadline, waking early for a signal or the command's exit. */
 static void wait_until(double deadline)
 {

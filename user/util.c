@@ -105,3 +105,11 @@ int grow(void *pptr, size_t *cap, size_t need, size_t elsz, size_t first)
 	*cap = n;
 	return 0;
 }
+
+double clock_s(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}

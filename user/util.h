@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 /*
  * ROOT followed by the formatted absolute path; ROOT NULL or "/" is the real root. A path that
@@ -30,6 +31,9 @@ int parse_u64(const char *s, uint64_t *v);
  * -ENOMEM, with *@pptr and *@cap untouched, when that fails or would overflow.
  */
 int grow(void *pptr, size_t *cap, size_t need, size_t elsz, size_t first);
+
+/* clock @id in seconds (CLOCK_MONOTONIC for durations, CLOCK_REALTIME for display) */
+double clock_s(clockid_t id);
 #define GROW(arr, cap, need, first) grow(&(arr), &(cap), (need), sizeof(*(arr)), (first))
 
 #endif
