@@ -113,114 +113,210 @@ static __always_inline void FN(slot_acquired)(struct rpc_rqst *rqst, struct rpc_
 }
 
 /*
+ * The slot of @task's request is given back. Done where the kernel counts the RPC for mountstats
+ * (rpc_count_iostats_metrics(), called by rpc_exit_task() before xprt_release() frees the
+ * request): one event per RPC carries both its release and its latencies. Releases that skip it
+ * (call_decode() on -EKEYREJECTED, a task moved off a transport being removed) leave their entry
+ * behind; the request's next use finds it and counts nothing twice, so occupancy is one high only
+ * while that request sits free.
+ */
+static __always_inline void FN(release_slot)(struct rpc_rqst *rqst, __u64 now)
+{
+	struct rpc_xprt *xprt = RD(rqst, rq_xprt);
+	__u64 key = (__u64)rqst;
+	struct xprt_stats *x;
+	bool tracked;
+
+	/* NFSv4.1 callbacks reply on preallocated backchannel requests, never a slot */
+	if (bpf_core_field_exists(rqst->rq_bc_pa_state) &&
+	    (RD(rqst, rq_bc_pa_state) & RPC_BC_PA_IN_USE)) {
+		count(CNT_BC_RELEASE);
+		return;
+	}
+	x = FN(get_xprt)(xprt, now);
+	if (!x)
+		return;
+	tracked = !bpf_map_delete_elem(&inflight, &key);
+	if (!tracked)
+		count(CNT_PREATTACH_RELEASE);
+	account_release(x, tracked, now, epoch);
+	FN(sample)(x, xprt);
+}
+
+/* A wait of @w ended at @end on @xprt (the task's own transport, a trusted pointer). */
+static __always_inline void FN(wait_done)(struct waiter *w, struct rpc_xprt *xprt, __u64 end)
+{
+	struct xprt_stats *x = FN(get_xprt)(xprt, end);
+
+	if (x && w->kind < WAIT_KINDS && end > w->start_ns)
+		hist_add(&x->waits[w->kind], end - w->start_ns);
+}
+
+/*
+ * Function hooks only (waits_by_fn): the wait @task is in, if any, ends now. A wait for the
+ * send queue ends when the request went out: rq_xtime is stamped (ktime_get(), the clock of
+ * bpf_ktime_get_ns()) by every transmission, whoever held the transport's lock for it. An
+ * entry whose task start differs is a dead task's, left at this address: dropped uncounted.
+ */
+static __always_inline void FN(wait_end)(struct rpc_task *task, struct rpc_rqst *rqst, __u64 now,
+					 __u32 only_kind, bool final)
+{
+	__u64 key = (__u64)task, end = now;
+	struct waiter *w;
+
+	if (!waits_by_fn || !nwaiting)
+		return;
+	w = bpf_map_lookup_elem(&waiters, &key);
+	if (!w)
+		return;
+	if (w->task_start != (__u64)RD(task, tk_start)) {
+		if (!bpf_map_delete_elem(&waiters, &key))
+			__sync_fetch_and_add(&nwaiting, -1);
+		return;
+	}
+	if (only_kind < WAIT_KINDS && w->kind != only_kind)
+		return;
+	if (w->kind == WAIT_SEND) {
+		__u64 xt;
+
+		xt = rqst ? (__u64)RD(rqst, rq_xtime) : 0;
+		/* not sent since the wait began: it goes on, unless the RPC is over */
+		if (xt <= w->start_ns && !final)
+			return;
+		if (xt > w->start_ns && xt < now)
+			end = xt;
+	}
+	FN(wait_done)(w, RD(task, tk_xprt), end);
+	if (!bpf_map_delete_elem(&waiters, &key))
+		__sync_fetch_and_add(&nwaiting, -1);
+}
+
+/*
  * Every pointer argument is NULL-checked before the first load through it: since 838a10bd2ebf
  * ("bpf: Augment raw_tp arguments with PTR_MAYBE_NULL", 6.13-rc3, in 6.12.6 and later) the
  * verifier refuses a tp_btf plain load through an unchecked one.
  */
 static __always_inline int FN(handle_xprt_reserve)(struct rpc_rqst *rqst)
 {
+	struct rpc_task *task;
+
 	ARMED_OR_RETURN();
 	if (!rqst)
 		return 0;
 	FN(slot_acquired)(rqst, RD(rqst, rq_xprt), false);
+	/*
+	 * Through the function hooks a wait for a slot the task was not handed, for a session
+	 * slot or for a delay without __rpc_atrun() ends when the task goes on to hold a slot.
+	 */
+	task = RD(rqst, rq_task);
+	if (task)
+		FN(wait_end)(task, rqst, bpf_ktime_get_ns(), WAIT_KINDS, false);
 	return 0;
 }
 
-static __always_inline int FN(handle_xprt_release)(struct rpc_task *task)
+/*
+ * The queue @q names the wait: a transport's backlog (no slot) or sending queue (its lock, or
+ * RDMA/UDP credits), an NFSv4.1 session's slot table, or rpc_delay()'s queue. The reply wait
+ * (xprt->pending), the most frequent sleep by far, and every other queue: WAIT_KINDS.
+ */
+static __always_inline __u32 FN(wait_kind)(struct rpc_xprt *xprt, struct rpc_wait_queue *q)
 {
-	struct rpc_rqst *rqst;
-	__u64 key, now;
-	struct rpc_xprt *xprt;
-	struct xprt_stats *x;
-	bool tracked;
+	const char *qn;
+	char name[24];
 
-	ARMED_OR_RETURN();
-	if (!task)
-		return 0;
-	rqst = RD(task, tk_rqstp);
-	key = (__u64)rqst;
-	if (!rqst)
-		return 0;
-	/* NFSv4.1 callbacks reply on preallocated backchannel requests, never a slot */
-	if (bpf_core_field_exists(rqst->rq_bc_pa_state) &&
-	    (RD(rqst, rq_bc_pa_state) & RPC_BC_PA_IN_USE)) {
-		count(CNT_BC_RELEASE);
-		return 0;
-	}
-	xprt = RD(rqst, rq_xprt);
-	now = bpf_ktime_get_ns();
-	x = FN(get_xprt)(xprt, now);
-	if (!x)
-		return 0;
-	tracked = !bpf_map_delete_elem(&inflight, &key);
-	if (!tracked)
-		count(CNT_PREATTACH_RELEASE);
-	account_release(x, tracked, now, epoch);
-	FN(sample)(x, xprt);
-	return 0;
+	if ((void *)q == (void *)&xprt->pending)
+		return WAIT_KINDS;
+	if ((void *)q == (void *)&xprt->backlog)
+		return WAIT_SLOT;
+	if ((void *)q == (void *)&xprt->sending)
+		return WAIT_SEND;
+	qn = RD(q, name);
+	if (!qn || bpf_probe_read_kernel_str(name, sizeof(name), qn) < 0)
+		return WAIT_KINDS;
+	/* fs/nfs/nfs4session.c: rpc_init_priority_wait_queue(..., "ForeChannel Slot table") */
+	if (name[0] == 'F' && name[1] == 'o' && name[2] == 'r' && name[3] == 'e' &&
+	    name[12] == 'S' && name[17] == 't')
+		return WAIT_SESSION;
+	/* net/sunrpc/sched.c: rpc_init_wait_queue(&delay_queue, "delayq") */
+	if (name[0] == 'd' && name[1] == 'e' && name[2] == 'l' && name[3] == 'a' &&
+	    name[4] == 'y' && name[5] == 'q' && name[6] == 0)
+		return WAIT_DELAY;
+	return WAIT_KINDS;
 }
 
-static __always_inline int FN(handle_task_sleep)(struct rpc_task *task, struct rpc_wait_queue *q)
+/*
+ * @task starts a wait of @kind on @q (NULL for rpc_delay()): it is about to be queued, so the
+ * queue's length counts it in. Through the tracepoint every sleep replaces the entry (its wake-up
+ * closed the last); through the function hooks a task still in a wait (woken without what it
+ * waited for, queued again) closes it first, so every sleep is one wait either way.
+ */
+static __always_inline int FN(wait_begin)(struct rpc_task *task, struct rpc_wait_queue *q, __u32 kind)
 {
 	struct rpc_xprt *xprt;
 	struct waiter w = {};
 	__u64 key = (__u64)task;
 	struct xprt_stats *x;
-	char name[24];
+	struct waiter *old;
 
-	ARMED_OR_RETURN();
-	if (!task || !q)
-		return 0;
 	xprt = RD(task, tk_xprt);
 	if (!xprt)
 		return 0;
-	/* the most frequent sleep by far: every RPC waits for its reply */
-	if ((void *)q == (void *)&xprt->pending)
+	if (kind == WAIT_KINDS)
+		kind = FN(wait_kind)(xprt, q);
+	if (kind >= WAIT_KINDS)
 		return 0;
-	if ((void *)q == (void *)&xprt->backlog) {
-		w.kind = WAIT_SLOT;
-	} else if ((void *)q == (void *)&xprt->sending) {
-		w.kind = WAIT_SEND;
-	} else {
-		const char *qn = RD(q, name);
-
-		if (!qn || bpf_probe_read_kernel_str(name, sizeof(name), qn) < 0)
-			return 0;
-		/* fs/nfs/nfs4session.c: rpc_init_priority_wait_queue(..., "ForeChannel Slot table") */
-		if (name[0] == 'F' && name[1] == 'o' && name[2] == 'r' && name[3] == 'e' &&
-		    name[12] == 'S' && name[17] == 't')
-			w.kind = WAIT_SESSION;
-		/* net/sunrpc/sched.c: rpc_init_wait_queue(&delay_queue, "delayq") */
-		else if (name[0] == 'd' && name[1] == 'e' && name[2] == 'l' && name[3] == 'a' &&
-			 name[4] == 'y' && name[5] == 'q' && name[6] == 0)
-			w.kind = WAIT_DELAY;
-		else
-			return 0;
-	}
+	w.kind = kind;
 	w.start_ns = bpf_ktime_get_ns();
 	w.xprt = (__u64)xprt;
+	w.task_start = (__u64)RD(task, tk_start);
 	x = FN(get_xprt)(xprt, w.start_ns);
-	if (x) {
-		/* the tracepoint fires just before the task is queued: count it in */
+	if (x && q) {
 		__u32 qlen = RD(q, qlen) + 1;
 
-		if (w.kind == WAIT_SLOT) {
+		if (kind == WAIT_SLOT) {
 			/* tasks stuck on a backlog with free slots fire only this: keep it fresh */
 			x->backlog_now = qlen;
 			atomic_max(&x->backlog_max, qlen);
-		} else if (w.kind == WAIT_SEND)
+		} else if (kind == WAIT_SEND) {
 			atomic_max(&x->sending_max, qlen);
+		}
+	}
+	old = waits_by_fn ? bpf_map_lookup_elem(&waiters, &key) : NULL;
+	if (old) {
+		if (old->task_start == w.task_start && old->kind < WAIT_KINDS) {
+			__u64 end = w.start_ns;
+
+			if (old->kind == WAIT_SEND) {
+				struct rpc_rqst *rqst = RD(task, tk_rqstp);
+				__u64 xt = rqst ? (__u64)RD(rqst, rq_xtime) : 0;
+
+				if (xt > old->start_ns && xt < end)
+					end = xt;
+			}
+			FN(wait_done)(old, xprt, end);
+		}
+		bpf_map_update_elem(&waiters, &key, &w, BPF_EXIST);
+		return 0;
 	}
 	if (bpf_map_update_elem(&waiters, &key, &w, BPF_ANY))
 		count(CNT_WAITERS_FULL);
+	else if (waits_by_fn)
+		__sync_fetch_and_add(&nwaiting, 1);
 	return 0;
+}
+
+static __always_inline int FN(handle_task_sleep)(struct rpc_task *task, struct rpc_wait_queue *q)
+{
+	ARMED_OR_RETURN();
+	if (!task || !q)
+		return 0;
+	return FN(wait_begin)(task, q, WAIT_KINDS);
 }
 
 static __always_inline int FN(handle_task_wakeup)(struct rpc_task *task, struct rpc_wait_queue *q)
 {
 	struct rpc_xprt *xprt;
 	__u64 key = (__u64)task, now;
-	struct xprt_stats *x;
 	struct waiter *w;
 
 	ARMED_OR_RETURN();
@@ -244,11 +340,55 @@ static __always_inline int FN(handle_task_wakeup)(struct rpc_task *task, struct 
 	if (!w)
 		return 0;
 	now = bpf_ktime_get_ns();
-	/* the task's own transport: a trusted pointer, unlike the address kept in the map */
-	x = FN(get_xprt)(xprt, now);
-	if (x && w->kind < WAIT_KINDS && now > w->start_ns)
-		hist_add(&x->waits[w->kind], now - w->start_ns);
+	FN(wait_done)(w, xprt, now);
 	bpf_map_delete_elem(&waiters, &key);
+	return 0;
+}
+
+/* rpc_sleep_on(), rpc_sleep_on_priority[_timeout](): every sleep but the reply's and delays */
+static __always_inline int FN(handle_sleep_on)(struct rpc_wait_queue *q, struct rpc_task *task)
+{
+	ARMED_OR_RETURN();
+	if (!task || !q)
+		return 0;
+	return FN(wait_begin)(task, q, WAIT_KINDS);
+}
+
+static __always_inline int FN(handle_delay)(struct rpc_task *task)
+{
+	ARMED_OR_RETURN();
+	if (!task)
+		return 0;
+	return FN(wait_begin)(task, NULL, WAIT_DELAY);
+}
+
+/* __rpc_atrun(): the callback a delayed task runs first when its delay is over */
+static __always_inline int FN(handle_atrun)(struct rpc_task *task)
+{
+	ARMED_OR_RETURN();
+	if (!task)
+		return 0;
+	FN(wait_end)(task, NULL, bpf_ktime_get_ns(), WAIT_DELAY, false);
+	return 0;
+}
+
+/*
+ * __xprt_set_rq(): xprt_wake_up_backlog() offers a freed request to the first task on the
+ * backlog (e877a88d1f06, 5.13), which takes it if it has none. The slot passes without ever
+ * being free, and that task's wait for a slot ends here.
+ */
+static __always_inline int FN(handle_set_rq)(struct rpc_task *task, struct rpc_rqst *rqst)
+{
+	struct rpc_xprt *xprt;
+
+	ARMED_OR_RETURN();
+	if (!task || !rqst || RD(task, tk_rqstp))
+		return 0;
+	xprt = RD(task, tk_xprt);
+	if (!xprt)
+		return 0;
+	FN(slot_acquired)(rqst, xprt, true);
+	FN(wait_end)(task, NULL, bpf_ktime_get_ns(), WAIT_SLOT, false);
 	return 0;
 }
 
@@ -306,14 +446,20 @@ static __always_inline int FN(handle_stats_latency)(struct rpc_task *task, __s64
 	struct op_stats *o;
 	__u32 zero = 0;
 	int ntrans;
+	__u64 now;
 
 	ARMED_OR_RETURN();
 	if (!task)
 		return 0;
 	rqst = RD(task, tk_rqstp);
+	if (!rqst)
+		return 0;
+	now = bpf_ktime_get_ns();
+	FN(release_slot)(rqst, now);
+	FN(wait_end)(task, rqst, now, WAIT_KINDS, true);
 	proc = RD(task, tk_msg.rpc_proc);
 	clnt = RD(task, tk_client);
-	if (!rqst || !clnt)
+	if (!clnt)
 		return 0;
 	k.xprt = (__u64)RD(rqst, rq_xprt);
 	k.clid = RD(clnt, cl_clid);

@@ -28,6 +28,13 @@ __u32 epoch;
 __u32 armed;
 /* set by user space when rpcrdma's BTF proves its request pool is max_reqs: see effective_limit() */
 __u32 rdma_pool_is_max_reqs;
+/*
+ * Set by user space when waits come from the function hooks (rpc_sleep_on() and kin) rather than
+ * the rpc_task_sleep/rpc_task_wakeup tracepoints: a wait then ends at the task's next event.
+ */
+__u32 waits_by_fn;
+/* entries in waiters made through the function hooks: none, and no RPC looks there */
+__s64 nwaiting;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -199,7 +206,30 @@ TP_PAIR(rpc_stats_latency, handle_stats_latency, (task, backlog, rtt, execute), 
 TP_PAIR(xprt_create, handle_xprt_create, (xprt), struct rpc_xprt *xprt)
 TP_PAIR(xprt_destroy, handle_xprt_destroy, (xprt), struct rpc_xprt *xprt)
 TP_PAIR(nfs4_setup_sequence, handle_session, (session), struct nfs4_session *session, void *args)
-TP_PAIR(nfs4_sequence_done, handle_session, (session), struct nfs4_session *session, void *res)
+
+/*
+ * The waits through the functions that start and end them, not the rpc_task_sleep/wakeup
+ * tracepoints: those fire twice per RPC for the reply wait alone. rpc_sleep_on() and
+ * rpc_sleep_on_priority[_timeout]() queue every wait for a slot, the send queue (hard mounts)
+ * or a session slot, never the reply (rpc_sleep_on_timeout()); all live in sched.c and are
+ * called from other files and modules, so no caller has them inlined. __rpc_atrun() and
+ * __xprt_set_rq() are static but passed by address (the delay queue's wake callback, the
+ * backlog's hand-off test), so they always exist out of line.
+ */
+#define FN_PAIR(name, handler, args, ...)						\
+	SEC("fentry/" #name) int BPF_PROG(fentry_##name, ##__VA_ARGS__)			\
+	{ return handler##_btf args; }							\
+	SEC("kprobe/" #name) int BPF_KPROBE(kprobe_##name, ##__VA_ARGS__)		\
+	{ return handler##_raw args; }
+
+FN_PAIR(rpc_sleep_on, handle_sleep_on, (q, task), struct rpc_wait_queue *q, struct rpc_task *task)
+FN_PAIR(rpc_sleep_on_priority, handle_sleep_on, (q, task), struct rpc_wait_queue *q,
+	struct rpc_task *task)
+FN_PAIR(rpc_sleep_on_priority_timeout, handle_sleep_on, (q, task), struct rpc_wait_queue *q,
+	struct rpc_task *task)
+FN_PAIR(rpc_delay, handle_delay, (task), struct rpc_task *task)
+FN_PAIR(__rpc_atrun, handle_atrun, (task), struct rpc_task *task)
+FN_PAIR(__xprt_set_rq, handle_set_rq, (task, rqst), struct rpc_task *task, struct rpc_rqst *rqst)
 
 /*
  * The RDMA request pool as it is built (see effective_limit()). kprobes only: vendor builds of
@@ -227,16 +257,4 @@ int BPF_KPROBE(kprobe_rpcrdma_req_create, void *r_xprt)
 	if (n)
 		__sync_fetch_and_add(n, 1);
 	return 0;
-}
-
-SEC("fentry/xprt_release")
-int BPF_PROG(fentry_xprt_release, struct rpc_task *task)
-{
-	return handle_xprt_release_btf(task);
-}
-
-SEC("kprobe/xprt_release")
-int BPF_KPROBE(kprobe_xprt_release, struct rpc_task *task)
-{
-	return handle_xprt_release_raw(task);
 }

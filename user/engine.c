@@ -19,10 +19,14 @@
 /* Where each hook lives; tracepoints are probed by their btf_trace_<name> typedef. */
 enum hook_kind { TP, FUNC };
 
+/* Which event design a hook belongs to (see enum events); ALL: both. */
+enum hook_group { G_ALL, G_FN, G_TP };
+
 struct hook {
 	const char *name;
 	enum hook_kind kind;
-	bool required;
+	enum hook_group group;
+	bool required;			/* within its design: without it the design is not taken */
 	const char *loses;		/* what goes unmeasured without an optional hook */
 	struct bpf_program *progs[2];	/* tp_btf/raw_tp or fentry/kprobe */
 	unsigned int refused;		/* bit v: variant v was refused by the verifier */
@@ -31,7 +35,7 @@ struct hook {
 	char why[160];			/* the verifier's reason, for the message */
 };
 
-#define NHOOKS 9
+#define NHOOKS 13
 /* the verifier's log of a program that fails to load; a level-1 log of ours fits easily */
 #define VLOG_SIZE (256 * 1024)
 
@@ -45,6 +49,7 @@ struct engine {
 	size_t nhooks;
 	struct hook hooks[NHOOKS];
 	struct hook_status status[NHOOKS];
+	enum events events;		/* the design taken by the last choose_methods() */
 	char *vlog[NHOOKS][2];
 	/* the RDMA pool counters attach once rpcrdma is loaded (see slotscope.bpf.c) */
 	struct bpf_link *pool_links[2];
@@ -152,7 +157,7 @@ static bool tracefs_has(struct engine *e, const char *tp)
 	return false;
 }
 
-static bool kallsyms_has(struct engine *e, const char *fn)
+static bool kallsyms_has(const struct engine *e, const char *fn)
 {
 	char path[512], line[512], sym[256];
 	bool found = false;
@@ -169,38 +174,103 @@ static bool kallsyms_has(struct engine *e, const char *fn)
 	return found;
 }
 
-/*
- * Pick one attach method per hook: tp_btf (typed args, cheapest) where the kernel has BTF for the
- * tracepoint, raw_tp where only the tracepoint exists; fentry where the function has BTF, kprobe
- * where it is only in kallsyms. A variant the verifier refused is not picked again, and
- * force_fallback skips the preferred one. Optional hooks left with nothing stay off; a required
- * one fails the start.
- */
-static int choose_methods(struct engine *e)
+/* One pass over kallsyms for every function hook: a kprobe needs the symbol, nothing more. */
+static void kallsyms_probe(struct engine *e)
 {
+	char path[512], line[512], sym[256];
+	FILE *f;
+
+	if (root_path(path, sizeof(path), e->o.procfs_root, "/proc/kallsyms"))
+		return;
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%*s %*s %255s", sym) != 1)
+			continue;
+		for (size_t i = 0; i < e->nhooks; i++)
+			if (e->hooks[i].kind == FUNC && !strcmp(sym, e->hooks[i].name))
+				e->hooks[i].have[1] = true;
+	}
+	fclose(f);
+}
+
+static void probe_hooks(struct engine *e)
+{
+	bool funcs = false;
+
 	for (size_t i = 0; i < e->nhooks; i++) {
 		struct hook *h = &e->hooks[i];
-		struct hook_status *st = &e->status[i];
 		char tname[128];
-		int pick = -1;
 
-		st->name = h->name;
-		st->required = h->required;
-		if (!h->probed && h->kind == TP) {
+		if (h->probed)
+			continue;
+		if (h->kind == TP) {
 			snprintf(tname, sizeof(tname), "btf_trace_%s", h->name);
 			h->have[0] = btf_has(e, tname, BTF_KIND_TYPEDEF);
 			/* tracefs is root's only: a btf_trace_ typedef proves the tracepoint too */
 			h->have[1] = h->have[0] || tracefs_has(e, h->name);
-		} else if (!h->probed) {
+		} else {
 			h->have[0] = btf_has(e, h->name, BTF_KIND_FUNC);
-			h->have[1] = kallsyms_has(e, h->name);
+			funcs = true;
 		}
 		h->probed = true;
-		if (e->o.force_fallback)
-			h->have[0] = false;
-		for (int v = 0; v < 2 && pick < 0; v++)
-			if (h->have[v] && !(h->refused & (1u << v)))
-				pick = v;
+	}
+	if (funcs)
+		kallsyms_probe(e);
+}
+
+/* A variant of @h the kernel offers and the verifier has not refused; -1: none. */
+static int pick_variant(const struct engine *e, const struct hook *h)
+{
+	for (int v = 0; v < 2; v++)
+		if (h->have[v] && !(h->refused & (1u << v)) && !(v == 0 && e->o.force_fallback))
+			return v;
+	return -1;
+}
+
+/*
+ * The function design when every hook it requires can be attached (and was not refused), else
+ * the tracepoints, which every supported kernel has: no kernel is refused for lacking a function.
+ */
+static enum events choose_events(const struct engine *e)
+{
+	if (e->o.events_tp)
+		return EVENTS_TRACEPOINTS;
+	for (size_t i = 0; i < e->nhooks; i++) {
+		const struct hook *h = &e->hooks[i];
+
+		if (h->group == G_FN && h->required && pick_variant(e, h) < 0) {
+			pr_debug("no %s to hook: waits from the rpc_task_sleep/wakeup tracepoints\n",
+				 h->name);
+			return EVENTS_TRACEPOINTS;
+		}
+	}
+	return EVENTS_FUNCTIONS;
+}
+
+/*
+ * Pick one attach method per hook: tp_btf (typed args, cheapest) where the kernel has BTF for the
+ * tracepoint, raw_tp where only the tracepoint exists; fentry where the function has BTF, kprobe
+ * where it is only in kallsyms. A variant the verifier refused is not picked again, and
+ * force_fallback skips the preferred one. Hooks of the design not taken stay unloaded; optional
+ * hooks left with nothing stay off; a required one fails the start.
+ */
+static int choose_methods(struct engine *e)
+{
+	probe_hooks(e);
+	e->events = choose_events(e);
+	e->skel->bss->waits_by_fn = e->events == EVENTS_FUNCTIONS;
+	for (size_t i = 0; i < e->nhooks; i++) {
+		struct hook *h = &e->hooks[i];
+		struct hook_status *st = &e->status[i];
+		int pick;
+
+		st->name = h->name;
+		st->required = h->required;
+		st->in_design = h->group == G_ALL ||
+				(h->group == G_FN) == (e->events == EVENTS_FUNCTIONS);
+		pick = st->in_design ? pick_variant(e, h) : -1;
 		st->method = pick < 0 ? HOOK_OFF : h->kind == TP ? HOOK_TP_BTF + pick : HOOK_FENTRY + pick;
 		for (int p = 0; p < 2; p++)
 			bpf_program__set_autoload(h->progs[p], p == pick);
@@ -208,6 +278,8 @@ static int choose_methods(struct engine *e)
 			pr_debug("hook %s: %s\n", h->name, hook_method_name(st->method));
 			continue;
 		}
+		if (!st->in_design)
+			continue;
 		if (h->required) {
 			if (h->refused)
 				snprintf(why_buf, sizeof(why_buf), "the verifier refused the %s hook (%s); "
@@ -289,22 +361,35 @@ static void rdma_pool_from_btf(struct engine *e, const struct btf *mod);
 static void add_hooks(struct engine *e)
 {
 	struct slotscope_bpf *s = e->skel;
-	struct { const char *name; enum hook_kind kind; bool required; const char *loses;
-		 struct bpf_program *a, *b; } t[NHOOKS] = {
-		{ "xprt_reserve", TP, true, NULL, s->progs.btf_xprt_reserve, s->progs.raw_xprt_reserve },
-		{ "xprt_release", FUNC, true, NULL, s->progs.fentry_xprt_release, s->progs.kprobe_xprt_release },
-		{ "rpc_task_sleep", TP, true, NULL, s->progs.btf_rpc_task_sleep, s->progs.raw_rpc_task_sleep },
-		{ "rpc_task_wakeup", TP, true, NULL, s->progs.btf_rpc_task_wakeup, s->progs.raw_rpc_task_wakeup },
-		{ "rpc_stats_latency", TP, true, NULL, s->progs.btf_rpc_stats_latency,
+	struct { const char *name; enum hook_kind kind; enum hook_group group; bool required;
+		 const char *loses; struct bpf_program *a, *b; } t[NHOOKS] = {
+		{ "xprt_reserve", TP, G_ALL, true, NULL, s->progs.btf_xprt_reserve, s->progs.raw_xprt_reserve },
+		{ "rpc_stats_latency", TP, G_ALL, true, NULL, s->progs.btf_rpc_stats_latency,
 		  s->progs.raw_rpc_stats_latency },
-		{ "xprt_create", TP, false, "a transport made while tracing is seen at its first RPC",
+		{ "rpc_sleep_on", FUNC, G_FN, true, NULL, s->progs.fentry_rpc_sleep_on,
+		  s->progs.kprobe_rpc_sleep_on },
+		{ "rpc_delay", FUNC, G_FN, true, NULL, s->progs.fentry_rpc_delay, s->progs.kprobe_rpc_delay },
+		{ "__xprt_set_rq", FUNC, G_FN, true, NULL, s->progs.fentry___xprt_set_rq,
+		  s->progs.kprobe___xprt_set_rq },
+		{ "rpc_sleep_on_priority", FUNC, G_FN, false,
+		  "privileged NFSv4.1 tasks' waits for a session slot are not timed",
+		  s->progs.fentry_rpc_sleep_on_priority, s->progs.kprobe_rpc_sleep_on_priority },
+		{ "rpc_sleep_on_priority_timeout", FUNC, G_FN, false,
+		  "privileged NFSv4.1 tasks' waits for a session slot on soft mounts are not timed",
+		  s->progs.fentry_rpc_sleep_on_priority_timeout,
+		  s->progs.kprobe_rpc_sleep_on_priority_timeout },
+		{ "__rpc_atrun", FUNC, G_FN, false, "a delay ends when the task next takes a slot",
+		  s->progs.fentry___rpc_atrun, s->progs.kprobe___rpc_atrun },
+		{ "rpc_task_sleep", TP, G_TP, true, NULL, s->progs.btf_rpc_task_sleep,
+		  s->progs.raw_rpc_task_sleep },
+		{ "rpc_task_wakeup", TP, G_TP, true, NULL, s->progs.btf_rpc_task_wakeup,
+		  s->progs.raw_rpc_task_wakeup },
+		{ "xprt_create", TP, G_ALL, false, "a transport made while tracing is seen at its first RPC",
 		  s->progs.btf_xprt_create, s->progs.raw_xprt_create },
-		{ "xprt_destroy", TP, false, "destroyed transports are not told apart from idle ones",
+		{ "xprt_destroy", TP, G_ALL, false, "destroyed transports are not told apart from idle ones",
 		  s->progs.btf_xprt_destroy, s->progs.raw_xprt_destroy },
-		{ "nfs4_setup_sequence", TP, false, "NFSv4.1 session slots are not measured",
+		{ "nfs4_setup_sequence", TP, G_ALL, false, "NFSv4.1 session slots are not measured",
 		  s->progs.btf_nfs4_setup_sequence, s->progs.raw_nfs4_setup_sequence },
-		{ "nfs4_sequence_done", TP, false, "NFSv4.1 session slots are not measured",
-		  s->progs.btf_nfs4_sequence_done, s->progs.raw_nfs4_sequence_done },
 	};
 
 	e->nhooks = NHOOKS;
@@ -314,6 +399,7 @@ static void add_hooks(struct engine *e)
 		/* refused and why outlive the skeleton: they steer the next try */
 		h->name = t[i].name;
 		h->kind = t[i].kind;
+		h->group = t[i].group;
 		h->required = t[i].required;
 		h->loses = t[i].loses;
 		h->progs[0] = t[i].a;
@@ -652,6 +738,16 @@ int engine_attach(struct engine *e, const char **why)
 void engine_arm(struct engine *e)
 {
 	__atomic_store_n(&e->skel->bss->armed, 1, __ATOMIC_SEQ_CST);
+}
+
+enum events engine_events(const struct engine *e)
+{
+	return e->events;
+}
+
+const char *events_name(enum events ev)
+{
+	return ev == EVENTS_FUNCTIONS ? "functions" : "tracepoints";
 }
 
 size_t engine_hooks(const struct engine *e, const struct hook_status **hooks)

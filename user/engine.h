@@ -24,10 +24,19 @@ struct engine;
 
 enum hook_method { HOOK_OFF, HOOK_TP_BTF, HOOK_RAW_TP, HOOK_FENTRY, HOOK_KPROBE };
 
+/*
+ * Where waits come from. FUNCTIONS: rpc_sleep_on() and kin, __xprt_set_rq(), rpc_delay() and
+ * __rpc_atrun(), which no RPC passes unless it waits: two program runs per RPC that waits for
+ * nothing. TRACEPOINTS: rpc_task_sleep/rpc_task_wakeup, which fire for the reply wait of every
+ * RPC too (two more runs); taken where a function cannot be hooked, or asked for.
+ */
+enum events { EVENTS_FUNCTIONS, EVENTS_TRACEPOINTS };
+
 struct hook_status {
 	const char *name;
 	enum hook_method method;
 	bool required;
+	bool in_design;			/* a hook of the event design taken */
 };
 
 struct xprt_snap {
@@ -66,6 +75,7 @@ struct engine_opts {
 	const char *sysfs_root;
 	unsigned int max_inflight;	/* slots tracked at once; 0 = MAX_INFLIGHT */
 	bool force_fallback;		/* raw_tp/kprobe for every hook (SLOTSCOPE_ATTACH=fallback) */
+	bool events_tp;			/* waits from the tracepoints (SLOTSCOPE_EVENTS=tracepoints) */
 	/*
 	 * Without CAP_SYS_ADMIN: module BTF cannot be looked up by id (BPF_BTF_GET_NEXT_ID), so
 	 * CO-RE gets one merged BTF and every hook attaches by name (raw_tp, kprobe).
@@ -87,6 +97,8 @@ void engine_arm(struct engine *e);
 /* Ends the current interval and fills @snap (which it owns until snapshot_free). */
 int engine_snapshot(struct engine *e, struct snapshot *snap);
 size_t engine_hooks(const struct engine *e, const struct hook_status **hooks);
+enum events engine_events(const struct engine *e);
+const char *events_name(enum events ev);
 /*
  * Forget the transports @snap saw destroyed (their last numbers were reported from it) and every
  * entry that refers to them, so mount churn leaves the maps as one mount does; 0 or -ENOMEM.

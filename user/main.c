@@ -211,7 +211,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 int main(int argc, char **argv)
 {
 	static const struct argp argp = { options, parse_arg, args_doc, doc, NULL, NULL, NULL };
-	const char *attach = getenv("SLOTSCOPE_ATTACH");
+	const char *attach = getenv("SLOTSCOPE_ATTACH"), *events = getenv("SLOTSCOPE_EVENTS");
 	struct session *s;
 	int dashdash = argc, rc;
 
@@ -234,6 +234,11 @@ int main(int argc, char **argv)
 	if (!have_interval && !env.command)
 		env.interval = 1;
 	env.force_fallback = attach && !strcmp(attach, "fallback");
+	if (events && strcmp(events, "tracepoints") && strcmp(events, "functions")) {
+		fprintf(stderr, "slotscope: SLOTSCOPE_EVENTS=%s: say tracepoints or functions\n", events);
+		return EXIT_USAGE;
+	}
+	env.events_tp = events && !strcmp(events, "tracepoints");
 	rc = session_new(&s, &env);
 	if (rc)
 		return rc;

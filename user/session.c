@@ -326,7 +326,7 @@ static int open_engine(struct session *s)
 {
 	struct engine_opts eo = { .procfs_root = s->o.procfs_root, .sysfs_root = s->o.sysfs_root,
 				  .max_inflight = s->o.max_inflight,
-				  .force_fallback = s->o.force_fallback };
+				  .force_fallback = s->o.force_fallback, .events_tp = s->o.events_tp };
 	const char *why = "";
 	bool sys_admin;
 	long level;
@@ -372,8 +372,10 @@ static int open_engine(struct session *s)
 		const struct hook_status *h;
 		size_t n = engine_hooks(s->e, &h);
 
+		pr_info("events %s\n", events_name(engine_events(s->e)));
 		for (size_t i = 0; i < n; i++)
-			pr_info("hook %-20s %s\n", h[i].name, hook_method_name(h[i].method));
+			if (h[i].in_design)
+				pr_info("hook %-20s %s\n", h[i].name, hook_method_name(h[i].method));
 	}
 	return EXIT_OK;
 }

@@ -21,6 +21,7 @@ struct session_opts {
 	bool json;
 	bool no_rdma;
 	bool force_fallback;	/* load every hook's fallback variant (tests, SLOTSCOPE_ATTACH) */
+	bool events_tp;		/* waits from the tracepoints (SLOTSCOPE_EVENTS=tracepoints) */
 	size_t nmounts;
 	const char *mounts[MAX_MOUNT_FILTERS];
 	struct ckpt_opts ckpt;

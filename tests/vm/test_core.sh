@@ -11,7 +11,7 @@ mount_tcp /mnt/t 3 16 || exit 1
 srv_t=$LAST_SERVER
 mount_tcp /mnt/s 4.1 || exit 1
 srv_s=$LAST_SERVER
-echo "note kernel $(uname -r), attach ${SLOTSCOPE_ATTACH:-preferred}"
+echo "note kernel $(uname -r), attach ${SLOTSCOPE_ATTACH:-preferred}, events ${SLOTSCOPE_EVENTS:-functions}"
 
 # the pool as the kernel builds it, per struct rpcrdma_xprt: bpftrace attached before the mount
 # one line per request, read as it comes: nothing depends on how bpftrace exits
@@ -51,14 +51,25 @@ check_eq "slotscope exit status" $rc 0
 miss=$(tail -n 1 /tmp/c.json | jq .counters.recursion_misses)
 echo "note runs the kernel skipped: $miss"
 
-# which variant every hook took, from -v's list
+# which variant every hook took, from -v's list: the event design asked for (functions unless
+# SLOTSCOPE_EVENTS=tracepoints) and nothing of the other design loaded
 want=tp_btf fwant=fentry
 [ "${SLOTSCOPE_ATTACH:-}" = fallback ] && want=raw_tp fwant=kprobe
-for h in xprt_reserve rpc_task_sleep rpc_task_wakeup rpc_stats_latency xprt_create xprt_destroy \
-	nfs4_setup_sequence nfs4_sequence_done; do
-	check_eq "hook $h" "$(sed -n "s/^slotscope: hook $h  *\([a-z_]*\)$/\1/p" /tmp/c.err)" $want
+events=${SLOTSCOPE_EVENTS:-functions}
+check_eq "events" "$(sed -n 's/^slotscope: events  *\([a-z]*\)$/\1/p' /tmp/c.err)" "$events"
+hook() { sed -n "s/^slotscope: hook $1  *\([a-z_]*\)$/\1/p" /tmp/c.err; }
+for h in xprt_reserve rpc_stats_latency xprt_create xprt_destroy nfs4_setup_sequence; do
+	check_eq "hook $h" "$(hook $h)" $want
 done
-check_eq "hook xprt_release" "$(sed -n 's/^slotscope: hook xprt_release  *\([a-z_]*\)$/\1/p' /tmp/c.err)" $fwant
+if [ "$events" = functions ]; then
+	for h in rpc_sleep_on rpc_sleep_on_priority rpc_sleep_on_priority_timeout rpc_delay __rpc_atrun __xprt_set_rq; do
+		check_eq "hook $h" "$(hook $h)" $fwant
+	done
+	check_eq "no tracepoint of the other design" "$(hook rpc_task_sleep)$(hook rpc_task_wakeup)" ""
+else
+	for h in rpc_task_sleep rpc_task_wakeup; do check_eq "hook $h" "$(hook $h)" $want; done
+	check_eq "no function of the other design" "$(hook rpc_sleep_on)$(hook __xprt_set_rq)" ""
+fi
 
 # a field of /sys/kernel/sunrpc/.../xprt-ID-PROTO/xprt_info, the kernel's own view of a transport
 xprt_info() { cat /sys/kernel/sunrpc/xprt-switches/*/xprt-$1-*/xprt_info 2>/dev/null | sed -n "s/^$2=//p" | head -n 1; }
