@@ -1,8 +1,20 @@
-# bench/bench.sh (in the VM, via `make bench`): the cost of tracing a checkpoint write.
-# Workload: 192 writers x 2 MiB, fsync'd, over NFS/TCP (a transport with 128 slots) and NFS/RDMA
-# (128 slots), alternating ROUNDS rounds of: untraced; slotscope; a bpftrace script with the same
-# probes; a bare one-tracepoint counter. BPF CPU from bpf_stats (run_time_ns, run_cnt).
-ROUNDS=${1:-6}
+# bench/bench.sh [ROUNDS] (in the VM, via `make bench`, once per kernel): what tracing costs.
+#
+# Rounds: WRITERS writers x 2 MiB, fsync'd, over NFSv3/TCP (a transport with 128 slots) and
+# NFSv3/RDMA on soft-RoCE (128 slots), below the slot table so nothing waits for a slot: the path
+# every RPC takes. Modes alternate within a round: untraced; slotscope (its default, the function
+# design); slotscope with SLOTSCOPE_EVENTS=tracepoints; a bpftrace script with the same probes;
+# a bare one-tracepoint counter. BPF CPU from bpf_stats (run_time_ns, run_cnt) over the write;
+# RPCs from mountstats (every op the mount counted).
+#   BENCH kernel mnt mode round secs bpf_ns bpf_cnt rpcs
+#
+# Then slotscope alone at --json 1 over 1, 16 and 64 TCP transports (one mount; nconnect=16; four
+# servers with nconnect=16), 64 writers x 1 MiB spread over them: its own CPU and peak RSS from
+# the summary's getrusage, BPF time per program run during the write.
+#   SCALE kernel transports traced_s user_s sys_s startup_s max_rss_kib bpf_ns bpf_cnt rpcs
+ROUNDS=${1:-2}
+WRITERS=${WRITERS:-96}
+K=$(uname -r)
 nfsd_start >/dev/null || exit 1
 rxe_up || exit 1
 mount_tcp /mnt/tcp 3 128 >/dev/null || exit 1
@@ -18,6 +30,12 @@ tracepoint:sunrpc:rpc_stats_latency { @rtt[str(args->procname)] = hist(args->rtt
 BT
 # sum of run_time_ns and run_cnt over the tracing programs loaded now
 bpfstat() { bpftool prog show 2>/dev/null | awk '/run_time_ns/ { for (i = 1; i <= NF; i++) { if ($i == "run_time_ns") t += $(i+1); if ($i == "run_cnt") c += $(i+1) } } END { printf "%d %d\n", t, c }'; }
+# RPCs the mounts on MNT... have counted: the ops column of every per-op line of mountstats
+rpcs() {
+	for m; do
+		awk -v m="$m" '$1 == "device" { on = ($5 == m) } on && /^[ \t]+[A-Z_0-9]+: [0-9]/ { n += $2 } END { print n + 0 }' /proc/self/mountstats
+	done | awk '{ n += $1 } END { print n + 0 }'
+}
 up() { cut -d' ' -f1 /proc/uptime; }
 # programs held by PID: each is an fd (a program's or a link's) whose fdinfo names it. Not from
 # bpftool's "pids", which Debian's bpftool is built without.
@@ -35,39 +53,46 @@ wait_tracer() {
 	done
 	echo "$tp"
 }
+# stop PID: SIGINT, and wait for it to be gone (60 s at most)
+stop() {
+	kill -INT "$1"
+	i=0
+	while [ -d /proc/$1 ]; do
+		[ $i -lt 300 ] || { echo "BENCH-FAIL pid $1 did not stop in 60 s" >&2; return 1; }
+		sleep 0.2
+		i=$((i + 1))
+	done
+}
 ROUND_LIMIT=${ROUND_LIMIT:-900}
-round() {	# MNT MODE -> "secs bpf_ns bpf_cnt"; non-zero when the round failed
+round() {	# MNT MODE -> "secs bpf_ns bpf_cnt rpcs"; non-zero when the round failed
 	m=$1 mode=$2 pid=
-	# busybox sh's $! is not the tracer's pid inside $(...): find it by name
+	# busybox sh's $! is not the tracer's pid inside $(...): find it by name. slotscope holds
+	# 11 programs (function design) or 9 (tracepoints), and the two RDMA pool kprobes
 	case $mode in
-	slotscope) slotscope -q 1 -d 3600 >/dev/null 2>&1 & pid=$(wait_tracer 6 slotscope) || return 1 ;;
+	slotscope) slotscope -q 1 -d 3600 >/dev/null 2>&1 & pid=$(wait_tracer 11 slotscope) || return 1 ;;
+	slotscope-tp) SLOTSCOPE_EVENTS=tracepoints slotscope -q 1 -d 3600 >/dev/null 2>&1 &
+		pid=$(wait_tracer 9 slotscope) || return 1 ;;
 	bpftrace) bpftrace /tmp/same.bt >/dev/null 2>&1 & pid=$(wait_tracer 5 bpftrace) || return 1 ;;
 	counter) bpftrace -e 'tracepoint:sunrpc:xprt_transmit { @c = count(); }' >/dev/null 2>&1 &
 		pid=$(wait_tracer 1 bpftrace) || return 1 ;;
 	esac
 	sleep 1
 	set -- $(bpfstat); t0=$1 c0=$2
+	r0=$(rpcs $m)
 	s=$(up)
-	writers $m 192 2 >/dev/null
+	writers $m $WRITERS 2 >/dev/null
 	e=$(up)
+	r1=$(rpcs $m)
 	set -- $(bpfstat); t1=$1 c1=$2
-	if [ -n "$pid" ]; then
-		kill -INT $pid
-		i=0
-		while [ -d /proc/$pid ]; do
-			[ $i -lt 300 ] || { echo "BENCH-FAIL $mode (pid $pid) did not stop in 60 s" >&2; return 1; }
-			sleep 0.2
-			i=$((i + 1))
-		done
-	fi
+	[ -z "$pid" ] || stop $pid || return 1
 	rm -f $m/ckpt.*
 	sync
-	echo "$(awk "BEGIN {print $e - $s}") $((t1 - t0)) $((c1 - c0))"
+	echo "$(awk "BEGIN {print $e - $s}") $((t1 - t0)) $((c1 - c0)) $((r1 - r0))"
 }
 for m in /mnt/tcp /mnt/rdma; do
 	r=1
 	while [ $r -le $ROUNDS ]; do
-		for mode in none slotscope bpftrace counter; do
+		for mode in none slotscope slotscope-tp bpftrace counter; do
 			# every round has a time limit: a hung round ends the bench with a reason
 			# (its sleep is killed with it: a TERM to the watchdog ends the sleep it waits for)
 			( sleep $ROUND_LIMIT & s=$!; trap 'kill $s 2>/dev/null; exit 0' TERM; wait $s
@@ -75,8 +100,42 @@ for m in /mnt/tcp /mnt/rdma; do
 			dog=$!
 			out=$(round $m $mode) || { kill $dog; echo "BENCH-FAIL $m $mode round $r"; exit 1; }
 			kill $dog 2>/dev/null
-			echo "BENCH $m $mode $r $out"
+			echo "BENCH $K $m $mode $r $out"
 		done
 		r=$((r + 1))
 	done
 done
+umount /mnt/rdma /mnt/tcp
+
+# scale N MNT...: slotscope --json 1 over the transports of MNT... (N of them), 64 writers x 1 MiB
+# spread over the mounts
+scale() {
+	n=$1
+	shift
+	slotscope --json 1 -d 3600 >/tmp/scale.json 2>/dev/null &
+	pid=$(wait_tracer 11 slotscope) || return 1
+	a=$(up) mnts="$*"
+	sleep 1
+	set -- $(bpfstat); t0=$1 c0=$2
+	r0=$(rpcs $mnts)
+	per=$((64 / $(echo $mnts | wc -w))) wp=
+	for m in $mnts; do writers $m $per 1 >/dev/null & wp="$wp $!"; done
+	for w in $wp; do wait $w; done
+	r1=$(rpcs $mnts)
+	set -- $(bpfstat); t1=$1 c1=$2
+	sleep 1
+	stop $pid || return 1
+	b=$(up)
+	for m in $mnts; do rm -f $m/ckpt.*; done
+	sync
+	echo "SCALE $K $n $(awk "BEGIN {print $b - $a}") $(tail -n 1 /tmp/scale.json | jq -r '.self | "\(.user_s) \(.sys_s) \(.startup_cpu_s) \(.max_rss_kib)"') $((t1 - t0)) $((c1 - c0)) $((r1 - r0))"
+}
+mount_tcp /mnt/x1 3 128 >/dev/null || exit 1
+scale 1 /mnt/x1 || { echo "BENCH-FAIL scale 1"; exit 1; }
+umount /mnt/x1
+mount_tcp /mnt/x16 3 128 nconnect=16 >/dev/null || exit 1
+scale 16 /mnt/x16 || { echo "BENCH-FAIL scale 16"; exit 1; }
+umount /mnt/x16
+set --
+for i in 1 2 3 4; do mount_tcp /mnt/y$i 3 128 nconnect=16 >/dev/null || exit 1; done
+scale 64 /mnt/y1 /mnt/y2 /mnt/y3 /mnt/y4 || { echo "BENCH-FAIL scale 64"; exit 1; }

@@ -447,9 +447,11 @@ static bool blame(struct engine *e)
 /*
  * Fault injection for the fallback tests: SLOTSCOPE_TEST_REFUSE="HOOK[:all],..." makes the
  * preferred variant of HOOK (every variant with :all) one the verifier really refuses, so the
- * refusal is met the way a kernel's would be: a load that fails with a log. The program's first
- * instruction becomes an exit with R0 unset; the count stays, so libbpf's relocations (made
- * later, by instruction index) still land inside it.
+ * refusal is met the way a kernel's would be: a load that fails with a log. One instruction
+ * becomes opcode 0, which the verifier refuses before it walks the program ("unknown opcode
+ * 00"): a register-to-register ALU or jump, which no relocation patches (libbpf fails a load
+ * itself, with no log, when a CO-RE or map relocation meets an instruction of the wrong kind).
+ * The count stays, so relocations, made later by instruction index, still land inside it.
  */
 static int inject_refusals(struct engine *e)
 {
@@ -469,6 +471,7 @@ static int inject_refusals(struct engine *e)
 			struct bpf_program *p = h->progs[v];
 			size_t cnt = bpf_program__insn_cnt(p);
 			struct bpf_insn *bad;
+			size_t k;
 			int err;
 
 			if (!bpf_program__autoload(p) || !cnt)
@@ -477,8 +480,19 @@ static int inject_refusals(struct engine *e)
 			if (!bad)
 				return -ENOMEM;
 			memcpy(bad, bpf_program__insns(p), cnt * sizeof(*bad));
-			memset(bad, 0, sizeof(*bad));
-			bad[0].code = BPF_JMP | BPF_EXIT;
+			for (k = 0; k < cnt; k++) {
+				__u8 cls = BPF_CLASS(bad[k].code), op = BPF_OP(bad[k].code);
+
+				if (BPF_SRC(bad[k].code) == BPF_X &&
+				    (cls == BPF_ALU || cls == BPF_ALU64 ||
+				     ((cls == BPF_JMP || cls == BPF_JMP32) && op != BPF_CALL &&
+				      op != BPF_EXIT))) {
+					bad[k].code = 0;
+					break;
+				}
+			}
+			if (k == cnt)
+				bad[0].code = 0;
 			err = bpf_program__set_insns(p, bad, cnt);
 			free(bad);
 			if (err)

@@ -8,14 +8,14 @@ srv=$LAST_SERVER
 
 # xprt_reserve refused as tp_btf: raw_tp instead; both session hooks refused outright: off
 w0=$(mountstats_op /mnt/t WRITE ops)
-SLOTSCOPE_TEST_REFUSE=xprt_reserve,nfs4_setup_sequence:all,nfs4_sequence_done:all \
+SLOTSCOPE_TEST_REFUSE=xprt_reserve,nfs4_setup_sequence:all \
 	slotscope -v --json -- sh -c ". /src/tools/vm/lib.sh; writers /mnt/t 32 1" >/tmp/f.json 2>/tmp/f.err
 check_eq "refusals: exit status" $? 0
 w1=$(mountstats_op /mnt/t WRITE ops)
 grep -E '^slotscope: (hook .* (refused|the verifier)|hook [a-z0-9_]+ +[a-z_]+$)' /tmp/f.err | sed 's/^/note /'
 method() { sed -n "s/^slotscope: hook $1  *\([a-z_]*\)$/\1/p" /tmp/f.err; }
 check_eq "xprt_reserve fell back to raw_tp" "$(method xprt_reserve)" raw_tp
-check_eq "rpc_task_sleep kept tp_btf" "$(method rpc_task_sleep)" tp_btf
+check_eq "rpc_stats_latency kept tp_btf" "$(method rpc_stats_latency)" tp_btf
 check_eq "nfs4_setup_sequence left off" "$(method nfs4_setup_sequence)" off
 check_eq "the refusal named with the verifier's reason" \
 	"$(grep -c '^slotscope: hook xprt_reserve: the verifier refused tp_btf/xprt_reserve (.\+)$' /tmp/f.err)" 1
@@ -26,11 +26,27 @@ check_eq "still exact: max in use = mountstats max_slots" "$(echo "$x" | jq .pea
 check_eq "still exact: WRITE ops = mountstats delta" "$(ss_op /tmp/f.json /mnt/t WRITE .count)" $((w1 - w0))
 check_eq "still exact: in use back to 0" "$(echo "$x" | jq .in_use)" 0
 
+# a hook the function design needs refused in every variant: the waits come from the tracepoints,
+# and every number is as exact (64 writers on 16 slots: slot waits and hand-offs on both paths)
+w0=$(mountstats_op /mnt/t WRITE ops)
+SLOTSCOPE_TEST_REFUSE=__xprt_set_rq:all \
+	slotscope -v --json -- sh -c ". /src/tools/vm/lib.sh; writers /mnt/t 64 1" >/tmp/d.json 2>/tmp/d.err
+check_eq "design refused: exit status" $? 0
+w1=$(mountstats_op /mnt/t WRITE ops)
+check_eq "design refused: waits from the tracepoints" "$(sed -n 's/^slotscope: events  *//p' /tmp/d.err)" tracepoints
+check_eq "design refused: rpc_task_wakeup attached" "$(sed -n 's/^slotscope: hook rpc_task_wakeup  *//p' /tmp/d.err)" tp_btf
+x=$(ss_xprt /tmp/d.json $srv)
+echo "note $(echo "$x" | jq -c '{peak,handoffs,slot_waits:.waits.slot.count}')"
+check_eq "design refused: max in use = mountstats max_slots" "$(echo "$x" | jq .peak)" "$(mountstats_xprt /mnt/t max_slots)"
+check_eq "design refused: WRITE ops = mountstats delta" "$(ss_op /tmp/d.json /mnt/t WRITE .count)" $((w1 - w0))
+check_gt "design refused: slot waits" "$(echo "$x" | jq .waits.slot.count)" 0
+check_eq "design refused: in use back to 0" "$(echo "$x" | jq .in_use)" 0
+
 # a required hook refused in every variant: one line with the reason, exit 77
-SLOTSCOPE_TEST_REFUSE=rpc_task_sleep:all slotscope -d 1 >/tmp/r.out 2>/tmp/r.err
+SLOTSCOPE_TEST_REFUSE=rpc_stats_latency:all slotscope -d 1 >/tmp/r.out 2>/tmp/r.err
 check_eq "required hook refused: exit status" $? 77
 echo "note $(cat /tmp/r.err)"
 check_eq "required hook refused: one line" "$(grep -c . /tmp/r.err)" 1
 check_eq "required hook refused: names the hook and the verifier" \
-	"$(grep -c '^slotscope: the verifier refused the rpc_task_sleep hook (.\+); run with -v for its log$' /tmp/r.err)" 1
+	"$(grep -c '^slotscope: the verifier refused the rpc_stats_latency hook (.\+); run with -v for its log$' /tmp/r.err)" 1
 exit $CHECK_FAILED
