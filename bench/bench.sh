@@ -6,7 +6,12 @@
 # design); slotscope with SLOTSCOPE_EVENTS=tracepoints; a bpftrace script with the same probes;
 # a bare one-tracepoint counter. BPF CPU from bpf_stats (run_time_ns, run_cnt) over the write;
 # RPCs from mountstats (every op the mount counted).
-#   BENCH kernel mnt mode round secs bpf_ns bpf_cnt rpcs
+#   BENCH kernel mnt mode round secs bpf_ns bpf_cnt rpcs waits handoffs
+# (waits and hand-offs of every kind, from slotscope's summary; 0 for the others). With 96
+# writers the transport's send lock (xprt->sending) is contended, and each such wait costs runs
+# of its own; so the path where nothing waits is measured apart: one writer, O_DIRECT 1 MiB
+# writes, one RPC at a time, for both designs.
+#   SERIAL kernel mnt mode bpf_cnt rpcs waits
 #
 # Then slotscope alone at --json 1 over 1, 16 and 64 TCP transports (one mount; nconnect=16; four
 # servers with nconnect=16), 64 writers x 1 MiB spread over them: its own CPU and peak RSS from
@@ -68,9 +73,10 @@ round() {	# MNT MODE -> "secs bpf_ns bpf_cnt rpcs"; non-zero when the round fail
 	m=$1 mode=$2 pid=
 	# busybox sh's $! is not the tracer's pid inside $(...): find it by name. slotscope holds
 	# 11 programs (function design) or 9 (tracepoints), and the two RDMA pool kprobes
+	rm -f /tmp/round.json
 	case $mode in
-	slotscope) slotscope -q 1 -d 3600 >/dev/null 2>&1 & pid=$(wait_tracer 11 slotscope) || return 1 ;;
-	slotscope-tp) SLOTSCOPE_EVENTS=tracepoints slotscope -q 1 -d 3600 >/dev/null 2>&1 &
+	slotscope) slotscope --json -d 3600 >/tmp/round.json 2>/dev/null & pid=$(wait_tracer 11 slotscope) || return 1 ;;
+	slotscope-tp) SLOTSCOPE_EVENTS=tracepoints slotscope --json -d 3600 >/tmp/round.json 2>/dev/null &
 		pid=$(wait_tracer 9 slotscope) || return 1 ;;
 	bpftrace) bpftrace /tmp/same.bt >/dev/null 2>&1 & pid=$(wait_tracer 5 bpftrace) || return 1 ;;
 	counter) bpftrace -e 'tracepoint:sunrpc:xprt_transmit { @c = count(); }' >/dev/null 2>&1 &
@@ -87,7 +93,32 @@ round() {	# MNT MODE -> "secs bpf_ns bpf_cnt rpcs"; non-zero when the round fail
 	[ -z "$pid" ] || stop $pid || return 1
 	rm -f $m/ckpt.*
 	sync
-	echo "$(awk "BEGIN {print $e - $s}") $((t1 - t0)) $((c1 - c0)) $((r1 - r0))"
+	echo "$(awk "BEGIN {print $e - $s}") $((t1 - t0)) $((c1 - c0)) $((r1 - r0)) $(waits /tmp/round.json)"
+}
+# waits FILE: "waits handoffs" summed over every transport of slotscope's summary in FILE; "0 0"
+waits() {
+	[ -s "$1" ] || { echo "0 0"; return; }
+	tail -n 1 "$1" | jq -r '[.transports[] | .waits.slot.count + .waits.send.count + .waits.session.count + .waits.delay.count] as $w | [.transports[].handoffs] as $h | "\($w | add // 0) \($h | add // 0)"'
+}
+# serial MNT MODE: one writer, O_DIRECT, one RPC in flight: "bpf_cnt rpcs waits"
+serial() {
+	m=$1 mode=$2
+	case $mode in
+	slotscope) slotscope --json -d 3600 >/tmp/serial.json 2>/dev/null & pid=$(wait_tracer 11 slotscope) || return 1 ;;
+	slotscope-tp) SLOTSCOPE_EVENTS=tracepoints slotscope --json -d 3600 >/tmp/serial.json 2>/dev/null &
+		pid=$(wait_tracer 9 slotscope) || return 1 ;;
+	esac
+	sleep 1
+	set -- $(bpfstat); c0=$2
+	r0=$(rpcs $m)
+	writers $m 1 64 direct >/dev/null
+	r1=$(rpcs $m)
+	set -- $(bpfstat); c1=$2
+	stop $pid || return 1
+	rm -f $m/ckpt.*
+	sync
+	set -- $(waits /tmp/serial.json)
+	echo "$((c1 - c0)) $((r1 - r0)) $1"
 }
 for m in /mnt/tcp /mnt/rdma; do
 	r=1
@@ -103,6 +134,12 @@ for m in /mnt/tcp /mnt/rdma; do
 			echo "BENCH $K $m $mode $r $out"
 		done
 		r=$((r + 1))
+	done
+done
+for m in /mnt/tcp /mnt/rdma; do
+	for mode in slotscope slotscope-tp; do
+		out=$(serial $m $mode) || { echo "BENCH-FAIL serial $m $mode"; exit 1; }
+		echo "SERIAL $K $m $mode $out"
 	done
 done
 umount /mnt/rdma /mnt/tcp

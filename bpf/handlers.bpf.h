@@ -92,9 +92,10 @@ static __always_inline void FN(sample)(struct xprt_stats *x, struct rpc_xprt *xp
 	x->connects = RD(xprt, stat.connect_count) - x->connects_base;
 }
 
-static __always_inline void FN(slot_acquired)(struct rpc_rqst *rqst, struct rpc_xprt *xprt, bool handoff)
+static __always_inline void FN(slot_acquired)(struct rpc_rqst *rqst, struct rpc_xprt *xprt, bool handoff,
+					      __u64 now)
 {
-	__u64 key = (__u64)rqst, val = (__u64)xprt, now = bpf_ktime_get_ns();
+	__u64 key = (__u64)rqst, val = (__u64)xprt;
 	struct xprt_stats *x;
 	int err;
 
@@ -143,6 +144,13 @@ static __always_inline void FN(release_slot)(struct rpc_rqst *rqst, __u64 now)
 	FN(sample)(x, xprt);
 }
 
+/* The waiter entry of task @key, of @kind, is gone: so is its count if it was there. */
+static __always_inline void FN(waiter_drop)(__u64 key, __u32 kind)
+{
+	if (!bpf_map_delete_elem(&waiters, &key) && kind < WAIT_KINDS)
+		__sync_fetch_and_add(&nwaiting[kind], -1);
+}
+
 /* A wait of @w ended at @end on @xprt (the task's own transport, a trusted pointer). */
 static __always_inline void FN(wait_done)(struct waiter *w, struct rpc_xprt *xprt, __u64 end)
 {
@@ -164,14 +172,13 @@ static __always_inline void FN(wait_end)(struct rpc_task *task, struct rpc_rqst 
 	__u64 key = (__u64)task, end = now;
 	struct waiter *w;
 
-	if (!waits_by_fn || !nwaiting)
+	if (!waits_by_fn)
 		return;
 	w = bpf_map_lookup_elem(&waiters, &key);
 	if (!w)
 		return;
 	if (w->task_start != (__u64)RD(task, tk_start)) {
-		if (!bpf_map_delete_elem(&waiters, &key))
-			__sync_fetch_and_add(&nwaiting, -1);
+		FN(waiter_drop)(key, w->kind);
 		return;
 	}
 	if (only_kind < WAIT_KINDS && w->kind != only_kind)
@@ -187,8 +194,7 @@ static __always_inline void FN(wait_end)(struct rpc_task *task, struct rpc_rqst 
 			end = xt;
 	}
 	FN(wait_done)(w, RD(task, tk_xprt), end);
-	if (!bpf_map_delete_elem(&waiters, &key))
-		__sync_fetch_and_add(&nwaiting, -1);
+	FN(waiter_drop)(key, w->kind);
 }
 
 /*
@@ -199,18 +205,21 @@ static __always_inline void FN(wait_end)(struct rpc_task *task, struct rpc_rqst 
 static __always_inline int FN(handle_xprt_reserve)(struct rpc_rqst *rqst)
 {
 	struct rpc_task *task;
+	__u64 now;
 
 	ARMED_OR_RETURN();
 	if (!rqst)
 		return 0;
-	FN(slot_acquired)(rqst, RD(rqst, rq_xprt), false);
+	now = bpf_ktime_get_ns();
+	FN(slot_acquired)(rqst, RD(rqst, rq_xprt), false, now);
 	/*
 	 * Through the function hooks a wait for a slot the task was not handed, for a session
 	 * slot or for a delay without __rpc_atrun() ends when the task goes on to hold a slot.
+	 * The send queue's waits end at the RPC's end: while only they are open, none is looked for.
 	 */
 	task = RD(rqst, rq_task);
-	if (task)
-		FN(wait_end)(task, rqst, bpf_ktime_get_ns(), WAIT_KINDS, false);
+	if (task && (nwaiting[WAIT_SLOT] || nwaiting[WAIT_SESSION] || nwaiting[WAIT_DELAY]))
+		FN(wait_end)(task, rqst, now, WAIT_KINDS, false);
 	return 0;
 }
 
@@ -295,13 +304,16 @@ static __always_inline int FN(wait_begin)(struct rpc_task *task, struct rpc_wait
 			}
 			FN(wait_done)(old, xprt, end);
 		}
+		if (old->kind < WAIT_KINDS)
+			__sync_fetch_and_add(&nwaiting[old->kind], -1);
+		__sync_fetch_and_add(&nwaiting[kind], 1);
 		bpf_map_update_elem(&waiters, &key, &w, BPF_EXIST);
 		return 0;
 	}
 	if (bpf_map_update_elem(&waiters, &key, &w, BPF_ANY))
 		count(CNT_WAITERS_FULL);
 	else if (waits_by_fn)
-		__sync_fetch_and_add(&nwaiting, 1);
+		__sync_fetch_and_add(&nwaiting[kind], 1);
 	return 0;
 }
 
@@ -334,7 +346,7 @@ static __always_inline int FN(handle_task_wakeup)(struct rpc_task *task, struct 
 		struct rpc_rqst *rqst = RD(task, tk_rqstp);
 
 		if (rqst)
-			FN(slot_acquired)(rqst, xprt, true);
+			FN(slot_acquired)(rqst, xprt, true, bpf_ktime_get_ns());
 	}
 	w = bpf_map_lookup_elem(&waiters, &key);
 	if (!w)
@@ -380,6 +392,7 @@ static __always_inline int FN(handle_atrun)(struct rpc_task *task)
 static __always_inline int FN(handle_set_rq)(struct rpc_task *task, struct rpc_rqst *rqst)
 {
 	struct rpc_xprt *xprt;
+	__u64 now;
 
 	ARMED_OR_RETURN();
 	if (!task || !rqst || RD(task, tk_rqstp))
@@ -387,9 +400,17 @@ static __always_inline int FN(handle_set_rq)(struct rpc_task *task, struct rpc_r
 	xprt = RD(task, tk_xprt);
 	if (!xprt)
 		return 0;
-	FN(slot_acquired)(rqst, xprt, true);
-	FN(wait_end)(task, NULL, bpf_ktime_get_ns(), WAIT_SLOT, false);
+	now = bpf_ktime_get_ns();
+	FN(slot_acquired)(rqst, xprt, true, now);
+	FN(wait_end)(task, NULL, now, WAIT_SLOT, false);
 	return 0;
+}
+
+/* WRITE, or READ (NFSv3's READDIR(PLUS) and READLINK too: note_client() checks what it reads) */
+static __always_inline bool FN(is_page_io)(const char *op)
+{
+	return (op[0] == 'W' && op[1] == 'R' && op[2] == 'I' && op[3] == 'T' && op[4] == 'E' && !op[5]) ||
+	       (op[0] == 'R' && op[1] == 'E' && op[2] == 'A' && op[3] == 'D');
 }
 
 /*
@@ -409,8 +430,7 @@ static __always_inline void FN(note_client)(struct rpc_task *task, struct rpc_cl
 	struct client_info ci = {};
 	struct super_block *sb;
 
-	if (!((op[0] == 'W' && op[1] == 'R' && op[2] == 'I' && op[3] == 'T' && op[4] == 'E' && !op[5]) ||
-	      (op[0] == 'R' && op[1] == 'E' && op[2] == 'A' && op[3] == 'D'))) {
+	if (!FN(is_page_io)(op)) {
 		struct rpc_clnt *parent;
 
 		/* the parent link is recorded once; a known client has nothing more to learn here */
@@ -444,7 +464,7 @@ static __always_inline int FN(handle_stats_latency)(struct rpc_task *task, __s64
 	struct rpc_clnt *clnt;
 	struct op_key k = {};
 	struct op_stats *o;
-	__u32 zero = 0;
+	__u32 zero = 0, timeouts;
 	int ntrans;
 	__u64 now;
 
@@ -456,7 +476,8 @@ static __always_inline int FN(handle_stats_latency)(struct rpc_task *task, __s64
 		return 0;
 	now = bpf_ktime_get_ns();
 	FN(release_slot)(rqst, now);
-	FN(wait_end)(task, rqst, now, WAIT_KINDS, true);
+	if (nwaiting[WAIT_SLOT] || nwaiting[WAIT_SEND] || nwaiting[WAIT_SESSION] || nwaiting[WAIT_DELAY])
+		FN(wait_end)(task, rqst, now, WAIT_KINDS, true);
 	proc = RD(task, tk_msg.rpc_proc);
 	clnt = RD(task, tk_client);
 	if (!clnt)
@@ -480,14 +501,21 @@ static __always_inline int FN(handle_stats_latency)(struct rpc_task *task, __s64
 		if (proc && !o->name[0])
 			bpf_probe_read_kernel_str(o->name, sizeof(o->name), RD(proc, p_name));
 	}
-	ci = bpf_map_lookup_elem(&clients, &k.clid);
-	if (!ci || !ci->dev)
-		FN(note_client)(task, clnt, k.clid, o->name, ci != NULL);
+	/* once this op's client is placed, or cannot be placed from this op, no lookup per RPC */
+	if (!o->client_done) {
+		ci = bpf_map_lookup_elem(&clients, &k.clid);
+		if (ci && (ci->dev || !FN(is_page_io)(o->name)))
+			o->client_done = 1;
+		else
+			FN(note_client)(task, clnt, k.clid, o->name, ci != NULL);
+	}
 	/* the same arithmetic as rpc_count_iostats_metrics(), so sums match mountstats */
 	ntrans = RD(rqst, rq_ntrans);
 	__sync_fetch_and_add(&o->count, 1);
 	__sync_fetch_and_add(&o->ntrans, ntrans > 1 ? ntrans : 1);
-	__sync_fetch_and_add(&o->timeouts, RD(task, tk_timeouts));
+	timeouts = RD(task, tk_timeouts);
+	if (timeouts)
+		__sync_fetch_and_add(&o->timeouts, timeouts);
 	if (RD(task, tk_status) < 0)
 		__sync_fetch_and_add(&o->errors, 1);
 	__sync_fetch_and_add(&o->bytes_sent, RD(rqst, rq_xmit_bytes_sent));

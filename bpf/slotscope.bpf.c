@@ -33,8 +33,11 @@ __u32 rdma_pool_is_max_reqs;
  * the rpc_task_sleep/rpc_task_wakeup tracepoints: a wait then ends at the task's next event.
  */
 __u32 waits_by_fn;
-/* entries in waiters made through the function hooks: none, and no RPC looks there */
-__s64 nwaiting;
+/*
+ * Entries in waiters made through the function hooks, per kind: an RPC looks there only when a
+ * wait it could end is open somewhere (xprt_reserve ends all but the send queue's).
+ */
+__s64 nwaiting[WAIT_KINDS];
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);

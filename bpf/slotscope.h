@@ -119,6 +119,8 @@ struct op_key {
 
 struct op_stats {
 	char name[OPNAME_LEN];
+	__u32 client_done;	/* the client's mount is known, or nothing more can be learned here */
+	__u32 __pad;
 	__u64 count;
 	__u64 ntrans;
 	__u64 timeouts;

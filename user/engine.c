@@ -572,6 +572,10 @@ int engine_open(struct engine **out, const struct engine_opts *o, const char **w
 		return -ENOMEM;
 	e->btf_fd = -1;
 	e->o = *o;
+	if (o->no_kprobes) {
+		e->o.events_tp = true;
+		e->pools_off = true;
+	}
 	err = probe_atomics();
 	if (err == -EINVAL) {
 		snprintf(why_buf, sizeof(why_buf), "this kernel's BPF has no atomic fetch-and-add or "

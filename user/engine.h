@@ -76,6 +76,7 @@ struct engine_opts {
 	unsigned int max_inflight;	/* slots tracked at once; 0 = MAX_INFLIGHT */
 	bool force_fallback;		/* raw_tp/kprobe for every hook (SLOTSCOPE_ATTACH=fallback) */
 	bool events_tp;			/* waits from the tracepoints (SLOTSCOPE_EVENTS=tracepoints) */
+	bool no_kprobes;		/* perf_event_open refused: the tracepoint design, no pool kprobes */
 	/*
 	 * Without CAP_SYS_ADMIN: module BTF cannot be looked up by id (BPF_BTF_GET_NEXT_ID), so
 	 * CO-RE gets one merged BTF and every hook attaches by name (raw_tp, kprobe).
