@@ -23,6 +23,7 @@ expect "bad duration" 64 "invalid --duration 'abc'" slotscope -d abc
 expect "bad interval" 64 "invalid INTERVAL '0'" slotscope 0
 expect "bad count" 64 "invalid COUNT '1.5'" slotscope 1 1.5
 expect "nothing after --" 64 "nothing after '--'" slotscope --
+expect "bad SLOTSCOPE_EVENTS" 64 "SLOTSCOPE_EVENTS=probes: say tracepoints or functions" env SLOTSCOPE_EVENTS=probes slotscope -d 1
 slotscope -q -- sh -c 'exit 3'
 check_eq "exit status of the command" $? 3
 
