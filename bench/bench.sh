@@ -76,16 +76,23 @@ stop() {
 		i=$((i + 1))
 	done
 }
+# slotscope_bg DESIGN OUT ARGS...: slotscope ARGS in DESIGN (functions, tracepoints) in the
+# background, its JSON in OUT; prints its pid once its programs are loaded (busybox sh's $! is not
+# the tracer's pid inside $(...): wait_tracer finds it by name). It loads its hooks (11 in the
+# function design, 7 in the tracepoint design) and 2 RDMA pool kprobes: 13 or 9 programs.
+slotscope_bg() {
+	d=$1 out=$2
+	shift 2
+	SLOTSCOPE_EVENTS=$d slotscope "$@" -d 3600 >"$out" 2>/dev/null &
+	wait_tracer $([ "$d" = functions ] && echo 13 || echo 9) slotscope
+}
 ROUND_LIMIT=${ROUND_LIMIT:-900}
 round() {	# MNT MODE -> "secs bpf_ns bpf_cnt rpcs"; non-zero when the round failed
 	m=$1 mode=$2 pid=
-	# busybox sh's $! is not the tracer's pid inside $(...): find it by name. slotscope holds
-	# 11 programs (function design) or 9 (tracepoints), and the two RDMA pool kprobes
 	rm -f /tmp/round.json
 	case $mode in
-	slotscope) slotscope --json -d 3600 >/tmp/round.json 2>/dev/null & pid=$(wait_tracer 11 slotscope) || return 1 ;;
-	slotscope-tp) SLOTSCOPE_EVENTS=tracepoints slotscope --json -d 3600 >/tmp/round.json 2>/dev/null &
-		pid=$(wait_tracer 9 slotscope) || return 1 ;;
+	slotscope) pid=$(slotscope_bg functions /tmp/round.json --json) || return 1 ;;
+	slotscope-tp) pid=$(slotscope_bg tracepoints /tmp/round.json --json) || return 1 ;;
 	bpftrace) bpftrace /tmp/same.bt >/dev/null 2>&1 & pid=$(wait_tracer 5 bpftrace) || return 1 ;;
 	counter) bpftrace -e 'tracepoint:sunrpc:xprt_transmit { @c = count(); }' >/dev/null 2>&1 &
 		pid=$(wait_tracer 1 bpftrace) || return 1 ;;
@@ -108,14 +115,10 @@ waits() {
 	[ -s "$1" ] || { echo "0 0"; return; }
 	tail -n 1 "$1" | jq -r '[.transports[] | .waits.slot.count + .waits.send.count + .waits.session.count + .waits.delay.count] as $w | [.transports[].handoffs] as $h | "\($w | add // 0) \($h | add // 0)"'
 }
-# serial MNT MODE: one writer, O_DIRECT 64 KiB, one RPC in flight: "bpf_cnt rpcs waits"
+# serial MNT DESIGN: one writer, O_DIRECT 64 KiB, one RPC in flight: "bpf_cnt rpcs waits"
 serial() {
-	m=$1 mode=$2
-	case $mode in
-	slotscope) slotscope --json -d 3600 >/tmp/serial.json 2>/dev/null & pid=$(wait_tracer 11 slotscope) || return 1 ;;
-	slotscope-tp) SLOTSCOPE_EVENTS=tracepoints slotscope --json -d 3600 >/tmp/serial.json 2>/dev/null &
-		pid=$(wait_tracer 9 slotscope) || return 1 ;;
-	esac
+	m=$1
+	pid=$(slotscope_bg $2 /tmp/serial.json --json) || return 1
 	sleep 1
 	set -- $(bpfstat); c0=$2
 	r0=$(rpcs $m)
@@ -145,9 +148,9 @@ for m in /mnt/tcp /mnt/rdma; do
 	done
 done
 for m in /mnt/tcp /mnt/rdma; do
-	for mode in slotscope slotscope-tp; do
-		out=$(serial $m $mode) || { echo "BENCH-FAIL serial $m $mode"; exit 1; }
-		echo "SERIAL $K $m $mode $out"
+	for d in functions tracepoints; do
+		out=$(serial $m $d) || { echo "BENCH-FAIL serial $m $d"; exit 1; }
+		echo "SERIAL $K $m $([ $d = functions ] && echo slotscope || echo slotscope-tp) $out"
 	done
 done
 umount /mnt/rdma /mnt/tcp
@@ -161,8 +164,7 @@ scale() {
 	n=$1
 	shift
 	mnts="$*"
-	slotscope --json 1 -d 3600 >/tmp/scale.json 2>/dev/null &
-	pid=$(wait_tracer 11 slotscope) || return 1
+	pid=$(slotscope_bg functions /tmp/scale.json --json 1) || return 1
 	# a first write, not measured: every transport and op is seen once (the entries made, the
 	# audit and link lookups of new transports done)
 	per=$((64 / $(echo $mnts | wc -w))) wp=

@@ -39,22 +39,21 @@ END {
 		b = t SUBSEP "none"; base = n[b] ? secs[b] / n[b] : 0
 		for (i = 1; i <= nm; i++) {
 			k = t SUBSEP modes[i]; if (!n[k]) continue
-			mean = secs[k] / n[k]; v = s2[k] / n[k] - mean * mean; sd = v > 0 ? sqrt(v) : 0
+			mean[k] = secs[k] / n[k]; v = s2[k] / n[k] - mean[k] * mean[k]; sd[k] = v > 0 ? sqrt(v) : 0
 			cpu[k] = secs[k] > 0 ? 100 * ns[k] / 1e9 / secs[k] : 0
 			per[k] = cnt[k] ? ns[k] / cnt[k] : 0
 			runs[k] = rpc[k] ? cnt[k] / rpc[k] : 0
-			ratio = mean > 0 ? base / mean : 0
-			sp = mean > 0 ? sd / mean : 0; if (sp > spread) spread = sp
-			if (modes[i] != "none") { if (lo == "" || ratio < lo) lo = ratio; if (ratio > hi) hi = ratio }
+			ratio[k] = mean[k] > 0 ? base / mean[k] : 0
+			sp = mean[k] > 0 ? sd[k] / mean[k] : 0; if (sp > spread) spread = sp
+			if (modes[i] != "none") { if (lo == "" || ratio[k] < lo) lo = ratio[k]; if (ratio[k] > hi) hi = ratio[k] }
 		}
 		bt = t SUBSEP "bpftrace"; ct = t SUBSEP "counter"
 		for (i = 1; i <= nm; i++) {
 			k = t SUBSEP modes[i]; if (!n[k]) continue
-			mean = secs[k] / n[k]; v = s2[k] / n[k] - mean * mean; sd = v > 0 ? sqrt(v) : 0
 			vb = (cpu[bt] > 0 && modes[i] != "none") ? sprintf("%.2f×", cpu[k] / cpu[bt]) : "–"
 			vc = (cpu[ct] > 0 && modes[i] != "none") ? sprintf("%.1f×", cpu[k] / cpu[ct]) : "–"
 			wr = modes[i] ~ /^slotscope/ && rpc[k] ? sprintf("%.2f", wt[k] / rpc[k]) : "–"
-			printf "| %s | %s | %s | %d | %.1f ± %.1f | %.2f | %.3f | %.2f | %s | %.0f | %s | %s |\n", a[1], a[2], modes[i], n[k], mean, sd, (base > 0 ? base / mean : 0), cpu[k], runs[k], wr, per[k], vb, vc
+			printf "| %s | %s | %s | %d | %.1f ± %.1f | %.2f | %.3f | %.2f | %s | %.0f | %s | %s |\n", a[1], a[2], modes[i], n[k], mean[k], sd[k], ratio[k], cpu[k], runs[k], wr, per[k], vb, vc
 		}
 	}
 	print ""

@@ -161,10 +161,22 @@ static __always_inline void FN(wait_done)(struct waiter *w, struct rpc_xprt *xpr
 }
 
 /*
- * Function hooks only (waits_by_fn): the wait @task is in, if any, ends now. A wait for the
- * send queue ends when the request went out: rq_xtime is stamped (ktime_get(), the clock of
- * bpf_ktime_get_ns()) by every transmission, whoever held the transport's lock for it. An
- * entry whose task start differs is a dead task's, left at this address: dropped uncounted.
+ * When a wait for the send queue ended: when its request went out. rq_xtime is stamped
+ * (ktime_get(), the clock of bpf_ktime_get_ns()) by every transmission, whoever held the
+ * transport's lock for it. 0: not sent since the wait began.
+ */
+static __always_inline __u64 FN(sent_at)(const struct waiter *w, struct rpc_rqst *rqst, __u64 now)
+{
+	__u64 xt = rqst ? (__u64)RD(rqst, rq_xtime) : 0;
+
+	return xt > w->start_ns ? (xt < now ? xt : now) : 0;
+}
+
+/*
+ * Function hooks only (only their waits are counted in nwaiting, and every caller outside them
+ * looks at nwaiting first): the wait @task is in, if any, ends now, a send queue's when its
+ * request went out (the wait goes on if it has not, unless the RPC is over: @final). An entry
+ * whose task start differs is a dead task's, left at this address: dropped uncounted.
  */
 static __always_inline void FN(wait_end)(struct rpc_task *task, struct rpc_rqst *rqst, __u64 now,
 					 __u32 only_kind, bool final)
@@ -172,8 +184,6 @@ static __always_inline void FN(wait_end)(struct rpc_task *task, struct rpc_rqst 
 	__u64 key = (__u64)task, end = now;
 	struct waiter *w;
 
-	if (!waits_by_fn)
-		return;
 	w = bpf_map_lookup_elem(&waiters, &key);
 	if (!w)
 		return;
@@ -184,14 +194,12 @@ static __always_inline void FN(wait_end)(struct rpc_task *task, struct rpc_rqst 
 	if (only_kind < WAIT_KINDS && w->kind != only_kind)
 		return;
 	if (w->kind == WAIT_SEND) {
-		__u64 xt;
+		__u64 sent = FN(sent_at)(w, rqst, now);
 
-		xt = rqst ? (__u64)RD(rqst, rq_xtime) : 0;
-		/* not sent since the wait began: it goes on, unless the RPC is over */
-		if (xt <= w->start_ns && !final)
+		if (!sent && !final)
 			return;
-		if (xt > w->start_ns && xt < now)
-			end = xt;
+		if (sent)
+			end = sent;
 	}
 	FN(wait_done)(w, RD(task, tk_xprt), end);
 	FN(waiter_drop)(key, w->kind);
@@ -217,8 +225,10 @@ static __always_inline int FN(handle_xprt_reserve)(struct rpc_rqst *rqst)
 	 * slot or for a delay without __rpc_atrun() ends when the task goes on to hold a slot.
 	 * The send queue's waits end at the RPC's end: while only they are open, none is looked for.
 	 */
+	if (!nwaiting[WAIT_SLOT] && !nwaiting[WAIT_SESSION] && !nwaiting[WAIT_DELAY])
+		return 0;
 	task = RD(rqst, rq_task);
-	if (task && (nwaiting[WAIT_SLOT] || nwaiting[WAIT_SESSION] || nwaiting[WAIT_DELAY]))
+	if (task)
 		FN(wait_end)(task, rqst, now, WAIT_KINDS, false);
 	return 0;
 }
@@ -256,10 +266,11 @@ static __always_inline __u32 FN(wait_kind)(struct rpc_xprt *xprt, struct rpc_wai
 /*
  * @task starts a wait of @kind on @q (NULL for rpc_delay()): it is about to be queued, so the
  * queue's length counts it in. Through the tracepoint every sleep replaces the entry (its wake-up
- * closed the last); through the function hooks a task still in a wait (woken without what it
- * waited for, queued again) closes it first, so every sleep is one wait either way.
+ * closed the last); through the function hooks (@by_fn) a task still in a wait (woken without
+ * what it waited for, queued again) closes it first, so every sleep is one wait either way.
  */
-static __always_inline int FN(wait_begin)(struct rpc_task *task, struct rpc_wait_queue *q, __u32 kind)
+static __always_inline int FN(wait_begin)(struct rpc_task *task, struct rpc_wait_queue *q, __u32 kind,
+					  bool by_fn)
 {
 	struct rpc_xprt *xprt;
 	struct waiter w = {};
@@ -276,7 +287,6 @@ static __always_inline int FN(wait_begin)(struct rpc_task *task, struct rpc_wait
 		return 0;
 	w.kind = kind;
 	w.start_ns = bpf_ktime_get_ns();
-	w.xprt = (__u64)xprt;
 	w.task_start = (__u64)RD(task, tk_start);
 	x = FN(get_xprt)(xprt, w.start_ns);
 	if (x && q) {
@@ -290,19 +300,13 @@ static __always_inline int FN(wait_begin)(struct rpc_task *task, struct rpc_wait
 			atomic_max(&x->sending_max, qlen);
 		}
 	}
-	old = waits_by_fn ? bpf_map_lookup_elem(&waiters, &key) : NULL;
+	old = by_fn ? bpf_map_lookup_elem(&waiters, &key) : NULL;
 	if (old) {
 		if (old->task_start == w.task_start && old->kind < WAIT_KINDS) {
-			__u64 end = w.start_ns;
+			__u64 sent = old->kind == WAIT_SEND ?
+				     FN(sent_at)(old, RD(task, tk_rqstp), w.start_ns) : 0;
 
-			if (old->kind == WAIT_SEND) {
-				struct rpc_rqst *rqst = RD(task, tk_rqstp);
-				__u64 xt = rqst ? (__u64)RD(rqst, rq_xtime) : 0;
-
-				if (xt > old->start_ns && xt < end)
-					end = xt;
-			}
-			FN(wait_done)(old, xprt, end);
+			FN(wait_done)(old, xprt, sent ? sent : w.start_ns);
 		}
 		if (old->kind < WAIT_KINDS)
 			__sync_fetch_and_add(&nwaiting[old->kind], -1);
@@ -312,7 +316,7 @@ static __always_inline int FN(wait_begin)(struct rpc_task *task, struct rpc_wait
 	}
 	if (bpf_map_update_elem(&waiters, &key, &w, BPF_ANY))
 		count(CNT_WAITERS_FULL);
-	else if (waits_by_fn)
+	else if (by_fn)
 		__sync_fetch_and_add(&nwaiting[kind], 1);
 	return 0;
 }
@@ -322,7 +326,7 @@ static __always_inline int FN(handle_task_sleep)(struct rpc_task *task, struct r
 	ARMED_OR_RETURN();
 	if (!task || !q)
 		return 0;
-	return FN(wait_begin)(task, q, WAIT_KINDS);
+	return FN(wait_begin)(task, q, WAIT_KINDS, false);
 }
 
 static __always_inline int FN(handle_task_wakeup)(struct rpc_task *task, struct rpc_wait_queue *q)
@@ -363,7 +367,7 @@ static __always_inline int FN(handle_sleep_on)(struct rpc_wait_queue *q, struct 
 	ARMED_OR_RETURN();
 	if (!task || !q)
 		return 0;
-	return FN(wait_begin)(task, q, WAIT_KINDS);
+	return FN(wait_begin)(task, q, WAIT_KINDS, true);
 }
 
 static __always_inline int FN(handle_delay)(struct rpc_task *task)
@@ -371,7 +375,7 @@ static __always_inline int FN(handle_delay)(struct rpc_task *task)
 	ARMED_OR_RETURN();
 	if (!task)
 		return 0;
-	return FN(wait_begin)(task, NULL, WAIT_DELAY);
+	return FN(wait_begin)(task, NULL, WAIT_DELAY, true);
 }
 
 /* __rpc_atrun(): the callback a delayed task runs first when its delay is over */

@@ -29,13 +29,9 @@ __u32 armed;
 /* set by user space when rpcrdma's BTF proves its request pool is max_reqs: see effective_limit() */
 __u32 rdma_pool_is_max_reqs;
 /*
- * Set by user space when waits come from the function hooks (rpc_sleep_on() and kin) rather than
- * the rpc_task_sleep/rpc_task_wakeup tracepoints: a wait then ends at the task's next event.
- */
-__u32 waits_by_fn;
-/*
- * Entries in waiters made through the function hooks, per kind: an RPC looks there only when a
- * wait it could end is open somewhere (xprt_reserve ends all but the send queue's).
+ * Entries in waiters made through the function hooks (rpc_sleep_on() and kin), per kind; the
+ * tracepoint design's are closed by their wake-up and never counted here. An RPC looks for its
+ * wait only when one it could end is open somewhere (xprt_reserve ends all but the send queue's).
  */
 __s64 nwaiting[WAIT_KINDS];
 

@@ -152,7 +152,6 @@ struct session_stats {
 
 struct waiter {
 	__u64 start_ns;
-	__u64 xprt;
 	__u64 task_start;	/* task->tk_start: tells a live task from a dead one at its address */
 	__u32 kind;
 	__u32 __pad;
@@ -162,7 +161,7 @@ _Static_assert(sizeof(struct wait_hist) == 8 * (3 + LAT_BUCKETS), "wait_hist ABI
 _Static_assert(sizeof(struct op_key) == 24, "op_key ABI");
 _Static_assert(sizeof(struct client_info) == 8, "client_info ABI");
 _Static_assert(sizeof(struct session_stats) == 48, "session_stats ABI");
-_Static_assert(sizeof(struct waiter) == 32, "waiter ABI");
+_Static_assert(sizeof(struct waiter) == 24, "waiter ABI");
 _Static_assert(sizeof(struct xprt_stats) == 1744, "xprt_stats ABI");
 
 #endif

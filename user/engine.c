@@ -157,25 +157,8 @@ static bool tracefs_has(struct engine *e, const char *tp)
 	return false;
 }
 
-static bool kallsyms_has(const struct engine *e, const char *fn)
-{
-	char path[512], line[512], sym[256];
-	bool found = false;
-	FILE *f;
-
-	if (root_path(path, sizeof(path), e->o.procfs_root, "/proc/kallsyms"))
-		return false;
-	f = fopen(path, "r");
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f))
-		found = sscanf(line, "%*s %*s %255s", sym) == 1 && strcmp(sym, fn) == 0;
-	fclose(f);
-	return found;
-}
-
-/* One pass over kallsyms for every function hook: a kprobe needs the symbol, nothing more. */
-static void kallsyms_probe(struct engine *e)
+/* One pass over kallsyms: found[i] set for each of @names it lists (a kprobe needs no more). */
+static void kallsyms_find(const struct engine *e, const char *const *names, size_t n, bool *found)
 {
 	char path[512], line[512], sym[256];
 	FILE *f;
@@ -188,16 +171,25 @@ static void kallsyms_probe(struct engine *e)
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "%*s %*s %255s", sym) != 1)
 			continue;
-		for (size_t i = 0; i < e->nhooks; i++)
-			if (e->hooks[i].kind == FUNC && !strcmp(sym, e->hooks[i].name))
-				e->hooks[i].have[1] = true;
+		for (size_t i = 0; i < n; i++)
+			if (names[i] && !strcmp(sym, names[i]))
+				found[i] = true;
 	}
 	fclose(f);
 }
 
+static bool kallsyms_has(const struct engine *e, const char *fn)
+{
+	bool found = false;
+
+	kallsyms_find(e, &fn, 1, &found);
+	return found;
+}
+
 static void probe_hooks(struct engine *e)
 {
-	bool funcs = false;
+	const char *funcs[NHOOKS] = { 0 };
+	bool found[NHOOKS] = { 0 }, any = false;
 
 	for (size_t i = 0; i < e->nhooks; i++) {
 		struct hook *h = &e->hooks[i];
@@ -212,12 +204,17 @@ static void probe_hooks(struct engine *e)
 			h->have[1] = h->have[0] || tracefs_has(e, h->name);
 		} else {
 			h->have[0] = btf_has(e, h->name, BTF_KIND_FUNC);
-			funcs = true;
+			funcs[i] = h->name;
+			any = true;
 		}
 		h->probed = true;
 	}
-	if (funcs)
-		kallsyms_probe(e);
+	if (!any)
+		return;
+	kallsyms_find(e, funcs, e->nhooks, found);
+	for (size_t i = 0; i < e->nhooks; i++)
+		if (funcs[i])
+			e->hooks[i].have[1] = found[i];
 }
 
 /* A variant of @h the kernel offers and the verifier has not refused; -1: none. */
@@ -260,7 +257,6 @@ static int choose_methods(struct engine *e)
 {
 	probe_hooks(e);
 	e->events = choose_events(e);
-	e->skel->bss->waits_by_fn = e->events == EVENTS_FUNCTIONS;
 	for (size_t i = 0; i < e->nhooks; i++) {
 		struct hook *h = &e->hooks[i];
 		struct hook_status *st = &e->status[i];
