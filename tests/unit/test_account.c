@@ -65,8 +65,8 @@ static void test_handoff(void **state)
 	(void)state;
 	account_acquire(x, true, false, 0, 1);
 	account_acquire(x, true, false, 0, 1);		/* full from t=0 */
-	account_release(x, true, 100, 1);		/* xprt_release entry ... */
-	account_acquire(x, true, true, 100, 1);		/* ... wakes the backlog with the request */
+	account_release(x, true, 100, 1);		/* rpc_stats_latency ...      */
+	account_acquire(x, true, true, 100, 1);		/* ... then __xprt_set_rq hands the request on */
 	account_acquire(x, false, false, 150, 1);	/* the woken task's own xprt_reserve: counted */
 	account_release(x, true, 300, 1);
 	account_release(x, true, 300, 1);
