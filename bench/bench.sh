@@ -78,13 +78,13 @@ stop() {
 }
 # slotscope_bg DESIGN OUT ARGS...: slotscope ARGS in DESIGN (functions, tracepoints) in the
 # background, its JSON in OUT; prints its pid once its programs are loaded (busybox sh's $! is not
-# the tracer's pid inside $(...): wait_tracer finds it by name). It loads its hooks (11 in the
-# function design, 7 in the tracepoint design) and 2 RDMA pool kprobes: 13 or 9 programs.
+# the tracer's pid inside $(...): wait_tracer finds it by name). It loads its hooks (12 in the
+# function design, 8 in the tracepoint design) and 2 RDMA pool kprobes: 14 or 10 programs.
 slotscope_bg() {
 	d=$1 out=$2
 	shift 2
 	SLOTSCOPE_EVENTS=$d slotscope "$@" -d 3600 >"$out" 2>/dev/null &
-	wait_tracer $([ "$d" = functions ] && echo 13 || echo 9) slotscope
+	wait_tracer $([ "$d" = functions ] && echo 14 || echo 10) slotscope
 }
 ROUND_LIMIT=${ROUND_LIMIT:-900}
 round() {	# MNT MODE -> "secs bpf_ns bpf_cnt rpcs"; non-zero when the round failed

@@ -86,9 +86,25 @@ static __always_inline void slot_change(struct xprt_stats *x, int delta, __u64 n
 	atomic_max(&x->epoch_peak[i], new);
 }
 
+/* one pending hand-off taken, if there is one: the slot it kept in use is the one now taken */
+static __always_inline bool handing_take(struct xprt_stats *x)
+{
+	for (int i = 0; i < 4; i++) {
+		__u32 h = x->handing;
+
+		if (!h)
+			return false;
+		if (__sync_val_compare_and_swap(&x->handing, h, h - 1) == h)
+			return true;
+	}
+	return false;
+}
+
 /*
  * A slot taken. @fresh: the request was not counted yet (its inflight entry was inserted now);
- * a handed-off request fires xprt_reserve again when its new owner runs, already counted.
+ * a handed-off request fires xprt_reserve again when its new owner runs, already counted. A
+ * hand-off whose release was kept in use (account_release) changes no level: the slot never
+ * became free.
  */
 static __always_inline void account_acquire(struct xprt_stats *x, bool fresh, bool handoff, __u64 now,
 					    __u32 e)
@@ -96,23 +112,55 @@ static __always_inline void account_acquire(struct xprt_stats *x, bool fresh, bo
 	if (!fresh)
 		return;
 	__sync_fetch_and_add(&x->acquires, 1);
-	if (handoff)
+	if (handoff) {
 		__sync_fetch_and_add(&x->handoffs, 1);
+		if (handing_take(x))
+			return;
+	}
 	slot_change(x, 1, now, e);
 }
 
 /*
  * A slot given back. @tracked: its acquire was counted (the inflight entry was there); one taken
  * before attach is counted apart and never drives occupancy below what was seen taken.
+ * @backlog: tasks waiting for a slot as the release is made. The release is seen before
+ * xprt_release() reaches xprt_free_slot(), which hands the request to the first of them: while
+ * more wait than hand-offs are pending, this one will be handed too, and its slot stays in use
+ * (the level must not dip below the limit at every hand-off of a saturated table). Two releases
+ * racing for one waiter: the second finds the hand-off taken and frees its slot.
  */
-static __always_inline void account_release(struct xprt_stats *x, bool tracked, __u64 now, __u32 e)
+static __always_inline void account_release(struct xprt_stats *x, bool tracked, __u32 backlog,
+					    __u64 now, __u32 e)
 {
 	if (!tracked) {
 		__sync_fetch_and_add(&x->preattach_releases, 1);
 		return;
 	}
 	__sync_fetch_and_add(&x->releases, 1);
+	for (int i = 0; i < 4; i++) {
+		__u32 h = x->handing;
+
+		if (backlog <= h)
+			break;
+		if (__sync_val_compare_and_swap(&x->handing, h, h + 1) == h)
+			return;
+	}
 	slot_change(x, -1, now, e);
+}
+
+/*
+ * Pending hand-offs never outnumber the waiters they are for: a task leaves the backlog by
+ * taking one (which the hand-off hook sees first), so more pending than @backlog waiting means
+ * some were not made (a waiter killed, or woken by a release that was counted as freeing). Those
+ * slots were freed: the level drops now, at the first event that can tell.
+ */
+static __always_inline void handing_heal(struct xprt_stats *x, __u32 backlog, __u64 now, __u32 e)
+{
+	__u32 h = x->handing;
+
+	if (h <= backlog || __sync_val_compare_and_swap(&x->handing, h, backlog) != h)
+		return;
+	slot_change(x, -(int)(h - backlog), now, e);
 }
 
 /* The transport is gone: the last stretch is closed, so its levels add up to its lifetime. */

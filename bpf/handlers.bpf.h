@@ -75,7 +75,8 @@ static __always_inline struct xprt_stats *FN(get_xprt)(struct rpc_xprt *xprt, __
  * Fields that move: credits for RDMA/UDP, num_reqs, the backlog. Sampled where a slot changes
  * hands (every RPC passes there twice), not on every transmit or sleep: the hot path stays short.
  */
-static __always_inline void FN(sample)(struct xprt_stats *x, struct rpc_xprt *xprt)
+static __always_inline void FN(sample)(struct xprt_stats *x, struct rpc_xprt *xprt, __u32 backlog,
+				      __u64 now)
 {
 	__u32 cwnd = RD(xprt, cwnd) >> RPC_CWNDSHIFT;
 	__u32 cong = RD(xprt, cong) >> RPC_CWNDSHIFT;
@@ -87,9 +88,11 @@ static __always_inline void FN(sample)(struct xprt_stats *x, struct rpc_xprt *xp
 	if (cong > x->cong_max)
 		x->cong_max = cong;
 	x->num_reqs = RD(xprt, num_reqs);
-	x->backlog_now = RD(xprt, backlog.qlen);
+	x->backlog_now = backlog;
 	x->sends = RD(xprt, stat.sends) - x->sends_base;
 	x->connects = RD(xprt, stat.connect_count) - x->connects_base;
+	if (x->handing)
+		handing_heal(x, backlog, now, epoch);
 }
 
 static __always_inline void FN(slot_acquired)(struct rpc_rqst *rqst, struct rpc_xprt *xprt, bool handoff,
@@ -102,7 +105,7 @@ static __always_inline void FN(slot_acquired)(struct rpc_rqst *rqst, struct rpc_
 	x = FN(get_xprt)(xprt, now);
 	if (!x)
 		return;
-	FN(sample)(x, xprt);
+	FN(sample)(x, xprt, RD(xprt, backlog.qlen), now);
 	/*
 	 * A handed-off request fires xprt_reserve again when its new owner runs: already counted.
 	 * Helper errors are ints: compare them as such (6.1 zero-extends them in R0).
@@ -126,6 +129,7 @@ static __always_inline void FN(release_slot)(struct rpc_rqst *rqst, __u64 now)
 	struct rpc_xprt *xprt = RD(rqst, rq_xprt);
 	__u64 key = (__u64)rqst;
 	struct xprt_stats *x;
+	__u32 backlog;
 	bool tracked;
 
 	/* NFSv4.1 callbacks reply on preallocated backchannel requests, never a slot */
@@ -140,8 +144,9 @@ static __always_inline void FN(release_slot)(struct rpc_rqst *rqst, __u64 now)
 	tracked = !bpf_map_delete_elem(&inflight, &key);
 	if (!tracked)
 		count(CNT_PREATTACH_RELEASE);
-	account_release(x, tracked, now, epoch);
-	FN(sample)(x, xprt);
+	backlog = RD(xprt, backlog.qlen);
+	account_release(x, tracked, backlog, now, epoch);
+	FN(sample)(x, xprt, backlog, now);
 }
 
 /* The waiter entry of task @key, of @kind, is gone: so is its count if it was there. */
@@ -573,6 +578,7 @@ static __always_inline int FN(handle_session)(struct nfs4_session *session)
 	s = bpf_map_lookup_elem(&sessions, &key);
 	if (!s) {
 		clnt = RD(session, clp, cl_rpcclient);
+		z.first_ns = bpf_ktime_get_ns();
 		z.clid = RD(clnt, cl_clid);
 		z.xprt = (__u64)RD(clnt, cl_xprt);
 		if ((int)bpf_map_update_elem(&sessions, &key, &z, BPF_NOEXIST) == -7 /* E2BIG */)
@@ -594,3 +600,22 @@ static __always_inline int FN(handle_session)(struct nfs4_session *session)
 	return 0;
 }
 
+
+/*
+ * rpc_free_client(): the client's id goes back to the kernel's IDA, and the next client made, often
+ * the next mount of the same server on the same transport, takes it. Its ops then land on the
+ * entries of the old one: they must learn their mount again, and the old mount must not answer
+ * for the new.
+ */
+static __always_inline int FN(handle_clnt_free)(struct rpc_clnt *clnt)
+{
+	__u32 clid;
+
+	ARMED_OR_RETURN();
+	if (!clnt)
+		return 0;
+	clid = RD(clnt, cl_clid);
+	bpf_map_delete_elem(&clients, &clid);
+	bpf_for_each_map_elem(&ops, forget_client, &clid, 0);
+	return 0;
+}

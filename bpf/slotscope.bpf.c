@@ -164,6 +164,14 @@ static __always_inline void effective_limit(struct xprt_stats *x, __u64 key)
 		bpf_map_delete_elem(&pools, &key);
 }
 
+/* bpf_for_each_map_elem() over ops: an op of client *@clid learns its mount again at its next RPC */
+static long forget_client(struct bpf_map *map, struct op_key *k, struct op_stats *o, __u32 *clid)
+{
+	if (k->clid == *clid)
+		o->client_done = 0;
+	return 0;
+}
+
 /*
  * The handlers are compiled twice: tp_btf and fentry arguments are trusted BTF pointers that
  * plain loads may walk (the JIT turns them into fault-tolerant loads: no helper call per field),
@@ -205,6 +213,7 @@ TP_PAIR(rpc_stats_latency, handle_stats_latency, (task, backlog, rtt, execute), 
 TP_PAIR(xprt_create, handle_xprt_create, (xprt), struct rpc_xprt *xprt)
 TP_PAIR(xprt_destroy, handle_xprt_destroy, (xprt), struct rpc_xprt *xprt)
 TP_PAIR(nfs4_setup_sequence, handle_session, (session), struct nfs4_session *session, void *args)
+TP_PAIR(rpc_clnt_free, handle_clnt_free, (clnt), struct rpc_clnt *clnt)
 
 /*
  * The waits through the functions that start and end them, not the rpc_task_sleep/wakeup

@@ -104,6 +104,13 @@ struct xprt_stats {
 	__u32 cong_max;
 	__u32 num_reqs;		/* xprt->num_reqs: slot structures allocated (TCP/UDP) */
 	__u32 backlog_now;
+	/*
+	 * Releases made while tasks were on the backlog: xprt_free_slot() hands each such request
+	 * to the first of them (xprt_wake_up_backlog(), e877a88d1f06, 5.13), so the slot stays in
+	 * use across the release. Counted in in_use until the hand-off takes one back.
+	 */
+	__u32 handing;
+	__u32 __pad1;
 
 	struct wait_hist waits[WAIT_KINDS];
 };
@@ -148,6 +155,7 @@ struct session_stats {
 	__u32 peak_used_slotid;	/* highest highest_used_slotid seen */
 	__u64 sequences;
 	__u64 last_ns;
+	__u64 first_ns;		/* with the key: a session made anew at the same address is another */
 };
 
 struct waiter {
@@ -160,8 +168,8 @@ struct waiter {
 _Static_assert(sizeof(struct wait_hist) == 8 * (3 + LAT_BUCKETS), "wait_hist ABI");
 _Static_assert(sizeof(struct op_key) == 24, "op_key ABI");
 _Static_assert(sizeof(struct client_info) == 8, "client_info ABI");
-_Static_assert(sizeof(struct session_stats) == 48, "session_stats ABI");
+_Static_assert(sizeof(struct session_stats) == 56, "session_stats ABI");
 _Static_assert(sizeof(struct waiter) == 24, "waiter ABI");
-_Static_assert(sizeof(struct xprt_stats) == 1744, "xprt_stats ABI");
+_Static_assert(sizeof(struct xprt_stats) == 1752, "xprt_stats ABI");
 
 #endif

@@ -35,7 +35,7 @@ struct hook {
 	char why[160];			/* the verifier's reason, for the message */
 };
 
-#define NHOOKS 13
+#define NHOOKS 14
 /* the verifier's log of a program that fails to load; a level-1 log of ours fits easily */
 #define VLOG_SIZE (256 * 1024)
 
@@ -58,6 +58,7 @@ struct engine {
 	/* transports whose inferred RDMA pool was said (key, first_seen) */
 	size_t nnoted;
 	__u64 noted[64][2];
+	struct level_marks marks;
 };
 
 static char why_buf[320];
@@ -386,6 +387,10 @@ static void add_hooks(struct engine *e)
 		  s->progs.btf_xprt_destroy, s->progs.raw_xprt_destroy },
 		{ "nfs4_setup_sequence", TP, G_ALL, false, "NFSv4.1 session slots are not measured",
 		  s->progs.btf_nfs4_setup_sequence, s->progs.raw_nfs4_setup_sequence },
+		/* bpf_for_each_map_elem(): 69c087ba6225 ("bpf: Add bpf_for_each_map_elem() helper"), 5.13 */
+		{ "rpc_clnt_free", TP, G_ALL, false,
+		  "a client id the kernel reuses for a new mount keeps the mount of the client it was",
+		  s->progs.btf_rpc_clnt_free, s->progs.raw_rpc_clnt_free },
 	};
 
 	e->nhooks = NHOOKS;
@@ -902,6 +907,56 @@ static void note_inferred(struct engine *e, const struct snapshot *snap)
 	}
 }
 
+static int mark_cmp(const void *a, const void *b)
+{
+	const struct level_mark *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->first_seen < y->first_seen ? -1 : x->first_seen > y->first_seen;
+}
+
+/*
+ * A map value is copied while programs change it: a copy may hold the stretch start from before
+ * an event and the level time from after it, counting that stretch twice, or the other way round
+ * miss it. Either is one stretch and heals at the next read, but a counter read too high once
+ * reads lower next: Prometheus takes that for a reset. The time in a level only grows, so each
+ * transport's levels never go below what the last snapshot said.
+ */
+int level_marks_apply(struct level_marks *m, struct snapshot *snap)
+{
+	struct level_mark *next = NULL;
+
+	if (snap->nxprts) {
+		next = calloc(snap->nxprts, sizeof(*next));
+		if (!next)
+			return -ENOMEM;
+	}
+	for (size_t i = 0; i < snap->nxprts; i++) {
+		struct xprt_stats *x = &snap->xprts[i].s;
+		struct level_mark k = { .key = snap->xprts[i].key, .first_seen = x->first_seen_ns };
+		const struct level_mark *old = m->n ? bsearch(&k, m->m, m->n, sizeof(k), mark_cmp) : NULL;
+
+		for (int b = 0; b < LEVEL_BUCKETS && old; b++)
+			if (x->level_ns[b] < old->level_ns[b])
+				x->level_ns[b] = old->level_ns[b];
+		next[i] = k;
+		memcpy(next[i].level_ns, x->level_ns, sizeof(next[i].level_ns));
+	}
+	qsort(next, snap->nxprts, sizeof(*next), mark_cmp);
+	free(m->m);
+	m->m = next;
+	m->n = snap->nxprts;
+	return 0;
+}
+
+void level_marks_free(struct level_marks *m)
+{
+	free(m->m);
+	m->m = NULL;
+	m->n = 0;
+}
+
 int engine_snapshot(struct engine *e, struct snapshot *snap)
 {
 	struct slotscope_bpf *s = e->skel;
@@ -943,7 +998,17 @@ int engine_snapshot(struct engine *e, struct snapshot *snap)
 		if (end > x->last_change_ns)
 			x->level_ns[level_bucket((unsigned int)lvl, x->limit)] += end - x->last_change_ns;
 	}
-	percpu = calloc(ncpu > 0 ? ncpu : 1, sizeof(__u64));
+	err = level_marks_apply(&e->marks, snap);
+	if (err) {
+		snapshot_free(snap);
+		return err;
+	}
+	/* a failed count of CPUs must not size the buffer the kernel writes a value per CPU into */
+	if (ncpu <= 0) {
+		snapshot_free(snap);
+		return ncpu < 0 ? ncpu : -EINVAL;
+	}
+	percpu = calloc(ncpu, sizeof(__u64));
 	if (!percpu) {
 		snapshot_free(snap);
 		return -ENOMEM;
@@ -1024,6 +1089,7 @@ void engine_close(struct engine *e)
 		bpf_link__destroy(e->pool_links[i]);
 	slotscope_bpf__destroy(e->skel);
 	free_vlogs(e);
+	level_marks_free(&e->marks);
 	if (e->btf_fd >= 0)
 		close(e->btf_fd);
 	for (size_t i = 0; i < sizeof(e->mods) / sizeof(e->mods[0]); i++)

@@ -109,6 +109,24 @@ void engine_close(struct engine *e);
 /* runs the kernel skipped since attach; @who (may be NULL) gets "section count, ..." */
 __u64 engine_misses(const struct engine *e, char *who, size_t len);
 
+/* each transport's time per level as the last snapshot read it (key, first sight) */
+struct level_mark {
+	__u64 key, first_seen;
+	__u64 level_ns[LEVEL_BUCKETS];
+};
+
+struct level_marks {
+	size_t n;
+	struct level_mark *m;
+};
+
+/*
+ * Raise each transport's level times in @snap to at least the last snapshot's (a copy torn by a
+ * concurrent event can read one stretch high, then low), and remember @snap's. 0 or -ENOMEM.
+ */
+int level_marks_apply(struct level_marks *m, struct snapshot *snap);
+void level_marks_free(struct level_marks *m);
+
 void snapshot_free(struct snapshot *snap);
 /* deep copy; 0 or -ENOMEM */
 int snapshot_dup(struct snapshot *dst, const struct snapshot *src);

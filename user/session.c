@@ -21,6 +21,7 @@
 #include "ckpt.h"
 #include "engine.h"
 #include "log.h"
+#include "ledger.h"
 #include "mounts.h"
 #include "outfile.h"
 #include "output.h"
@@ -51,7 +52,7 @@ struct session {
 	struct mount_table mounts_now;
 	int prom_err;			/* the textfile's last error, said once until it changes */
 	bool out_gone;			/* stdout closed (EPIPE): nothing more printed */
-	struct ledger ledger;		/* the textfile's sums over intervals */
+	struct ledger ledger;		/* the textfile's counters: sums over intervals */
 	struct linkmap links;		/* each transport's link, asked of the kernel */
 	struct outfile out[OUTS];	/* by enum out_kind; dirfd -1 when not asked for */
 	char kernel[65];		/* uname release, for slotscope_build_info */
@@ -395,16 +396,23 @@ static int prom_fn(FILE *f, const void *arg)
 static void write_prom(struct session *s, struct view *cum, const struct view *iv,
 		       const struct ckpt *ck /* [WIN_KINDS] or NULL */)
 {
-	struct prom_input in = { .cum = cum, .iv = iv, .ck = ck, .now_wall = clock_s(CLOCK_REALTIME),
+	struct prom_input in = { .cum = NULL, .iv = iv, .ck = ck, .now_wall = clock_s(CLOCK_REALTIME),
 				 .detail = s->o.prom_detail, .version = SLOTSCOPE_VERSION,
 				 .kernel = s->kernel };
+	struct view sums;
 	int err;
 
 	if (!s->o.prom_file)
 		return;
-	if (cum)
-		ledger_apply(&s->ledger, cum);
+	/* no counters rather than counters that would go back */
+	if (cum && ledger_view(&s->ledger, cum, &sums)) {
+		pr_debug("out of memory: the textfile is not rewritten this time\n");
+		return;
+	}
+	in.cum = cum ? &sums : NULL;
 	err = outfile_write(&s->out[OUT_PROM], prom_fn, &in);
+	if (cum)
+		ledger_view_free(&sums);
 	if (err && err != s->prom_err)
 		pr_err("cannot write %s: %s: the last complete file stays; tracing goes on\n",
 		       s->o.prom_file, strerror(-err));
@@ -779,6 +787,13 @@ static int trace_end(struct session *s, struct trace *t)
 			c->llast = ltmp;
 		}
 		report_ckpt(s, c);
+	}
+	/* the last interval's share of the textfile's sums, up to the summary */
+	if (s->o.prom_file &&
+	    build(s, &v, &t->prev.snap, &cur.snap, &t->prev.links, &cur.links, false, false) == 0) {
+		if (ledger_add(&s->ledger, &v))
+			pr_debug("out of memory: an interval left out of the textfile's sums\n");
+		view_free(&v);
 	}
 	if (build(s, &v, &t->start.snap, &cur.snap, &t->start.links, &cur.links, true, false) == 0) {
 		if (v.counters[CNT_RECURSION_MISSES]) {

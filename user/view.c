@@ -189,6 +189,32 @@ static void attribute_ops(struct view *v)
 	}
 }
 
+/* the transport's first sight under @key, or 0 when @s has none */
+static __u64 first_seen_of(const struct snapshot *s, __u64 key)
+{
+	for (size_t i = 0; i < s->nxprts; i++)
+		if (s->xprts[i].key == key && !(s->xprts[i].s.flags & XF_DESTROYED))
+			return s->xprts[i].s.first_seen_ns;
+	for (size_t i = 0; i < s->nxprts; i++)
+		if (s->xprts[i].key == key)
+			return s->xprts[i].s.first_seen_ns;
+	return 0;
+}
+
+/*
+ * The op's entry in @prev, if it is the same op: after a reap the kernel may put a new transport
+ * at the address of the old, whose ops start from zero under the same key.
+ */
+static const struct op_snap *prev_op(const struct snapshot *prev, const struct snapshot *cur,
+				     const struct op_key *k)
+{
+	const struct op_snap *p = snapshot_find_op(prev, k);
+
+	if (p && first_seen_of(prev, k->xprt) != first_seen_of(cur, k->xprt))
+		return NULL;
+	return p;
+}
+
 int view_build(struct view *v, const struct snapshot *prev, const struct snapshot *cur,
 	       const struct mount_table *mt, bool final)
 {
@@ -212,7 +238,7 @@ int view_build(struct view *v, const struct snapshot *prev, const struct snapsho
 	for (size_t i = 0; i < cur->nops; i++) {
 		struct op_view *o = &v->ops[v->nops++];
 
-		op_view(o, &cur->ops[i], snapshot_find_op(prev, &cur->ops[i].k));
+		op_view(o, &cur->ops[i], prev_op(prev, cur, &cur->ops[i].k));
 		o->mountpoint = mountpoint_of(cur, mt, o->k.clid);
 	}
 	for (size_t i = 0; i < cur->nsessions; i++) {
@@ -224,10 +250,11 @@ int view_build(struct view *v, const struct snapshot *prev, const struct snapsho
 		s->xprt = s->s.xprt;
 		s->clid = s->s.clid;
 		s->mountpoint = mountpoint_of(cur, mt, s->clid);
+		/* a session made anew at a reused address starts its own count */
 		for (size_t j = 0; j < prev->nsessions; j++)
-			if (prev->sessions[j].key == s->key)
+			if (prev->sessions[j].key == s->key && prev->sessions[j].s.first_ns == s->s.first_ns)
 				before = prev->sessions[j].s.sequences;
-		s->sequences = s->s.sequences - before;
+		s->sequences = delta_u64(s->s.sequences, before);
 	}
 	for (int c = 0; c < NCOUNTERS; c++)
 		v->counters[c] = delta_u64(cur->counters[c], prev->counters[c]);
@@ -467,63 +494,4 @@ void view_finish(struct view *v)
 		v->self_sys_s = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 		v->self_max_rss_kib = (__u64)ru.ru_maxrss;
 	}
-}
-
-static struct ledger_entry *ledger_find(const struct ledger *l, const struct xprt_view *x)
-{
-	for (size_t i = 0; i < l->n; i++)
-		if (l->e[i].key == x->key && l->e[i].first_seen_ns == x->first_seen_ns)
-			return &l->e[i];
-	return NULL;
-}
-
-int ledger_add(struct ledger *l, const struct view *iv)
-{
-	for (size_t i = 0; i < iv->nxprts; i++) {
-		const struct xprt_view *x = &iv->xprts[i];
-		struct ledger_entry *e = ledger_find(l, x);
-		double link_Bps = x->link.gbps * 1e9 / 8;
-
-		if (!e) {
-			if (GROW(l->e, l->cap, l->n + 1, 16))
-				return -ENOMEM;
-			e = &l->e[l->n++];
-			memset(e, 0, sizeof(*e));
-			e->key = x->key;
-			e->first_seen_ns = x->first_seen_ns;
-		}
-		e->verdict_s[x->verdict.cls] += iv->interval_s;
-		e->link_busy_bytes += link_Bps * x->busy_ns / 1e9;
-	}
-	return 0;
-}
-
-void ledger_apply(struct ledger *l, struct view *cum)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < cum->nxprts; i++) {
-		const struct ledger_entry *e = ledger_find(l, &cum->xprts[i]);
-
-		if (e) {
-			memcpy(cum->xprts[i].verdict_s, e->verdict_s, sizeof(e->verdict_s));
-			cum->xprts[i].link_busy_bytes = e->link_busy_bytes;
-		}
-	}
-	for (size_t i = 0; i < l->n; i++) {
-		bool live = false;
-
-		for (size_t j = 0; j < cum->nxprts && !live; j++)
-			live = cum->xprts[j].key == l->e[i].key &&
-			       cum->xprts[j].first_seen_ns == l->e[i].first_seen_ns;
-		if (live)
-			l->e[n++] = l->e[i];
-	}
-	l->n = n;
-}
-
-void ledger_free(struct ledger *l)
-{
-	free(l->e);
-	memset(l, 0, sizeof(*l));
 }

@@ -145,9 +145,9 @@ struct xprt_view {
 	struct xprt_link link;
 	struct verdict verdict;		/* set by view_finish() */
 	/*
-	 * Carried over intervals by a ledger (ledger_apply), for a cumulative view: time in each
-	 * verdict class, and link bytes while the transport was busy (each interval's link rate
-	 * times its busy time), so link use compares with slot use over the same busy time.
+	 * Sums over intervals, in the textfile's view only (ledger.h): time in each verdict class,
+	 * and link bytes while the transport was busy (each interval's link rate times its busy
+	 * time), so link use compares with slot use over the same busy time.
 	 */
 	double verdict_s[VERDICTS];
 	double link_busy_bytes;
@@ -188,26 +188,6 @@ void view_finish(struct view *v);
 /* the transport of @key in @v, or NULL */
 const struct xprt_view *view_xprt(const struct view *v, __u64 key);
 
-/*
- * What a cumulative view cannot take from two snapshots: sums over its intervals. Entries are
- * keyed like transports (key and first sight) and go with them.
- */
-struct ledger_entry {
-	__u64 key, first_seen_ns;
-	double verdict_s[VERDICTS];
-	double link_busy_bytes;
-};
-
-struct ledger {
-	size_t n, cap;
-	struct ledger_entry *e;
-};
-
-/* add a finished interval view; 0 or -ENOMEM (that interval is then not counted) */
-int ledger_add(struct ledger *l, const struct view *iv);
-/* copy the sums into a cumulative view's transports, and forget those it no longer has */
-void ledger_apply(struct ledger *l, struct view *cum);
-void ledger_free(struct ledger *l);
 int view_build(struct view *v, const struct snapshot *prev, const struct snapshot *cur,
 	       const struct mount_table *mt, bool final);
 /*

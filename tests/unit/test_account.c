@@ -44,8 +44,8 @@ static void test_levels(void **state)
 	(void)state;
 	account_acquire(x, true, false, 10, 1);
 	account_acquire(x, true, false, 20, 1);
-	account_release(x, true, 50, 1);
-	account_release(x, true, 60, 1);
+	account_release(x, true, 0, 50, 1);
+	account_release(x, true, 0, 60, 1);
 	assert_int_equal(x->in_use, 0);
 	assert_int_equal(x->peak, 2);
 	assert_int_equal(x->acquires, 2);
@@ -57,7 +57,10 @@ static void test_levels(void **state)
 	free(x);
 }
 
-/* a release that hands its request to a backlogged task: the table never looks less than full */
+/*
+ * A release seen while a task waits on the backlog is followed, later, by xprt_free_slot()
+ * handing the request to that task: the table never looks less than full in between.
+ */
 static void test_handoff(void **state)
 {
 	struct xprt_stats *x = new_xprt(IDENT_TCP, 2, 0, 0);
@@ -65,18 +68,61 @@ static void test_handoff(void **state)
 	(void)state;
 	account_acquire(x, true, false, 0, 1);
 	account_acquire(x, true, false, 0, 1);		/* full from t=0 */
-	account_release(x, true, 100, 1);		/* rpc_stats_latency ...      */
-	account_acquire(x, true, true, 100, 1);		/* ... then __xprt_set_rq hands the request on */
+	account_release(x, true, 1, 100, 1);		/* rpc_stats_latency, one task backlogged ... */
+	assert_int_equal(x->in_use, 2);
+	assert_int_equal(x->handing, 1);
+	account_acquire(x, true, true, 130, 1);		/* ... __xprt_set_rq hands the request on */
 	account_acquire(x, false, false, 150, 1);	/* the woken task's own xprt_reserve: counted */
-	account_release(x, true, 300, 1);
-	account_release(x, true, 300, 1);
+	account_release(x, true, 0, 300, 1);
+	account_release(x, true, 0, 300, 1);
 	assert_int_equal(x->handoffs, 1);
 	assert_int_equal(x->acquires, 3);
 	assert_int_equal(x->releases, 3);
+	assert_int_equal(x->handing, 0);
 	assert_int_equal(x->peak, 2);
 	assert_int_equal(x->in_use, 0);
 	assert_int_equal(x->level_ns[LEVEL_BUCKETS - 1], 300);
 	assert_int_equal(level_sum(x), 300);
+	free(x);
+}
+
+/*
+ * Two releases race for one waiter: the first keeps its slot for the hand-off, the second frees
+ * its own. A hand-off that does not come (the waiter was killed) is healed at the next event that
+ * sees the backlog shorter than the hand-offs pending; a hand-off nobody announced (the task
+ * queued after the release was seen) takes a slot as any acquire does.
+ */
+static void test_handoff_races(void **state)
+{
+	struct xprt_stats *x = new_xprt(IDENT_TCP, 4, 0, 0);
+
+	(void)state;
+	for (int i = 0; i < 4; i++)
+		account_acquire(x, true, false, 0, 1);
+	account_release(x, true, 1, 100, 1);
+	account_release(x, true, 1, 110, 1);
+	assert_int_equal(x->in_use, 3);
+	assert_int_equal(x->handing, 1);
+	account_acquire(x, true, true, 120, 1);
+	assert_int_equal(x->in_use, 3);
+	assert_int_equal(x->level_ns[LEVEL_BUCKETS - 1], 110);
+	assert_int_equal(x->level_ns[3], 0);
+
+	/* a hand-off announced, its waiter gone: healed at t=200, when the backlog reads 0 */
+	account_release(x, true, 1, 150, 1);
+	assert_int_equal(x->in_use, 3);
+	handing_heal(x, 0, 200, 1);
+	assert_int_equal(x->handing, 0);
+	assert_int_equal(x->in_use, 2);
+	assert_int_equal(x->level_ns[3], 200 - 110);
+
+	/* a hand-off with nothing pending: a slot taken */
+	account_acquire(x, true, true, 250, 1);
+	assert_int_equal(x->in_use, 3);
+	assert_int_equal(x->level_ns[2], 50);
+	assert_int_equal(x->handoffs, 2);
+	assert_int_equal(x->acquires, 6);
+	assert_int_equal(x->releases, 3);
 	free(x);
 }
 
@@ -86,9 +132,9 @@ static void test_preattach_release(void **state)
 	struct xprt_stats *x = new_xprt(IDENT_TCP, 16, 0, 0);
 
 	(void)state;
-	account_release(x, false, 10, 1);
+	account_release(x, false, 0, 10, 1);
 	account_acquire(x, true, false, 20, 1);
-	account_release(x, false, 30, 1);
+	account_release(x, false, 0, 30, 1);
 	assert_int_equal(x->preattach_releases, 2);
 	assert_int_equal(x->releases, 0);
 	assert_int_equal(x->in_use, 1);
@@ -110,18 +156,18 @@ static void test_epoch_rollover(void **state)
 	assert_int_equal(x->epoch_of[0], 6);
 	assert_int_equal(x->epoch_peak[0], 5);
 	/* epoch 7: 5 in use carried in, one released: the interval still saw 5 */
-	account_release(x, true, 100, 7);
+	account_release(x, true, 0, 100, 7);
 	assert_int_equal(x->epoch_of[1], 7);
 	assert_int_equal(x->epoch_peak[1], 5);
 	/* epoch 8 reuses slot 0: restarted from the 4 in use, not 6's 5 */
-	account_release(x, true, 200, 8);
+	account_release(x, true, 0, 200, 8);
 	account_acquire(x, true, false, 210, 8);
 	assert_int_equal(x->epoch_of[0], 8);
 	assert_int_equal(x->epoch_peak[0], 4);
 	assert_int_equal(x->peak, 5);
 	/* epoch 9 with nothing above 3: 3 -> 2 */
-	account_release(x, true, 300, 9);
-	account_release(x, true, 310, 9);
+	account_release(x, true, 0, 300, 9);
+	account_release(x, true, 0, 310, 9);
 	assert_int_equal(x->epoch_peak[1], 4);
 	assert_int_equal(x->epoch_of[1], 9);
 	free(x);
@@ -134,7 +180,7 @@ static void test_destroy_and_reuse(void **state)
 
 	(void)state;
 	account_acquire(x, true, false, 1100, 1);
-	account_release(x, true, 1200, 1);
+	account_release(x, true, 0, 1200, 1);
 	account_destroy(x, 1500, 2);
 	assert_true(x->flags & XF_DESTROYED);
 	assert_int_equal(x->destroyed_ns, 1500);
@@ -199,6 +245,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_levels),
 		cmocka_unit_test(test_handoff),
+		cmocka_unit_test(test_handoff_races),
 		cmocka_unit_test(test_preattach_release),
 		cmocka_unit_test(test_epoch_rollover),
 		cmocka_unit_test(test_destroy_and_reuse),

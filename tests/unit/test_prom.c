@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "ledger.h"
 #include "output.h"
 #include "utf8.h"
 
@@ -232,32 +233,73 @@ static void test_waiting_for_nfs(void **state)
 	free(buf);
 }
 
+static const struct xprt_view *series(const struct view *v, __u32 id, const char *addr)
+{
+	for (size_t i = 0; i < v->nxprts; i++)
+		if (v->xprts[i].id == id && !strcmp(v->xprts[i].addr, addr))
+			return &v->xprts[i];
+	return NULL;
+}
+
+/*
+ * The textfile's transport counters are sums per series: a transport whose address and kernel id
+ * were reused goes on in the series it had (no counter reset), a series gone from the view stays
+ * for LEDGER_KEEP_S after its last change, and two transports under one series in an interval
+ * count its time once.
+ */
 static void test_ledger(void **state)
 {
 	struct fixture *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	const struct xprt_view *x;
 	struct ledger l = { 0 };
+	struct view out;
 
 	(void)state;
 	add_xprt(a, 0, "10.0.0.1", "/mnt/a");
 	add_xprt(a, 1, "10.0.0.2", "/mnt/b");
 	a->v.interval_s = 2;
+	a->v.ts_s = 100;
 	a->x[0].verdict.cls = V_SLOT;
 	a->x[0].busy_ns = 1e9;
+	a->x[0].acquires = 10;
 	a->x[0].link.gbps = 8;		/* 1 GB/s for the one busy second */
 	a->x[1].verdict.cls = V_IDLE;
 	assert_int_equal(ledger_add(&l, &a->v), 0);
 	a->x[0].verdict.cls = V_SERVER;
+	/* the id reused within the interval: the old transport's last figures and the new one's */
+	add_xprt(a, 0, "10.0.0.1", "/mnt/a");
+	a->x[2].key = 0x9000;
+	a->x[2].first_seen_ns = 7;
+	a->x[2].acquires = 3;
+	a->x[2].verdict.cls = V_SERVER;	/* the series takes the verdict of the one it shows */
+	a->x[2].shadowed = false;
+	a->x[0].shadowed = true;
+	a->v.ts_s = 102;
 	assert_int_equal(ledger_add(&l, &a->v), 0);
-	/* the cumulative view: transport 1 is gone, transport 0's address now a new transport */
+	/* the cumulative view: transport 1 gone, 0's series now the new transport, 5 new */
 	add_xprt(b, 0, "10.0.0.1", "/mnt/a");
 	add_xprt(b, 5, "10.0.0.1", "/mnt/a");
-	b->x[1].key = b->x[0].key;
-	b->x[1].first_seen_ns = 7;
-	ledger_apply(&l, &b->v);
-	assert_true(b->x[0].verdict_s[V_SLOT] == 2 && b->x[0].verdict_s[V_SERVER] == 2);
-	assert_true(b->x[0].link_busy_bytes == 2e9);
-	assert_true(b->x[1].verdict_s[V_SLOT] == 0 && b->x[1].link_busy_bytes == 0);
-	assert_int_equal(l.n, 1);
+	b->x[0].key = 0x9000;
+	b->x[0].first_seen_ns = 7;
+	b->v.ts_s = 103;
+	assert_int_equal(ledger_view(&l, &b->v, &out), 0);
+	x = series(&out, 0, "10.0.0.1");
+	assert_non_null(x);
+	assert_true(x->verdict_s[V_SLOT] == 2 && x->verdict_s[V_SERVER] == 2);
+	assert_true(x->link_busy_bytes == 2e9);
+	assert_int_equal(x->acquires, 10 + 10 + 3);
+	assert_int_equal(x->key, 0x9000);
+	assert_false(x->shadowed);
+	assert_non_null(series(&out, 1, "10.0.0.2"));
+	assert_null(series(&out, 5, "10.0.0.1"));	/* no interval of it yet */
+	assert_int_equal(out.nxprts, 2);
+	ledger_view_free(&out);
+	/* long after its last interval, a series no longer in the view leaves the file */
+	b->v.ts_s = 102 + LEDGER_KEEP_S + 1;
+	assert_int_equal(ledger_view(&l, &b->v, &out), 0);
+	assert_null(series(&out, 1, "10.0.0.2"));
+	assert_non_null(series(&out, 0, "10.0.0.1"));
+	ledger_view_free(&out);
 	ledger_free(&l);
 	free(a);
 	free(b);

@@ -1,0 +1,71 @@
+# Time at each occupancy level against an independent, hand-off-aware count of the kernel's own
+# events, on a TCP transport of 16 slots under 64 writers, where most slots pass from a release
+# straight to a backlogged task. The truth is bpftrace's, not slotscope's code: every slot taken
+# (xprt_request_init, direct or by hand-off) and every slot given back (xprt_release with a
+# request), stamped and printed; a release made while tasks wait on the backlog is a hand-off that
+# keeps its slot in use until the woken task takes it. The levels are rebuilt from that log by awk.
+# Each level's share of busy time must agree within 1 point, time at the limit included.
+nfsd_start >/dev/null || exit 1
+mount_tcp /mnt/t 3 16 || exit 1
+srv=$LAST_SERVER
+cat >/tmp/truth.bt <<'BT'
+kfunc:sunrpc:xprt_request_init { printf("A %llu %u 0\n", nsecs, args->task->tk_xprt->id); }
+kfunc:sunrpc:xprt_release /args->task->tk_rqstp/ {
+	printf("R %llu %u %u\n", nsecs, args->task->tk_xprt->id, args->task->tk_xprt->backlog.qlen);
+}
+BT
+bpftrace /tmp/truth.bt >/tmp/bt.out 2>&1 &
+bt=$!
+i=0
+until grep -q Attaching /tmp/bt.out || [ $i -ge 240 ]; do sleep 0.5; i=$((i + 1)); done
+grep -q Attaching /tmp/bt.out || { echo "FAIL bpftrace did not attach:"; cat /tmp/bt.out; exit 1; }
+slotscope --json -- sh -c ". /src/tools/vm/lib.sh; writers /mnt/t 64 4; sleep 1" >/tmp/s.json || exit 1
+kill -INT $bt
+wait $bt
+x=$(ss_xprt /tmp/s.json $srv)
+id=$(echo "$x" | jq .id)
+echo "note transport: $(echo "$x" | jq -c '{id,limit,peak,at_limit_pct,busy_s,acquires,handoffs,releases,in_use}')"
+check_eq "no events lost by bpftrace" "$(grep -c 'Lost' /tmp/bt.out)" 0
+# the truth: levels over time for transport $id, from the first event to the last
+grep -E '^[AR] ' /tmp/bt.out | sort -n -k2 | awk -v id="$id" '
+	$3 != id { next }
+	{
+		if (n++) t[lvl] += $2 - last
+		last = $2
+		if ($1 == "A") { if (pend > 0) pend--; else lvl++ }
+		else if ($4 > 0) { pend++; handed++ }
+		else lvl--
+		if ($1 == "A") acq++
+		if (lvl > peak) peak = lvl
+	}
+	END {
+		for (l in t) if (l > 0) busy += t[l]
+		printf "truth acquires %d handed %d peak %d busy_ns %d\n", acq, handed, peak, busy
+		for (l in t) if (l > 0) printf "level %d %.4f\n", l, 100 * t[l] / busy
+	}' >/tmp/truth.txt
+cat /tmp/truth.txt
+set -- $(head -n 1 /tmp/truth.txt)
+t_acq=$3 t_hand=$5 t_peak=$7
+check_gt "truth saw the writes" "$t_acq" 500
+check_ge "at least half of the acquires were hand-offs (truth: $t_hand of $t_acq)" $((2 * t_hand)) "$t_acq"
+check_ge "at least half of the acquires were hand-offs (slotscope)" \
+	"$(echo "$x" | jq '2 * .handoffs')" "$(echo "$x" | jq .acquires)"
+check_eq "peak = truth's" "$(echo "$x" | jq .peak)" "$t_peak"
+check_eq "in use back to 0" "$(echo "$x" | jq .in_use)" 0
+# slotscope's share of busy time per level (16 slots: a bucket per level)
+echo "$x" | jq -r '.levels[] | select(.from > 0) | "\(.from) \(.ns)"' |
+	awk '{ ns[$1] = $2; busy += $2 } END { for (l in ns) printf "level %d %.4f\n", l, 100 * ns[l] / busy }' \
+	>/tmp/ours.txt
+worst=$(awk 'FNR == NR { if ($1 == "level") t[$2] = $3; next } { o[$2] = $3 }
+	END {
+		for (l in t) { d = t[l] - o[l]; if (d < 0) d = -d; if (d > w) { w = d; wl = l } }
+		for (l in o) { d = t[l] - o[l]; if (d < 0) d = -d; if (d > w) { w = d; wl = l } }
+		printf "%.2f %d %.2f %.2f\n", w, wl, t[16], o[16]
+	}' /tmp/truth.txt /tmp/ours.txt)
+set -- $worst
+echo "note at the limit: truth $3 % of busy time, slotscope $4 %; worst level $2 off by $1 points"
+check_eq "every level within 1 point of busy time (worst: level $2, $1 points)" \
+	"$(awk -v w="$1" 'BEGIN { print (w <= 1.0) ? "yes" : "no" }')" yes
+check_eq "at the limit within 1 point (truth $3, slotscope $4)" \
+	"$(awk -v a="$3" -v b="$4" 'BEGIN { d = a - b; if (d < 0) d = -d; print (d <= 1.0) ? "yes" : "no" }')" yes
+exit $CHECK_FAILED
