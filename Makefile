@@ -121,6 +121,11 @@ bench-prom: $(O)/tests/prombench
 	  $(O)/tests/prombench $(O); } > bench/PROM.md
 	$(Q)cat bench/PROM.md
 
+# random snapshot sequences through the textfile's pipeline (tests/host/test_counters.sh)
+$(O)/tests/snapgen: $(O)/tests/fleet/snapgen.o $(LIB_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
 # the simulated fleet's textfiles, written by slotscope's own writer (tests/host/test_fleet.sh)
 $(O)/tests/fleetgen: $(O)/tests/fleet/fleetgen.o $(LIB_OBJS)
 	$(call msg,LINK,$@)
@@ -235,7 +240,7 @@ vm-test: all vm-image
 	$(Q)tests/run-tests.sh $(VM_TESTS)
 
 .PHONY: unit-test-bins
-unit-test-bins: $(UNIT_BINS) $(O)/slotscope $(O)/tests/fleetgen
+unit-test-bins: $(UNIT_BINS) $(O)/slotscope $(O)/tests/fleetgen $(O)/tests/snapgen
 
 # one VM (TCP behind a slow server, RDMA credits), then two VMs joined by a wire (RDMA link)
 demo:
@@ -288,7 +293,7 @@ clean:
 .SECONDARY:
 -include $(patsubst %.o,%.d,$(LIB_OBJS) $(O)/user/main.o) \
 	 $(patsubst $(O)/%.skel.h,$(O)/bpf/%.bpf.d,$(SKELS)) \
-	 $(addsuffix .d,$(UNIT_BINS)) $(O)/tests/fleet/fleetgen.d $(O)/bench/prombench.d
+	 $(addsuffix .d,$(UNIT_BINS)) $(O)/tests/fleet/fleetgen.d $(O)/tests/fleet/snapgen.d $(O)/bench/prombench.d
 
 distclean:
 	rm -rf $(O)

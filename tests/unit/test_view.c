@@ -472,6 +472,77 @@ static void test_folded_stages_add_up(void **state)
 	view_free(&v);
 }
 
+/* a session made anew at the address of one reaped counts its own slots, not a wrap of the old */
+static void test_session_made_anew(void **state)
+{
+	struct session_snap sp = { .key = 0x5000, .s = { .sequences = 1000, .first_ns = 1 } };
+	struct session_snap sc = { .key = 0x5000, .s = { .sequences = 5, .first_ns = 2 } };
+	struct snapshot prev = { .ts_ns = 1, .nsessions = 1, .sessions = &sp };
+	struct snapshot cur = { .ts_ns = 2, .nsessions = 1, .sessions = &sc };
+	struct view v;
+
+	(void)state;
+	assert_int_equal(view_build(&v, &prev, &cur, NULL, false), 0);
+	assert_int_equal(v.sessions[0].sequences, 5);
+	view_free(&v);
+	sc.s.first_ns = 1;
+	sc.s.sequences = 1500;
+	assert_int_equal(view_build(&v, &prev, &cur, NULL, false), 0);
+	assert_int_equal(v.sessions[0].sequences, 500);
+	view_free(&v);
+}
+
+/* a transport reaped and a new one at its address: its ops count from zero, not from the old's */
+static void test_op_under_reused_address(void **state)
+{
+	struct xprt_snap xp = { .key = 0x7000, .s = { .id = 1, .first_seen_ns = 10, .limit = 16 } };
+	struct xprt_snap xc = { .key = 0x7000, .s = { .id = 1, .first_seen_ns = 20, .limit = 16 } };
+	struct op_snap op = { .k = { .xprt = 0x7000, .clid = 3, .prog = 100003, .vers = 3, .proc = 7 },
+			      .s = { .name = "WRITE", .count = 100, .bytes_sent = 100 << 20 } };
+	struct op_snap oc = op;
+	struct snapshot prev = { .ts_ns = 1, .nxprts = 1, .xprts = &xp, .nops = 1, .ops = &op };
+	struct snapshot cur = { .ts_ns = 2, .nxprts = 1, .xprts = &xc, .nops = 1, .ops = &oc };
+	struct view v;
+
+	(void)state;
+	oc.s.count = 30;
+	oc.s.bytes_sent = 30 << 20;
+	assert_int_equal(view_build(&v, &prev, &cur, NULL, false), 0);
+	assert_int_equal(v.ops[0].count, 30);
+	assert_int_equal(v.ops[0].bytes_sent, 30 << 20);
+	view_free(&v);
+	/* the same transport: the difference */
+	xc.s.first_seen_ns = 10;
+	oc.s.count = 130;
+	assert_int_equal(view_build(&v, &prev, &cur, NULL, false), 0);
+	assert_int_equal(v.ops[0].count, 30);
+	view_free(&v);
+}
+
+/* a copy torn by a concurrent event reads one stretch high, then low: never below the last read */
+static void test_level_marks(void **state)
+{
+	struct xprt_snap a = { .key = 0x7000, .s = { .first_seen_ns = 10 } }, b = a, c = a;
+	struct snapshot s1 = { .nxprts = 1, .xprts = &a }, s2 = { .nxprts = 1, .xprts = &b };
+	struct snapshot s3 = { .nxprts = 1, .xprts = &c };
+	struct level_marks m = { 0 };
+
+	(void)state;
+	a.s.level_ns[LEVEL_BUCKETS - 1] = 900;		/* 300 of it counted twice */
+	b.s.level_ns[LEVEL_BUCKETS - 1] = 700;		/* the truth */
+	b.s.level_ns[0] = 50;
+	assert_int_equal(level_marks_apply(&m, &s1), 0);
+	assert_int_equal(level_marks_apply(&m, &s2), 0);
+	assert_int_equal(b.s.level_ns[LEVEL_BUCKETS - 1], 900);
+	assert_int_equal(b.s.level_ns[0], 50);
+	/* a new transport at the address starts from its own */
+	c.s.first_seen_ns = 20;
+	c.s.level_ns[LEVEL_BUCKETS - 1] = 5;
+	assert_int_equal(level_marks_apply(&m, &s3), 0);
+	assert_int_equal(c.s.level_ns[LEVEL_BUCKETS - 1], 5);
+	level_marks_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -483,6 +554,9 @@ int main(void)
 		cmocka_unit_test(test_one_full_pct),
 		cmocka_unit_test(test_one_series_per_mount),
 		cmocka_unit_test(test_nconnect_knob),
+		cmocka_unit_test(test_session_made_anew),
+		cmocka_unit_test(test_op_under_reused_address),
+		cmocka_unit_test(test_level_marks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
