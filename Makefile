@@ -108,6 +108,15 @@ $(O)/slotscope: $(O)/user/main.o $(LIB_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
+# The test build: SLOTSCOPE_TEST_REFUSE makes hooks refused (tests/vm/test_fallback.sh). Never
+# installed or packaged; the release binary has no such hook.
+$(O)/user/engine-faults.o: user/engine.c | $(SKELS) check-deps
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D) && $(CC) $(CPPFLAGS) -DSLOTSCOPE_FAULTS $(WARN) $(CFLAGS) -c $< -o $@
+$(O)/slotscope-faults: $(O)/user/main.o $(filter-out $(O)/user/engine.o,$(LIB_OBJS)) $(O)/user/engine-faults.o
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
 # the textfile writer's size and CPU for 1, 16 and 64 transports (host only, seconds)
 $(O)/tests/prombench: $(O)/bench/prombench.o $(LIB_OBJS)
 	$(call msg,LINK,$@)
@@ -240,7 +249,7 @@ vm-test: all vm-image
 	$(Q)tests/run-tests.sh $(VM_TESTS)
 
 .PHONY: unit-test-bins
-unit-test-bins: $(UNIT_BINS) $(O)/slotscope $(O)/tests/fleetgen $(O)/tests/snapgen
+unit-test-bins: $(UNIT_BINS) $(O)/slotscope $(O)/slotscope-faults $(O)/tests/fleetgen $(O)/tests/snapgen
 
 # one VM (TCP behind a slow server, RDMA credits), then two VMs joined by a wire (RDMA link)
 demo:
@@ -287,13 +296,13 @@ deb: | deps-test
 
 clean:
 	$(call msg,CLEAN,$(O))
-	$(Q)rm -rf $(O)/slotscope $(O)/user $(O)/bpf $(O)/tests $(O)/*.skel.h $(O)/btfmerge $(O)/san
+	$(Q)rm -rf $(O)/slotscope $(O)/slotscope-faults $(O)/user $(O)/bpf $(O)/tests $(O)/*.skel.h $(O)/btfmerge $(O)/san
 
 .DELETE_ON_ERROR:
 .SECONDARY:
 -include $(patsubst %.o,%.d,$(LIB_OBJS) $(O)/user/main.o) \
 	 $(patsubst $(O)/%.skel.h,$(O)/bpf/%.bpf.d,$(SKELS)) \
-	 $(addsuffix .d,$(UNIT_BINS)) $(O)/tests/fleet/fleetgen.d $(O)/tests/fleet/snapgen.d $(O)/bench/prombench.d
+	 $(addsuffix .d,$(UNIT_BINS)) $(O)/tests/fleet/fleetgen.d $(O)/tests/fleet/snapgen.d $(O)/bench/prombench.d $(O)/user/engine-faults.d
 
 distclean:
 	rm -rf $(O)

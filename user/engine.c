@@ -446,7 +446,8 @@ static bool blame(struct engine *e)
 }
 
 /*
- * Fault injection for the fallback tests: SLOTSCOPE_TEST_REFUSE="HOOK[:all],..." makes the
+ * Fault injection for the fallback tests, in the test build only (slotscope-faults, made with
+ * -DSLOTSCOPE_FAULTS; never installed): SLOTSCOPE_TEST_REFUSE="HOOK[:all],..." makes the
  * preferred variant of HOOK (every variant with :all) one the verifier really refuses, so the
  * refusal is met the way a kernel's would be: a load that fails with a log. One instruction
  * becomes opcode 0, which the verifier refuses before it walks the program ("unknown opcode
@@ -454,10 +455,13 @@ static bool blame(struct engine *e)
  * itself, with no log, when a CO-RE or map relocation meets an instruction of the wrong kind).
  * The count stays, so relocations, made later by instruction index, still land inside it.
  */
+#ifdef SLOTSCOPE_FAULTS
 static int inject_refusals(struct engine *e)
 {
 	const char *spec = getenv("SLOTSCOPE_TEST_REFUSE");
 
+	if (spec)
+		pr_warn("test build: SLOTSCOPE_TEST_REFUSE=%s makes those hooks refused\n", spec);
 	for (size_t i = 0; spec && i < e->nhooks; i++) {
 		struct hook *h = &e->hooks[i];
 		size_t n = strlen(h->name);
@@ -502,6 +506,14 @@ static int inject_refusals(struct engine *e)
 	}
 	return 0;
 }
+#else
+/* the release build: nothing in a caller's environment can turn a hook off */
+static int inject_refusals(struct engine *e)
+{
+	(void)e;
+	return 0;
+}
+#endif
 
 /* one more load of the object; -EAGAIN: a hook was refused, try again with what is left */
 static int load_once(struct engine *e)

@@ -1,5 +1,5 @@
 # A hook the verifier refuses falls back, or is left off, or stops the start: refusals injected
-# with SLOTSCOPE_TEST_REFUSE (the program's first instruction made one the verifier rejects, so
+# with SLOTSCOPE_TEST_REFUSE, which only the test build (slotscope-faults) honours (the program's first instruction made one the verifier rejects, so
 # the load really fails with a verifier log) on the default kernel. The preferred and the
 # fallback variant of every hook are loaded by test_core (default, and SLOTSCOPE_ATTACH=fallback).
 nfsd_start >/dev/null || exit 1
@@ -9,7 +9,7 @@ srv=$LAST_SERVER
 # xprt_reserve refused as tp_btf: raw_tp instead; both session hooks refused outright: off
 w0=$(mountstats_op /mnt/t WRITE ops)
 SLOTSCOPE_TEST_REFUSE=xprt_reserve,nfs4_setup_sequence:all \
-	slotscope -v --json -- sh -c ". /src/tools/vm/lib.sh; writers /mnt/t 32 1" >/tmp/f.json 2>/tmp/f.err
+	slotscope-faults -v --json -- sh -c ". /src/tools/vm/lib.sh; writers /mnt/t 32 1" >/tmp/f.json 2>/tmp/f.err
 check_eq "refusals: exit status" $? 0
 w1=$(mountstats_op /mnt/t WRITE ops)
 grep -E '^slotscope: (hook .* (refused|the verifier)|hook [a-z0-9_]+ +[a-z_]+$)' /tmp/f.err | sed 's/^/note /'
@@ -30,7 +30,7 @@ check_eq "still exact: in use back to 0" "$(echo "$x" | jq .in_use)" 0
 # and every number is as exact (64 writers on 16 slots: slot waits and hand-offs on both paths)
 w0=$(mountstats_op /mnt/t WRITE ops)
 SLOTSCOPE_TEST_REFUSE=__xprt_set_rq:all \
-	slotscope -v --json -- sh -c ". /src/tools/vm/lib.sh; writers /mnt/t 64 1" >/tmp/d.json 2>/tmp/d.err
+	slotscope-faults -v --json -- sh -c ". /src/tools/vm/lib.sh; writers /mnt/t 64 1" >/tmp/d.json 2>/tmp/d.err
 check_eq "design refused: exit status" $? 0
 w1=$(mountstats_op /mnt/t WRITE ops)
 check_eq "design refused: waits from the tracepoints" "$(sed -n 's/^slotscope: events  *//p' /tmp/d.err)" tracepoints
@@ -43,10 +43,16 @@ check_gt "design refused: slot waits" "$(echo "$x" | jq .waits.slot.count)" 0
 check_eq "design refused: in use back to 0" "$(echo "$x" | jq .in_use)" 0
 
 # a required hook refused in every variant: one line with the reason, exit 77
-SLOTSCOPE_TEST_REFUSE=rpc_stats_latency:all slotscope -d 1 >/tmp/r.out 2>/tmp/r.err
+SLOTSCOPE_TEST_REFUSE=rpc_stats_latency:all slotscope-faults -d 1 >/tmp/r.out 2>/tmp/r.err
 check_eq "required hook refused: exit status" $? 77
 echo "note $(cat /tmp/r.err)"
-check_eq "required hook refused: one line" "$(grep -c . /tmp/r.err)" 1
+check_eq "required hook refused: one line (and the test build's own)" "$(grep -vc '^slotscope: test build: ' /tmp/r.err)" 1
 check_eq "required hook refused: names the hook and the verifier" \
 	"$(grep -c '^slotscope: the verifier refused the rpc_stats_latency hook (.\+); run with -v for its log$' /tmp/r.err)" 1
+
+# the release binary has no fault injection: the variable changes nothing
+SLOTSCOPE_TEST_REFUSE=rpc_stats_latency:all,xprt_reserve:all slotscope -v -d 1 >/tmp/n.out 2>/tmp/n.err
+check_eq "release build: SLOTSCOPE_TEST_REFUSE ignored (exit status)" $? 0
+check_eq "release build: rpc_stats_latency attached" "$(sed -n 's/^slotscope: hook rpc_stats_latency  *//p' /tmp/n.err)" tp_btf
+check_eq "release build: nothing said of it" "$(grep -c 'test build\|refused' /tmp/n.err)" 0
 exit $CHECK_FAILED
