@@ -167,6 +167,10 @@ vm_runs = $(foreach k,$(2),$(addsuffix @$(filter-out default,$(k)),$(1)))
 CORE_RUNS := $(call vm_runs,$(CORE_TESTS),$(CORE_KERNELS)) $(addsuffix @@SLOTSCOPE_ATTACH=fallback,$(CORE_TESTS)) \
 	$(addsuffix @@SLOTSCOPE_EVENTS=tracepoints@SLOTSCOPE_ATTACH=fallback,$(CORE_TESTS)) \
 	$(addsuffix @6.12@SLOTSCOPE_EVENTS=tracepoints,$(CORE_TESTS))
+# time at each level against bpftrace's hand-off-aware truth in both designs on 6.1 and 6.12 (the
+# VM suite runs it in the function design on the default kernel)
+LEVEL_RUNS := tests/vm/test_level_truth.sh@@SLOTSCOPE_EVENTS=tracepoints tests/vm/test_level_truth.sh@6.12 \
+	tests/vm/test_level_truth.sh@6.12@SLOTSCOPE_EVENTS=tracepoints
 # Debian 11's 5.10, which slotscope cannot count on: it must refuse in one line (test_old_kernel)
 OLD_RUNS := tests/vm/test_old_kernel.sh@5.10
 CORE_IMAGES := $(foreach k,default $(CORE_KERNELS) 5.10,$(call vm_img,$(k))/initrd.cpio)
@@ -184,7 +188,7 @@ test:
 test-run: unit-test-bins all vm-image tools deb $(CORE_IMAGES)
 	$(Q)$(MAKE) --no-print-directory O=$(O)/san unit-test-bins $(SAN_FLAGS)
 	$(Q)$(MAKE) --no-print-directory fuzz
-	$(Q)tests/run-tests.sh $(UNIT_BINS) $(SAN_BINS) $(HOST_TESTS) $(VM_TESTS) $(CORE_RUNS) $(OLD_RUNS)
+	$(Q)tests/run-tests.sh $(UNIT_BINS) $(SAN_BINS) $(HOST_TESTS) $(VM_TESTS) $(LEVEL_RUNS) $(CORE_RUNS) $(OLD_RUNS)
 
 # Every VM test on each of KERNELS (default: 6.12 7; `default` is the default kernel); one closing line.
 KERNELS ?= 6.12 7

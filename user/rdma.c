@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "log.h"
 #include "rdma.h"
 #include "util.h"
 
@@ -216,6 +217,7 @@ static const struct port_attr *attrs_of(struct port_attrs *pa, const char *dev, 
 void port_attrs_free(struct port_attrs *attrs)
 {
 	free(attrs->a);
+	free(attrs->rates);
 	memset(attrs, 0, sizeof(*attrs));
 }
 
@@ -244,6 +246,21 @@ int link_sample(const char *sysfs_root, const struct verbs_rate *rates, size_t n
 		snprintf(s->why_empty, sizeof(s->why_empty),
 			 "no RDMA devices: %s does not exist (no RDMA driver loaded)", ib);
 		return 0;
+	}
+	if (!rates && attrs && attrs->read_rates) {
+		if (!attrs->rates_ns || s->ts_ns - attrs->rates_ns >= PORT_ATTR_REFRESH_NS) {
+			const char *why = "";
+
+			free(attrs->rates);
+			attrs->rates = NULL;
+			attrs->nrates = 0;
+			attrs->rates_ns = s->ts_ns;
+			/* without verbs, sysfs's rates stand; said once, by the first ask */
+			if (attrs->read_rates(&attrs->rates, &attrs->nrates, &why) && !attrs->a)
+				pr_info("link rates from sysfs only: %s\n", why);
+		}
+		rates = attrs->rates;
+		nrates = attrs->nrates;
 	}
 	while (!err && (de = readdir(d))) {
 		if (de->d_name[0] == '.')

@@ -75,11 +75,20 @@ struct port_attrs {
 		char state[32], rate_str[64];
 		double rate_gbps;
 	} *a;
+	/*
+	 * Rates from libibverbs (XDR, which sysfs cannot name), asked again with the attributes: a
+	 * link that renegotiates (200 to 100 Gb/s) must not keep its first rate. NULL: sysfs only.
+	 */
+	int (*read_rates)(struct verbs_rate **out, size_t *n, const char **why);
+	struct verbs_rate *rates;
+	size_t nrates;
+	uint64_t rates_ns;			/* CLOCK_MONOTONIC of the last ask; 0: never */
 };
 
 /*
- * Sample every port under ROOT/sys/class/infiniband. @rates (may be NULL) overrides sysfs rates;
- * @attrs (may be NULL: read them every time) keeps state and rate between samples.
+ * Sample every port under ROOT/sys/class/infiniband. @rates (may be NULL) overrides sysfs rates,
+ * else @attrs's own; @attrs (may be NULL: read them every time) keeps state and rate between
+ * samples.
  */
 int link_sample(const char *sysfs_root, const struct verbs_rate *rates, size_t nrates,
 		struct port_attrs *attrs, struct link_sample *s);

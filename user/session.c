@@ -38,9 +38,7 @@ struct session {
 	struct engine *e;
 	struct tunables tun;		/* from the audit: the knobs the verdicts name */
 	double startup_cpu_s;
-	struct verbs_rate *rates;
-	size_t nrates;
-	struct port_attrs port_attrs;	/* state and rate, read once per PORT_ATTR_REFRESH_NS */
+	struct port_attrs port_attrs;	/* state and rate (verbs too), read once per PORT_ATTR_REFRESH_NS */
 	/* --mount: the server addresses (and protocols) whose transports are shown */
 	size_t nfilters;
 	struct { char addr[64], proto[8]; } filters[MAX_MOUNT_FILTERS];
@@ -211,13 +209,11 @@ static int build(struct session *s, struct view *v, const struct snapshot *a, co
 
 static void links_init(struct session *s)
 {
-	const char *why = "";
-
 	if (s->o.no_rdma)
 		return;
 	/* libibverbs knows the real rate (and XDR); a fixture tree has no verbs to ask */
-	if (!strcmp(s->o.sysfs_root, "/") && verbs_rates(&s->rates, &s->nrates, &why))
-		pr_info("link rates from sysfs only: %s\n", why);
+	if (!strcmp(s->o.sysfs_root, "/"))
+		s->port_attrs.read_rates = verbs_rates;
 }
 
 static int links_take(struct session *s, struct link_sample *ls)
@@ -225,7 +221,7 @@ static int links_take(struct session *s, struct link_sample *ls)
 	memset(ls, 0, sizeof(*ls));
 	if (s->o.no_rdma)
 		return 0;
-	return link_sample(s->o.sysfs_root, s->rates, s->nrates, &s->port_attrs, ls);
+	return link_sample(s->o.sysfs_root, NULL, 0, &s->port_attrs, ls);
 }
 
 /* mountinfo, read for the filters and the audit: a failure is said here, once */
@@ -1016,7 +1012,6 @@ void session_free(struct session *s)
 		return;
 	/* detaches every program */
 	engine_close(s->e);
-	free(s->rates);
 	port_attrs_free(&s->port_attrs);
 	free(s->heat);
 	ledger_free(&s->ledger);

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -220,6 +221,57 @@ static void test_port_attrs_kept(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* what libibverbs would say of mlx5_0 port 1: set by the test, asked by link_sample */
+static double fake_gbps;
+static int fake_asks;
+
+static int fake_rates(struct verbs_rate **out, size_t *n, const char **why)
+{
+	struct verbs_rate *r = calloc(1, sizeof(*r));
+
+	(void)why;
+	if (!r)
+		return -ENOMEM;
+	snprintf(r->dev, sizeof(r->dev), "mlx5_0");
+	r->port = 1;
+	r->gbps = fake_gbps;
+	*out = r;
+	*n = 1;
+	fake_asks++;
+	return 0;
+}
+
+/*
+ * A link that renegotiates from 200 to 100 Gb/s: the verbs rate is asked again with the port's
+ * attributes, so utilisation and a link-bound verdict follow within PORT_ATTR_REFRESH_NS.
+ */
+static void test_verbs_rate_renegotiated(void **state)
+{
+	struct port_attrs pa = { .read_rates = fake_rates };
+	struct link_sample a, b, c;
+	int i;
+
+	(void)state;
+	fake_gbps = 200;
+	assert_int_equal(link_sample(FIXTURES "/links/t0", NULL, 0, &pa, &a), 0);
+	i = port_of(&a, "mlx5_0");
+	assert_true(i >= 0 && a.ports[i].rate_gbps == 200 && a.ports[i].rate_from_verbs);
+	fake_gbps = 100;
+	assert_int_equal(link_sample(FIXTURES "/links/t0", NULL, 0, &pa, &b), 0);
+	assert_true(b.ports[port_of(&b, "mlx5_0")].rate_gbps == 200);	/* not asked at every tick */
+	assert_int_equal(fake_asks, 1);
+	pa.rates_ns -= PORT_ATTR_REFRESH_NS;
+	for (size_t k = 0; k < pa.n; k++)
+		pa.a[k].read_ns -= PORT_ATTR_REFRESH_NS;
+	assert_int_equal(link_sample(FIXTURES "/links/t0", NULL, 0, &pa, &c), 0);
+	assert_true(c.ports[port_of(&c, "mlx5_0")].rate_gbps == 100);
+	assert_int_equal(fake_asks, 2);
+	link_sample_free(&a);
+	link_sample_free(&b);
+	link_sample_free(&c);
+	port_attrs_free(&pa);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -231,6 +283,7 @@ int main(void)
 		cmocka_unit_test(test_delta),
 		cmocka_unit_test(test_no_rdma),
 		cmocka_unit_test(test_port_attrs_kept),
+		cmocka_unit_test(test_verbs_rate_renegotiated),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
