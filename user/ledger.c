@@ -5,20 +5,20 @@
 #include "ledger.h"
 #include "util.h"
 
-static bool same_series(const struct xprt_view *a, const struct xprt_view *b)
-{
-	return a->id == b->id && a->ident == b->ident && !strcmp(a->addr, b->addr);
-}
-
 static const char *mp_of(const char *mp)
 {
 	return mp ? mp : "";
 }
 
+static bool is_series(const struct xprt_sum *e, const struct xprt_view *x)
+{
+	return e->id == x->id && e->ident == x->ident && !strcmp(e->addr, x->addr);
+}
+
 static struct xprt_sum *xprt_sum_of(const struct ledger *l, const struct xprt_view *x)
 {
 	for (size_t i = 0; i < l->nx; i++)
-		if (same_series(&l->x[i].x, x))
+		if (is_series(&l->x[i], x))
 			return &l->x[i];
 	return NULL;
 }
@@ -31,54 +31,20 @@ static struct mount_sum *mount_sum_of(const struct ledger *l, const char *mp)
 	return NULL;
 }
 
-static bool xprt_in(const struct view *v, const struct xprt_view *x)
+static bool xprt_live(const struct view *v, const struct xprt_sum *e)
 {
 	for (size_t i = 0; i < v->nxprts; i++)
-		if (same_series(&v->xprts[i], x))
+		if (is_series(e, &v->xprts[i]))
 			return true;
 	return false;
 }
 
-static bool mount_in(const struct view *v, const char *mp)
+static bool mount_live(const struct view *v, const char *mp)
 {
 	for (size_t i = 0; i < v->nmounts; i++)
 		if (!strcmp(mp_of(v->mounts[i].mountpoint), mp))
 			return true;
 	return false;
-}
-
-/*
- * The series idle longest that @live does not have, or -1: at the bound, a new series takes its
- * place; when every series is live, the new one goes uncounted.
- */
-#define IDLEST(arr, n, live_test)							\
-	({										\
-		long _best = -1;							\
-		for (size_t _i = 0; _i < (n); _i++)					\
-			if (!(live_test) && (_best < 0 || (arr)[_i].last_s < (arr)[_best].last_s)) \
-				_best = (long)_i;					\
-		_best;									\
-	})
-
-static struct xprt_sum *new_xprt_sum(struct ledger *l, const struct xprt_view *x, const struct view *live)
-{
-	struct xprt_sum *e;
-
-	if (l->nx == LEDGER_MAX_XPRTS) {
-		long i = IDLEST(l->x, l->nx, xprt_in(live, &l->x[_i].x));
-
-		if (i < 0)
-			return NULL;
-		l->x[i] = l->x[--l->nx];
-	}
-	if (GROW(l->x, l->capx, l->nx + 1, 16))
-		return NULL;
-	e = &l->x[l->nx++];
-	memset(e, 0, sizeof(*e));
-	e->x = *x;
-	memset(&e->x.link, 0, sizeof(e->x.link));
-	e->x.nmounts = 0;
-	return e;
 }
 
 static void add_wait(struct wait_view *s, const struct wait_view *w)
@@ -94,79 +60,37 @@ static void add_wait(struct wait_view *s, const struct wait_view *w)
 static int add_xprt(struct ledger *l, const struct view *iv, const struct xprt_view *x)
 {
 	struct xprt_sum *e = xprt_sum_of(l, x);
-	struct xprt_view *s;
-	double link_Bps = x->link.gbps * 1e9 / 8;
 
 	if (!e) {
-		e = new_xprt_sum(l, x, iv);
-		if (!e)
+		if (GROW(l->x, l->capx, l->nx + 1, 16))
 			return -ENOMEM;
-		s = &e->x;
-		/* the counters are summed below, from zero */
-		s->acquires = s->handoffs = s->releases = s->sends = s->connects = 0;
-		s->preattach_releases = s->retrans = s->ops = s->bytes_written = s->bytes_read = 0;
-		s->at_limit_ns = s->busy_ns = s->span_ns = 0;
-		memset(s->waits, 0, sizeof(s->waits));
-		memset(s->verdict_s, 0, sizeof(s->verdict_s));
-		s->link_busy_bytes = 0;
-	}
-	s = &e->x;
-	/* the series is named by the newest transport under its labels */
-	if (x->first_seen_ns >= s->first_seen_ns) {
-		s->key = x->key;
-		s->first_seen_ns = x->first_seen_ns;
-		s->limit = x->limit;
-		s->max_reqs = x->max_reqs;
-		s->min_reqs = x->min_reqs;
-		s->limit_source = x->limit_source;
-		memcpy(s->port, x->port, sizeof(s->port));
+		e = &l->x[l->nx++];
+		memset(e, 0, sizeof(*e));
+		memcpy(e->addr, x->addr, sizeof(e->addr));
+		e->ident = x->ident;
+		e->id = x->id;
 	}
 	e->last_s = iv->ts_s;
-	s->acquires += x->acquires;
-	s->handoffs += x->handoffs;
-	s->releases += x->releases;
-	s->sends += x->sends;
-	s->connects += x->connects;
-	s->preattach_releases += x->preattach_releases;
-	s->retrans += x->retrans;
-	s->ops += x->ops;
-	s->bytes_written += x->bytes_written;
-	s->bytes_read += x->bytes_read;
-	s->at_limit_ns += x->at_limit_ns;
-	s->busy_ns += x->busy_ns;
-	s->span_ns += x->span_ns;
+	e->acquires += x->acquires;
+	e->handoffs += x->handoffs;
+	e->releases += x->releases;
+	e->sends += x->sends;
+	e->connects += x->connects;
+	e->preattach_releases += x->preattach_releases;
+	e->retrans += x->retrans;
+	e->ops += x->ops;
+	e->bytes_written += x->bytes_written;
+	e->bytes_read += x->bytes_read;
+	e->at_limit_ns += x->at_limit_ns;
+	e->busy_ns += x->busy_ns;
+	e->span_ns += x->span_ns;
 	for (int k = 0; k < WAIT_KINDS; k++)
-		add_wait(&s->waits[k], &x->waits[k]);
-	/* two transports under one series in an interval (the id reused): its time once */
+		add_wait(&e->waits[k], &x->waits[k]);
+	/* two transports under one series in an interval (the id reused): its time once, the shown one's */
 	if (!x->shadowed)
-		s->verdict_s[x->verdict.cls] += iv->interval_s;
-	s->link_busy_bytes += link_Bps * x->busy_ns / 1e9;
+		e->verdict_s[x->verdict.cls] += iv->interval_s;
+	e->link_busy_bytes += x->link.gbps * 1e9 / 8 * x->busy_ns / 1e9;
 	return 0;
-}
-
-static struct mount_sum *new_mount_sum(struct ledger *l, const char *mp, const struct view *live)
-{
-	struct mount_sum *m;
-	char *name;
-
-	if (l->nm == LEDGER_MAX_MOUNTS) {
-		long i = IDLEST(l->m, l->nm, mount_in(live, l->m[_i].total.mountpoint));
-
-		if (i < 0)
-			return NULL;
-		free((char *)l->m[i].total.mountpoint);
-		free(l->m[i].ops);
-		l->m[i] = l->m[--l->nm];
-	}
-	if (GROW(l->m, l->capm, l->nm + 1, 8))
-		return NULL;
-	name = strdup(mp);
-	if (!name)
-		return NULL;
-	m = &l->m[l->nm++];
-	memset(m, 0, sizeof(*m));
-	m->total.mountpoint = name;
-	return m;
 }
 
 static struct mount_op *op_of(struct mount_sum *m, const char *name)
@@ -186,17 +110,32 @@ static struct mount_op *op_of(struct mount_sum *m, const char *name)
 	return o;
 }
 
+static struct mount_sum *new_mount_sum(struct ledger *l, const char *mp)
+{
+	struct mount_sum *m;
+	char *name;
+
+	if (GROW(l->m, l->capm, l->nm + 1, 8))
+		return NULL;
+	name = strdup(mp);
+	if (!name)
+		return NULL;
+	m = &l->m[l->nm++];
+	memset(m, 0, sizeof(*m));
+	m->total.mountpoint = name;
+	return m;
+}
+
 static int add_mounts(struct ledger *l, const struct view *iv)
 {
 	int err = 0;
 
 	for (size_t i = 0; i < iv->nmounts; i++) {
 		const struct mount_total *t = &iv->mounts[i];
-		const char *mp = mp_of(t->mountpoint);
-		struct mount_sum *m = mount_sum_of(l, mp);
+		struct mount_sum *m = mount_sum_of(l, mp_of(t->mountpoint));
 
 		if (!m)
-			m = new_mount_sum(l, mp, iv);
+			m = new_mount_sum(l, mp_of(t->mountpoint));
 		if (!m) {
 			err = -ENOMEM;
 			continue;
@@ -229,6 +168,41 @@ static int add_mounts(struct ledger *l, const struct view *iv)
 	return err;
 }
 
+/* Series gone from @iv beyond LEDGER_GONE_MAX of a kind: those gone longest are forgotten. */
+static void forget(struct ledger *l, const struct view *iv)
+{
+	for (;;) {
+		size_t gone = 0;
+		long old = -1;
+
+		for (size_t i = 0; i < l->nx; i++)
+			if (!xprt_live(iv, &l->x[i])) {
+				gone++;
+				if (old < 0 || l->x[i].last_s < l->x[old].last_s)
+					old = (long)i;
+			}
+		if (gone <= LEDGER_GONE_MAX)
+			break;
+		l->x[old] = l->x[--l->nx];
+	}
+	for (;;) {
+		size_t gone = 0;
+		long old = -1;
+
+		for (size_t i = 0; i < l->nm; i++)
+			if (!mount_live(iv, l->m[i].total.mountpoint)) {
+				gone++;
+				if (old < 0 || l->m[i].last_s < l->m[old].last_s)
+					old = (long)i;
+			}
+		if (gone <= LEDGER_GONE_MAX)
+			break;
+		free((char *)l->m[old].total.mountpoint);
+		free(l->m[old].ops);
+		l->m[old] = l->m[--l->nm];
+	}
+}
+
 int ledger_add(struct ledger *l, const struct view *iv)
 {
 	int err = 0;
@@ -238,7 +212,28 @@ int ledger_add(struct ledger *l, const struct view *iv)
 			err = -ENOMEM;
 	if (add_mounts(l, iv))
 		err = -ENOMEM;
+	forget(l, iv);
 	return err;
+}
+
+static void put_sums(struct xprt_view *x, const struct xprt_sum *e)
+{
+	x->acquires = e->acquires;
+	x->handoffs = e->handoffs;
+	x->releases = e->releases;
+	x->sends = e->sends;
+	x->connects = e->connects;
+	x->preattach_releases = e->preattach_releases;
+	x->retrans = e->retrans;
+	x->ops = e->ops;
+	x->bytes_written = e->bytes_written;
+	x->bytes_read = e->bytes_read;
+	x->at_limit_ns = e->at_limit_ns;
+	x->busy_ns = e->busy_ns;
+	x->span_ns = e->span_ns;
+	memcpy(x->waits, e->waits, sizeof(x->waits));
+	memcpy(x->verdict_s, e->verdict_s, sizeof(x->verdict_s));
+	x->link_busy_bytes = e->link_busy_bytes;
 }
 
 int ledger_view(const struct ledger *l, const struct view *cum, struct view *out)
@@ -249,25 +244,36 @@ int ledger_view(const struct ledger *l, const struct view *cum, struct view *out
 	out->nxprts = out->nmounts = out->nmops = 0;
 	for (size_t i = 0; i < l->nm; i++)
 		nops += l->m[i].nops;
-	out->xprts = calloc(l->nx + 1, sizeof(*out->xprts));
-	out->mounts = calloc(l->nm + 1, sizeof(*out->mounts));
+	out->xprts = calloc(cum->nxprts + 1, sizeof(*out->xprts));
+	out->mounts = calloc(cum->nmounts + 1, sizeof(*out->mounts));
 	out->mops = calloc(nops + 1, sizeof(*out->mops));
 	if (!out->xprts || !out->mounts || !out->mops) {
 		ledger_view_free(out);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < l->nx; i++) {
-		const struct xprt_sum *e = &l->x[i];
+	/* one transport per series: the one it shows (the newer when the kernel reused the id) */
+	for (size_t i = 0; i < cum->nxprts; i++) {
+		const struct xprt_view *x = &cum->xprts[i];
+		const struct xprt_sum *e = xprt_sum_of(l, x);
+		struct xprt_view *o;
 
-		if (!xprt_in(cum, &e->x) && cum->ts_s - e->last_s > LEDGER_KEEP_S)
+		if (x->shadowed)
 			continue;
-		out->xprts[out->nxprts] = e->x;
-		out->xprts[out->nxprts++].shadowed = false;
+		o = &out->xprts[out->nxprts++];
+		*o = *x;
+		if (e)
+			put_sums(o, e);
 	}
-	for (size_t i = 0; i < l->nm; i++) {
-		const struct mount_sum *m = &l->m[i];
+	for (size_t i = 0; i < cum->nmounts; i++) {
+		const char *mp = mp_of(cum->mounts[i].mountpoint);
+		const struct mount_sum *m = mount_sum_of(l, mp);
 
-		if (!mount_in(cum, m->total.mountpoint) && cum->ts_s - m->last_s > LEDGER_KEEP_S)
+		/*
+		 * Every interval is in the sums: a mount with none has done nothing since it was
+		 * attributed, and the view's figures for it are another's (ops of a client whose
+		 * mount is gone now count under "")
+		 */
+		if (!m)
 			continue;
 		out->mounts[out->nmounts++] = m->total;
 		memcpy(&out->mops[out->nmops], m->ops, m->nops * sizeof(*m->ops));

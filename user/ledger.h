@@ -12,16 +12,25 @@
 
 #include "view.h"
 
-/* series remembered; past it, the one idle longest goes (it restarts from 0 if it returns) */
-#define LEDGER_MAX_XPRTS 1024
-#define LEDGER_MAX_MOUNTS 256
-/* a series no longer in the cumulative view stays in the file this long after its last change */
-#define LEDGER_KEEP_S 900.0
+/*
+ * Series gone from the maps are remembered, so one that comes back (the kernel reuses a transport
+ * id for the same server, a path is mounted again) goes on from where it was; past this many the
+ * one gone longest is forgotten, and should it come back it restarts from 0 (a reset, which
+ * Prometheus's rate() takes in its stride). Live series are never forgotten.
+ */
+#define LEDGER_GONE_MAX 64
 
-/* a transport series (server, protocol, kernel id): x's counters summed, the rest the newest's */
+/* a transport series (server, protocol, kernel id): its counters summed over intervals */
 struct xprt_sum {
-	double last_s;
-	struct xprt_view x;
+	char addr[ADDR_LEN];
+	__u32 ident, id;
+	double last_s;			/* end of the last interval it was in */
+	__u64 acquires, handoffs, releases, sends, connects, preattach_releases, retrans;
+	__u64 ops, bytes_written, bytes_read;
+	double at_limit_ns, busy_ns, span_ns;
+	struct wait_view waits[WAIT_KINDS];
+	double verdict_s[VERDICTS];
+	double link_busy_bytes;
 };
 
 struct mount_sum {
@@ -40,9 +49,9 @@ struct ledger {
 /* add a finished interval view; 0 or -ENOMEM (what found no room is not counted) */
 int ledger_add(struct ledger *l, const struct view *iv);
 /*
- * @out: @cum with its transports and per-mount figures replaced by the sums (series in @cum, and
- * those changed in the last LEDGER_KEEP_S seconds), for the textfile. It points into @l and @cum;
- * free with ledger_view_free() before either changes. 0 or -ENOMEM.
+ * @out: @cum with the counters of its transports and mounts replaced by the sums, one transport
+ * per series, for the textfile. It points into @l and @cum: free it with ledger_view_free()
+ * before either changes. 0 or -ENOMEM.
  */
 int ledger_view(const struct ledger *l, const struct view *cum, struct view *out);
 void ledger_view_free(struct view *out);

@@ -243,9 +243,9 @@ static const struct xprt_view *series(const struct view *v, __u32 id, const char
 
 /*
  * The textfile's transport counters are sums per series: a transport whose address and kernel id
- * were reused goes on in the series it had (no counter reset), a series gone from the view stays
- * for LEDGER_KEEP_S after its last change, and two transports under one series in an interval
- * count its time once.
+ * were reused goes on in the series it had (no counter reset), two transports under one series in
+ * an interval count its time once, only series the view has are written, and one that comes back
+ * goes on from where it was unless LEDGER_GONE_MAX others went since.
  */
 static void test_ledger(void **state)
 {
@@ -264,6 +264,7 @@ static void test_ledger(void **state)
 	a->x[0].acquires = 10;
 	a->x[0].link.gbps = 8;		/* 1 GB/s for the one busy second */
 	a->x[1].verdict.cls = V_IDLE;
+	a->x[1].acquires = 4;
 	assert_int_equal(ledger_add(&l, &a->v), 0);
 	a->x[0].verdict.cls = V_SERVER;
 	/* the id reused within the interval: the old transport's last figures and the new one's */
@@ -272,7 +273,6 @@ static void test_ledger(void **state)
 	a->x[2].first_seen_ns = 7;
 	a->x[2].acquires = 3;
 	a->x[2].verdict.cls = V_SERVER;	/* the series takes the verdict of the one it shows */
-	a->x[2].shadowed = false;
 	a->x[0].shadowed = true;
 	a->v.ts_s = 102;
 	assert_int_equal(ledger_add(&l, &a->v), 0);
@@ -281,6 +281,7 @@ static void test_ledger(void **state)
 	add_xprt(b, 5, "10.0.0.1", "/mnt/a");
 	b->x[0].key = 0x9000;
 	b->x[0].first_seen_ns = 7;
+	b->x[1].acquires = 9;
 	b->v.ts_s = 103;
 	assert_int_equal(ledger_view(&l, &b->v, &out), 0);
 	x = series(&out, 0, "10.0.0.1");
@@ -289,17 +290,27 @@ static void test_ledger(void **state)
 	assert_true(x->link_busy_bytes == 2e9);
 	assert_int_equal(x->acquires, 10 + 10 + 3);
 	assert_int_equal(x->key, 0x9000);
-	assert_false(x->shadowed);
-	assert_non_null(series(&out, 1, "10.0.0.2"));
-	assert_null(series(&out, 5, "10.0.0.1"));	/* no interval of it yet */
+	assert_null(series(&out, 1, "10.0.0.2"));		/* gone: not written */
+	assert_int_equal(series(&out, 5, "10.0.0.1")->acquires, 9);	/* no interval yet: its own */
 	assert_int_equal(out.nxprts, 2);
 	ledger_view_free(&out);
-	/* long after its last interval, a series no longer in the view leaves the file */
-	b->v.ts_s = 102 + LEDGER_KEEP_S + 1;
+	/* transport 1's series comes back: it goes on from its sums */
+	b->v.nxprts = 0;
+	add_xprt(b, 1, "10.0.0.2", "/mnt/b");
+	b->x[0].acquires = 1;
+	b->v.ts_s = 104;
+	assert_int_equal(ledger_add(&l, &b->v), 0);
 	assert_int_equal(ledger_view(&l, &b->v, &out), 0);
-	assert_null(series(&out, 1, "10.0.0.2"));
-	assert_non_null(series(&out, 0, "10.0.0.1"));
+	assert_int_equal(series(&out, 1, "10.0.0.2")->acquires, 4 + 4 + 1);
 	ledger_view_free(&out);
+	/* more series gone than are remembered: those gone longest are forgotten */
+	for (int i = 0; i < LEDGER_GONE_MAX + 5; i++) {
+		b->v.nxprts = 0;
+		add_xprt(b, 100 + i, "10.0.0.9", "/mnt/z");
+		b->v.ts_s = 200 + i;
+		assert_int_equal(ledger_add(&l, &b->v), 0);
+	}
+	assert_int_equal(l.nx, LEDGER_GONE_MAX + 1);
 	ledger_free(&l);
 	free(a);
 	free(b);
