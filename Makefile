@@ -54,6 +54,8 @@ MANDIR     ?= $(PREFIX)/share/man
 DATADIR    ?= $(PREFIX)/share/slotscope
 UNITDIR    ?= /lib/systemd/system
 SYSCONFDIR ?= /etc
+SYSUSERSDIR ?= /usr/lib/sysusers.d
+TMPFILESDIR ?= /usr/lib/tmpfiles.d
 
 ifeq ($(V),1)
 Q =
@@ -278,12 +280,15 @@ install: all
 		$(DESTDIR)$(DATADIR)/prometheus/slotscope.rules.yml
 	$(Q)install -D -m 0644 tools/grafana/slotscope.json $(DESTDIR)$(DATADIR)/grafana/slotscope.json
 	$(Q)install -D -m 0644 tools/systemd/60-slotscope.conf $(DESTDIR)$(DATADIR)/sysctl/60-slotscope.conf
+	$(Q)install -D -m 0644 tools/systemd/slotscope.sysusers $(DESTDIR)$(SYSUSERSDIR)/slotscope.conf
+	$(Q)install -D -m 0644 tools/systemd/slotscope.tmpfiles $(DESTDIR)$(TMPFILESDIR)/slotscope.conf
 
 uninstall:
 	$(Q)rm -f $(DESTDIR)$(SBINDIR)/slotscope $(DESTDIR)$(MANDIR)/man8/slotscope.8 \
 		$(DESTDIR)$(UNITDIR)/slotscope.service $(DESTDIR)$(SYSCONFDIR)/default/slotscope \
 		$(DESTDIR)$(DATADIR)/prometheus/slotscope.rules.yml $(DESTDIR)$(DATADIR)/grafana/slotscope.json \
-		$(DESTDIR)$(DATADIR)/sysctl/60-slotscope.conf
+		$(DESTDIR)$(DATADIR)/sysctl/60-slotscope.conf $(DESTDIR)$(SYSUSERSDIR)/slotscope.conf \
+		$(DESTDIR)$(TMPFILESDIR)/slotscope.conf
 	$(Q)rmdir $(DESTDIR)$(DATADIR)/prometheus $(DESTDIR)$(DATADIR)/grafana $(DESTDIR)$(DATADIR)/sysctl \
 		$(DESTDIR)$(DATADIR) 2>/dev/null || true
 
