@@ -45,7 +45,7 @@ HOST_TESTS := $(sort $(wildcard tests/host/test_*.sh))
 BUILD_DEBS := make gcc libc6-dev clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libibverbs-dev \
 	pkg-config
 TEST_DEBS := libcmocka-dev qemu-system-x86 qemu-system-data cpio xz-utils gawk python3 \
-	libxml2-utils libclang-rt-14-dev chromium systemd dpkg-dev debhelper lintian fakeroot
+	libxml2-utils libclang-rt-14-dev chromium systemd dpkg-dev debhelper lintian fakeroot rpm rpmlint
 
 # install: PREFIX and DESTDIR as usual; the unit and the defaults where Debian keeps them
 PREFIX     ?= /usr
@@ -187,7 +187,7 @@ SAN_BINS := $(patsubst $(O)/%,$(O)/san/%,$(UNIT_BINS))
 test:
 	$(Q)$(MAKE) --no-print-directory deps-test
 	$(Q)$(MAKE) --no-print-directory test-run
-test-run: unit-test-bins all vm-image tools deb $(CORE_IMAGES)
+test-run: unit-test-bins all vm-image tools deb rpm $(CORE_IMAGES)
 	$(Q)$(MAKE) --no-print-directory O=$(O)/san unit-test-bins $(SAN_FLAGS)
 	$(Q)$(MAKE) --no-print-directory fuzz
 	$(Q)tests/run-tests.sh $(UNIT_BINS) $(SAN_BINS) $(HOST_TESTS) $(VM_TESTS) $(LEVEL_RUNS) $(CORE_RUNS) $(OLD_RUNS)
@@ -302,6 +302,20 @@ deb: | deps-test
 	$(Q)lintian $(O)/deb/slotscope_*.deb > $(O)/deb/lintian.txt 2>&1; \
 		if grep -q '^E:' $(O)/deb/lintian.txt; then cat $(O)/deb/lintian.txt; exit 1; fi
 	$(Q)dpkg-deb -x $(O)/deb/slotscope_*.deb $(O)/deb/root
+
+# The RPM (RHEL 9 family), built from a tarball of the tree by Debian's rpmbuild: $(O)/rpm/RPMS/
+# ARCH/slotscope-*.rpm and its rpmlint report. --nodeps: the build uses this machine's toolchain.
+RPM_ARCH := $(if $(filter arm64,$(ARCH)),aarch64,x86_64)
+.PHONY: rpm
+rpm: | deps-test
+	$(call msg,RPM,$(O)/rpm)
+	$(Q)rm -rf $(O)/rpm && mkdir -p $(O)/rpm/SOURCES
+	$(Q)tar -c --exclude=./build --exclude='./build-*' --exclude=./.git --exclude='./$(O)' \
+		--transform 's,^\.,slotscope-$(VERSION),' . | gzip -n >$(O)/rpm/SOURCES/slotscope-$(VERSION).tar.gz
+	$(Q)rpmbuild -bb --nodeps --define '_topdir $(abspath $(O)/rpm)' --define 'slotscope_version $(VERSION)' \
+		--target $(RPM_ARCH) packaging/rpm/slotscope.spec >$(O)/rpm/build.log 2>&1 || { tail -30 $(O)/rpm/build.log; exit 1; }
+	$(Q)rpmlint -r packaging/rpm/slotscope.rpmlintrc $(O)/rpm/RPMS/*/slotscope-*.rpm >$(O)/rpm/rpmlint.txt 2>&1; \
+		if grep -q ' E: ' $(O)/rpm/rpmlint.txt; then cat $(O)/rpm/rpmlint.txt; exit 1; fi
 
 clean:
 	$(call msg,CLEAN,$(O))
