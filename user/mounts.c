@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "mounts.h"
 #include "util.h"
 
@@ -93,6 +94,28 @@ static const char *mounts_pid = "self";
 void mounts_set_pid(const char *pid)
 {
 	mounts_pid = pid;
+}
+
+int mounts_netns_same(const char *procfs_root, bool *same)
+{
+	char path[4096];
+	struct stat a, b;
+	int err;
+
+	*same = true;
+	if (!strcmp(mounts_pid, "self"))
+		return 0;
+	err = mounts_file(path, sizeof(path), procfs_root, "net/dev");
+	if (err)
+		return err;
+	/*
+	 * Not ns/net, whose link only ptrace access may follow: every namespace registers /proc/net
+	 * entries of its own, so net/dev's inode tells the namespace apart, readable by anyone
+	 */
+	if (stat(path, &a) || stat("/proc/self/net/dev", &b))
+		return -errno;
+	*same = a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+	return 0;
 }
 
 int mounts_file(char *buf, size_t len, const char *procfs_root, const char *file)

@@ -2,6 +2,7 @@
 #ifndef SLOTSCOPE_MOUNTS_H
 #define SLOTSCOPE_MOUNTS_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stddef.h>
 
@@ -28,6 +29,11 @@ int mounts_parse(FILE *f, struct mount_table *t);
 void mounts_set_pid(const char *pid);
 /* ROOT/proc/PID/@file, PID as set above; 0 or -ENAMETOOLONG */
 int mounts_file(char *buf, size_t len, const char *procfs_root, const char *file);
+/*
+ * Whether this process shares the network namespace of the one whose mounts it reads (always,
+ * for "self"): routes and netdevs are asked of our own. 0, or -errno when either is unreadable.
+ */
+int mounts_netns_same(const char *procfs_root, bool *same);
 /* the same, from ROOT/proc/PID/mountinfo */
 int mounts_load(const char *procfs_root, struct mount_table *t);
 void mounts_free(struct mount_table *t);

@@ -917,6 +917,7 @@ int session_new(struct session **out, const struct session_opts *o)
 {
 	struct session *s = calloc(1, sizeof(*s));
 	struct utsname u;
+	bool same_netns;
 	int rc;
 
 	*out = NULL;
@@ -932,6 +933,11 @@ int session_new(struct session **out, const struct session_opts *o)
 	if (!s->o.mounts_of)
 		s->o.mounts_of = "self";
 	mounts_set_pid(s->o.mounts_of);
+	/* a pod without hostNetwork would map every transport to its own lo or eth0 */
+	if (!mounts_netns_same(s->o.procfs_root, &same_netns) && !same_netns)
+		pr_err("PID %s, whose mounts are read, is in another network namespace: transports "
+			"would be mapped to this one's routes and devices; run in the host's "
+			"(hostNetwork: true in a DaemonSet)\n", s->o.mounts_of);
 	if (!uname(&u))
 		snprintf(s->kernel, sizeof(s->kernel), "%s", u.release);
 	rc = open_outputs(s);
