@@ -1,13 +1,30 @@
 # slotscope. All outputs go under $(O); the source tree stays clean. `make V=1` shows commands.
+# ARCH=arm64 cross-builds for aarch64 (Grace) on an amd64 machine: Debian's gcc-aarch64-linux-gnu
+# and the :arm64 -dev packages through multiarch (`make deps ARCH=arm64`), the BPF object against
+# arch/arm64/vmlinux.h (kprobe registers are arm64's), everything under build/arm64.
+ARCH     ?= x86
+ifeq ($(ARCH),arm64)
+O        ?= build/arm64
+CROSS    ?= aarch64-linux-gnu-
+VMLINUX_DIR := arch/arm64
+DEB_ARCH := arm64
+else ifeq ($(ARCH),x86)
 O        ?= build
+CROSS    ?=
+VMLINUX_DIR := .
+DEB_ARCH := amd64
+else
+$(error ARCH=$(ARCH): want x86 (the default) or arm64)
+endif
 # One spelling of every output path: O=$(CURDIR)/build (as tools/vm/run and the host tests pass
 # it) and O=build must name the same targets, or the dependency files written under one spelling
 # never apply to the other and a changed header leaves objects of the old layout linked in.
 override O := $(patsubst $(CURDIR)/%,%,$(abspath $(O)))
-CC       ?= cc
+ifeq ($(origin CC),default)
+CC       := $(CROSS)gcc
+endif
 CLANG    ?= clang
 BPFTOOL  ?= bpftool
-ARCH     := x86
 VERSION  := 0.2.0
 
 CFLAGS   ?= -O2 -g
@@ -28,7 +45,7 @@ HAVE_SPEED_EX := $(shell printf '\043include <infiniband/verbs.h>\nint x = sizeo
 	$(CC) -x c -c -o /dev/null - 2>/dev/null && echo -DHAVE_ACTIVE_SPEED_EX)
 CPPFLAGS += $(HAVE_SPEED_EX)
 # BPF_PROG() expands to an unused ctx parameter, so no -Wextra here
-BPF_CFLAGS := -g -O2 -mcpu=v3 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) -I. -Ibpf -MMD -MP
+BPF_CFLAGS := -g -O2 -mcpu=v3 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) -I$(VMLINUX_DIR) -I. -Ibpf -MMD -MP
 
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)
 SKELS     := $(patsubst bpf/%.bpf.c,$(O)/%.skel.h,$(BPF_SRCS))
@@ -44,6 +61,10 @@ HOST_TESTS := $(sort $(wildcard tests/host/test_*.sh))
 # and what testing adds (`make deps-test`; `make test` and `make demo` install them first).
 BUILD_DEBS := make gcc libc6-dev clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libibverbs-dev \
 	pkg-config
+ifeq ($(ARCH),arm64)
+BUILD_DEBS += gcc-aarch64-linux-gnu libc6-dev-arm64-cross libbpf-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64 \
+	libibverbs-dev:arm64
+endif
 TEST_DEBS := libcmocka-dev qemu-system-x86 qemu-system-data cpio xz-utils gawk python3 \
 	libxml2-utils libclang-rt-14-dev chromium systemd dpkg-dev debhelper lintian fakeroot rpm rpmlint
 
@@ -76,6 +97,9 @@ define apt_install
 	@missing="$(call missing_debs,$(1))"; \
 	if [ -n "$$missing" ]; then \
 		echo "  DEPS     apt-get install" $$missing; \
+		case " $$missing" in *:arm64*) dpkg --print-foreign-architectures | grep -qx arm64 || \
+			{ echo "  DEPS     dpkg --add-architecture arm64 (multiarch: Debian's arm64 port)"; \
+			  dpkg --add-architecture arm64; } ;; esac; \
 		apt-get update -q >/dev/null && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing >/dev/null; \
 	fi
@@ -91,7 +115,7 @@ check-deps:
 		echo "slotscope: missing Debian packages to build:" $$missing": run 'make deps'" \
 			"(or apt-get install" $$missing")" >&2; exit 1; fi
 
-$(O)/bpf/%.bpf.o: bpf/%.bpf.c vmlinux.h | check-deps
+$(O)/bpf/%.bpf.o: bpf/%.bpf.c $(VMLINUX_DIR)/vmlinux.h | check-deps
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D) && $(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
