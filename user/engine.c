@@ -516,6 +516,44 @@ static int inject_refusals(struct engine *e)
 #endif
 
 /* one more load of the object; -EAGAIN: a hook was refused, try again with what is left */
+/*
+ * A loaded fentry program may still not attach: arm64 kernels before ftrace direct calls
+ * (2aa6ac03516d "arm64: ftrace: Add direct call support", 6.5) load it and refuse the trampoline
+ * with ENOTSUPP. Each is attached once here and let go (nothing counts before armed); one that
+ * will not attach is treated as a refused variant, so the hook takes its kprobe.
+ */
+static int attach_probe(struct engine *e)
+{
+	bool refused = false;
+
+	for (size_t i = 0; i < e->nhooks; i++) {
+		struct hook *h = &e->hooks[i];
+
+		for (int v = 0; v < 2; v++) {
+			struct bpf_program *p = h->progs[v];
+			struct bpf_link *l;
+
+			if (!bpf_program__autoload(p) || bpf_program__type(p) != BPF_PROG_TYPE_TRACING ||
+			    bpf_program__expected_attach_type(p) != BPF_TRACE_FENTRY)
+				continue;
+			l = bpf_program__attach(p);
+			if (l) {
+				bpf_link__destroy(l);
+				continue;
+			}
+			/* ENOTSUPP (524) is the kernel's own, which strerror() does not know */
+			snprintf(h->why, sizeof(h->why), "the kernel cannot attach it: %s",
+				 errno == 524 ? "no BPF trampoline here (ENOTSUPP)" : strerror(errno));
+			h->refused |= 1u << v;
+			refused = true;
+			pr_info("hook %s: %s does not attach (%s)\n", h->name, bpf_program__section_name(p),
+				h->why + strlen("the kernel cannot attach it: "));
+		}
+	}
+	/* one more load for all of them */
+	return refused ? -EAGAIN : 0;
+}
+
 static int load_once(struct engine *e)
 {
 	struct slotscope_bpf *s;
@@ -554,8 +592,12 @@ static int load_once(struct engine *e)
 		}
 	err = slotscope_bpf__load(s);
 	if (!err)
+		err = attach_probe(e);
+	if (!err)
 		return 0;
-	if (blame(e))
+	if (err == -EAGAIN)
+		;
+	else if (blame(e))
 		err = -EAGAIN;
 	else if (!e->pools_off) {
 		/* not a hook: the pool counters are the only other programs; do without them */
