@@ -192,7 +192,8 @@ $(O)/vm/k/%/initrd.cpio: $(VM_IMAGE_DEPS) | deps-test
 # the tracepoint design with the fallback attach there (raw_tp), and the tracepoint design on 6.12
 # (tp_btf; the VM suite and test_fallback load it on the default kernel)
 vm_runs = $(foreach k,$(2),$(addsuffix @$(filter-out default,$(k)),$(1)))
-CORE_RUNS := $(call vm_runs,$(CORE_TESTS),$(CORE_KERNELS)) $(addsuffix @@SLOTSCOPE_ATTACH=fallback,$(CORE_TESTS)) \
+# and the core set on arm64 (Debian's arm64 6.1 under qemu-system-aarch64, the arm64 build)
+CORE_RUNS := $(call vm_runs,$(CORE_TESTS),$(CORE_KERNELS) arm64) $(addsuffix @@SLOTSCOPE_ATTACH=fallback,$(CORE_TESTS)) \
 	$(addsuffix @@SLOTSCOPE_EVENTS=tracepoints@SLOTSCOPE_ATTACH=fallback,$(CORE_TESTS)) \
 	$(addsuffix @6.12@SLOTSCOPE_EVENTS=tracepoints,$(CORE_TESTS))
 # time at each level against bpftrace's hand-off-aware truth in both designs on 6.1 and 6.12 (the
@@ -201,7 +202,7 @@ LEVEL_RUNS := tests/vm/test_level_truth.sh@@SLOTSCOPE_EVENTS=tracepoints tests/v
 	tests/vm/test_level_truth.sh@6.12@SLOTSCOPE_EVENTS=tracepoints
 # Debian 11's 5.10, which slotscope cannot count on: it must refuse in one line (test_old_kernel)
 OLD_RUNS := tests/vm/test_old_kernel.sh@5.10
-CORE_IMAGES := $(foreach k,default $(CORE_KERNELS) 5.10,$(call vm_img,$(k))/initrd.cpio)
+CORE_IMAGES := $(foreach k,default $(CORE_KERNELS) arm64 5.10,$(call vm_img,$(k))/initrd.cpio)
 
 SAN_FLAGS := CFLAGS='-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all' \
 	LDFLAGS='-fsanitize=address,undefined'
@@ -213,7 +214,7 @@ SAN_BINS := $(patsubst $(O)/%,$(O)/san/%,$(UNIT_BINS))
 test:
 	$(Q)$(MAKE) --no-print-directory deps-test
 	$(Q)$(MAKE) --no-print-directory test-run
-test-run: unit-test-bins all vm-image tools deb rpm $(CORE_IMAGES)
+test-run: unit-test-bins all vm-image tools deb rpm arm64 $(CORE_IMAGES)
 	$(Q)$(MAKE) --no-print-directory O=$(O)/san unit-test-bins $(SAN_FLAGS)
 	$(Q)$(MAKE) --no-print-directory fuzz
 	$(Q)tests/run-tests.sh $(UNIT_BINS) $(SAN_BINS) $(HOST_TESTS) $(VM_TESTS) $(LEVEL_RUNS) $(CORE_RUNS) $(OLD_RUNS)
@@ -222,6 +223,12 @@ test-run: unit-test-bins all vm-image tools deb rpm $(CORE_IMAGES)
 KERNELS ?= 6.12 7
 test-kernels: all $(foreach k,$(KERNELS),$(call vm_img,$(k))/initrd.cpio)
 	$(Q)tests/run-tests.sh $(call vm_runs,$(VM_TESTS),$(KERNELS))
+
+# The arm64 artifacts, cross-built here (ARCH=arm64, under $(O)/arm64): the binary and its test
+# build (for the arm64 VM), the .deb and the RPM (for the host tests that read them)
+.PHONY: arm64
+arm64: | deps-test
+	$(Q)$(MAKE) --no-print-directory ARCH=arm64 O=$(O)/arm64 all $(O)/arm64/slotscope-faults deb rpm
 
 # Every unit test under ASan and UBSan, in a tree of its own; a leak fails.
 .PHONY: check
@@ -323,8 +330,9 @@ uninstall:
 deb: | deps-test
 	$(call msg,DEB,$(O)/deb)
 	$(Q)rm -rf $(O)/deb && mkdir -p $(O)/deb/src
-	$(Q)tar -c --exclude=./build --exclude=./.git --exclude='./$(O)' . | tar -x -C $(O)/deb/src
-	$(Q)cd $(O)/deb/src && dpkg-buildpackage -b -us -uc >../build.log 2>&1 || { tail -30 ../build.log; exit 1; }
+	$(Q)tar -c --exclude=./build --exclude='./build-*' --exclude=./.git --exclude='./$(O)' . | tar -x -C $(O)/deb/src
+	$(Q)cd $(O)/deb/src && dpkg-buildpackage -b -us -uc -a$(DEB_ARCH) $(if $(CROSS),-d) >../build.log 2>&1 || \
+		{ tail -30 ../build.log; exit 1; }
 	$(Q)lintian $(O)/deb/slotscope_*.deb > $(O)/deb/lintian.txt 2>&1; \
 		if grep -q '^E:' $(O)/deb/lintian.txt; then cat $(O)/deb/lintian.txt; exit 1; fi
 	$(Q)dpkg-deb -x $(O)/deb/slotscope_*.deb $(O)/deb/root
@@ -339,6 +347,7 @@ rpm: | deps-test
 	$(Q)tar -c --exclude=./build --exclude='./build-*' --exclude=./.git --exclude='./$(O)' \
 		--transform 's,^\.,slotscope-$(VERSION),' . | gzip -n >$(O)/rpm/SOURCES/slotscope-$(VERSION).tar.gz
 	$(Q)rpmbuild -bb --nodeps --define '_topdir $(abspath $(O)/rpm)' --define 'slotscope_version $(VERSION)' \
+		$(if $(CROSS),--define 'slotscope_make_args ARCH=$(ARCH)' --define 'slotscope_strip $(CROSS)strip') \
 		--target $(RPM_ARCH) packaging/rpm/slotscope.spec >$(O)/rpm/build.log 2>&1 || { tail -30 $(O)/rpm/build.log; exit 1; }
 	$(Q)rpmlint -r packaging/rpm/slotscope.rpmlintrc $(O)/rpm/RPMS/*/slotscope-*.rpm >$(O)/rpm/rpmlint.txt 2>&1; \
 		if grep -q ' E: ' $(O)/rpm/rpmlint.txt; then cat $(O)/rpm/rpmlint.txt; exit 1; fi

@@ -1,7 +1,8 @@
 #!/bin/bash
 # One binary runs on every distribution with glibc 2.34 or newer (RHEL 9 and its rebuilds,
 # Ubuntu 22.04, Debian 12): no symbol version newer than GLIBC_2.34 is needed, libbpf, libelf and
-# zlib are linked in (the only shared objects are glibc's), and the .deb depends on libc6 alone.
+# zlib are linked in (the only shared objects are glibc's), and the .deb depends on libc6 alone;
+# for both architectures (the arm64 ones cross-built under $O/arm64).
 # Read from the ELF's own version needs (readelf), not from how it was built.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/lib-host.sh"
@@ -18,10 +19,10 @@ check_elf() {
 	other=$(echo $needed | tr ' ' '\n' | grep -Ev '^(libc|libm|libdl|libpthread|librt|ld-linux[-a-z0-9_]*)\.so' | tr '\n' ' ')
 	if [ -z "$other" ]; then ok "$b: shared objects glibc's only ($needed)"; else bad "$b: needs $other"; fi
 }
-for b in "$O/slotscope" "$O/deb/root/usr/sbin/slotscope"; do
+for b in "$O/slotscope" "$O/deb/root/usr/sbin/slotscope" "$O/arm64/slotscope" "$O/arm64/deb/root/usr/sbin/slotscope"; do
 	[ -x "$b" ] && check_elf "$b" || echo "note $b not built: skipped"
 done
-for deb in "$O"/deb/slotscope_*.deb; do
+for deb in "$O"/deb/slotscope_*.deb "$O"/arm64/deb/slotscope_*.deb; do
 	[ -f "$deb" ] || { bad "no .deb in $O/deb: make deb"; continue; }
 	dep=$(dpkg-deb -f "$deb" Depends)
 	case $dep in
