@@ -23,6 +23,8 @@ override O := $(patsubst $(CURDIR)/%,%,$(abspath $(O)))
 ifeq ($(origin CC),default)
 CC       := $(CROSS)gcc
 endif
+# tools run here while building (btfmerge): this machine's compiler whatever ARCH is
+HOSTCC   ?= cc
 CLANG    ?= clang
 BPFTOOL  ?= bpftool
 VERSION  := 0.2.0
@@ -174,7 +176,7 @@ $(O)/tests/unit/%: $(O)/tests/unit/%.o $(LIB_OBJS)
 
 $(O)/btfmerge: tools/btfmerge.c user/btfmerge.c | check-deps
 	$(call msg,CC,$@)
-	$(Q)mkdir -p $(@D) && $(CC) $(WARN) $(CFLAGS) -Iuser $^ -Wl,-Bstatic -lbpf -lelf -lz -Wl,-Bdynamic -o $@
+	$(Q)mkdir -p $(@D) && $(HOSTCC) $(WARN) $(CFLAGS) -Iuser $^ -Wl,-Bstatic -lbpf -lelf -lz -Wl,-Bdynamic -o $@
 
 # One image per kernel: the default (6.1) in $(O)/vm, KERNEL=X (5.10, 6.12, 7, 7.3, a package name:
 # see tools/vm/build-image) in $(O)/vm/k/X; `default` in a kernel list is the default image.
@@ -299,7 +301,8 @@ demo-run: all vm-image
 	$(Q)SLOTSCOPE_NO_MAKE=1 O=$(O) VM_SERVER=tests/vm/server_rdma.sh tools/vm/run tools/vm/demo-rdma.sh
 
 vmlinux: $(O)/btfmerge
-	tools/gen-vmlinux.sh $(KERNEL_PKG) > vmlinux.h.tmp && mv vmlinux.h.tmp vmlinux.h
+	ARCH=$(ARCH) O=$(O) tools/gen-vmlinux.sh $(KERNEL_PKG) > $(VMLINUX_DIR)/vmlinux.h.tmp && \
+		mv $(VMLINUX_DIR)/vmlinux.h.tmp $(VMLINUX_DIR)/vmlinux.h
 
 install: all
 	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
