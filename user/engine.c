@@ -616,6 +616,13 @@ static int load_once(struct engine *e)
 	return err;
 }
 
+bool engine_sunrpc_loaded(const char *sysfs_root)
+{
+	char path[512];
+
+	return !root_path(path, sizeof(path), sysfs_root, "/sys/module/sunrpc") && !access(path, F_OK);
+}
+
 int engine_open(struct engine **out, const struct engine_opts *o, const char **why)
 {
 	struct engine *e = calloc(1, sizeof(*e));

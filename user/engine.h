@@ -89,6 +89,11 @@ struct engine_opts {
  * no NFS client is loaded). A hook whose variant the verifier refuses falls back to the next.
  */
 int engine_open(struct engine **e, const struct engine_opts *o, const char **why);
+/*
+ * Whether sunrpc (the NFS client's RPC layer) is loaded: ROOT/sys/module/sunrpc, one access().
+ * What a wait for it repeats, where engine_open would parse megabytes of BTF and kallsyms.
+ */
+bool engine_sunrpc_loaded(const char *sysfs_root);
 int engine_attach(struct engine *e, const char **why);
 /*
  * Start counting. Programs attach one by one; a slot whose acquire was counted before its

@@ -38,7 +38,7 @@ static const char args_doc[] = "[INTERVAL [COUNT]]";
 
 enum { OPT_PROCFS = 1000, OPT_SYSFS, OPT_NO_RDMA, OPT_CKPT_MBPS, OPT_CKPT_QUIET, OPT_PROM,
        OPT_FOLDED, OPT_SVG, OPT_USER, OPT_MAX_INFLIGHT, OPT_PROM_DETAIL, OPT_PROM_KEEP,
-       OPT_MOUNTS_OF, OPT_RESTORE_MBPS, OPT_NO_JOBS };
+       OPT_MOUNTS_OF, OPT_RESTORE_MBPS, OPT_NO_JOBS, OPT_RUN_UNTRACED };
 
 static const struct argp_option options[] = {
 	{ "duration", 'd', "SECONDS", 0, "Trace for SECONDS, then print the summary", 0 },
@@ -47,6 +47,9 @@ static const struct argp_option options[] = {
 	{ "quiet", 'q', NULL, 0, "Only errors on stderr; no tables", 0 },
 	{ "verbose", 'v', NULL, 0, "Say how each hook attached; libbpf's messages too", 0 },
 	{ "no-rdma", OPT_NO_RDMA, NULL, 0, "Do not read RDMA ports or netdev counters", 0 },
+	{ "run-untraced", OPT_RUN_UNTRACED, NULL, 0,
+	  "With -- COMMAND on a node with no NFS client (sunrpc) loaded: run it untraced, said in one "
+	  "line, instead of exiting 77", 0 },
 	{ "ckpt-threshold", OPT_CKPT_MBPS, "MB/s", 0,
 	  "Write rate that starts a checkpoint window (default 10)", 0 },
 	{ "restore-threshold", OPT_RESTORE_MBPS, "MB/s", 0,
@@ -130,6 +133,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_NO_RDMA:
 		env.no_rdma = true;
+		break;
+	case OPT_RUN_UNTRACED:
+		env.run_untraced = true;
 		break;
 	case OPT_CKPT_MBPS:
 		if (parse_num(arg, 0.001, 1e9, &v))

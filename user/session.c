@@ -303,15 +303,78 @@ static int print_audit(struct session *s)
 	return EXIT_OK;
 }
 
-static pid_t start_command(char **argv)
+/*
+ * Who the command runs as: --user, else the user who ran sudo (SUDO_UID/SUDO_GID, honoured only
+ * when we are root), else whoever we are. A sudoers rule for slotscope must not be a root shell:
+ * the job is the user's, slotscope's privileges are for loading BPF. 0, -ENOENT when there is
+ * nobody to become (run as is), or -errno.
+ */
+static int command_identity(const struct session *s, uid_t *uid, gid_t *gid, char *name, size_t len)
 {
-	pid_t pid = fork();
+	const char *su = getenv("SUDO_UID"), *sg = getenv("SUDO_GID");
+	const struct passwd *pw;
+	char *end;
 
+	if (s->o.user) {
+		pw = getpwnam(s->o.user);
+		if (!pw)
+			return -ESRCH;
+		*uid = pw->pw_uid;
+		*gid = pw->pw_gid;
+		snprintf(name, len, "%s", pw->pw_name);
+		return 0;
+	}
+	if (getuid() != 0 || !su || !sg || !*su || !*sg)
+		return -ENOENT;
+	*uid = (uid_t)strtoul(su, &end, 10);
+	if (*end)
+		return -EINVAL;
+	*gid = (gid_t)strtoul(sg, &end, 10);
+	if (*end)
+		return -EINVAL;
+	pw = getpwuid(*uid);
+	snprintf(name, len, "%s", pw ? pw->pw_name : "");
+	return 0;
+}
+
+/* In the child: become @uid/@gid with no capability left to regain (an empty bounding set). */
+static int become(uid_t uid, gid_t gid, const char *name)
+{
+	for (int c = 0; c <= CAP_LAST_CAP; c++)
+		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) && errno != EINVAL)
+			return -errno;
+	if ((name[0] ? initgroups(name, gid) : setgroups(0, NULL)) || setgid(gid) || setuid(uid))
+		return -errno;
+	/* setuid() away from 0 cleared the rest; nothing ambient survives either */
+	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+	return 0;
+}
+
+static pid_t start_command(const struct session *s, char **argv)
+{
+	char name[256] = "";
+	uid_t uid = 0;
+	gid_t gid = 0;
+	int who = command_identity(s, &uid, &gid, name, sizeof(name));
+	pid_t pid;
+
+	if (who && who != -ENOENT) {
+		pr_err("cannot run %s as %s: %s\n", argv[0], s->o.user ? s->o.user : "SUDO_UID/SUDO_GID",
+		       who == -ESRCH ? "no such user" : strerror(-who));
+		errno = -who;
+		return -1;
+	}
+	pid = fork();
 	if (pid == 0) {
 		/* as the shell gave them to us: nohup's ignored SIGHUP stays ignored in the job */
 		for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
 			signal(stop_signals[i], inherited_ignored[i] ? SIG_IGN : SIG_DFL);
 		signal(SIGPIPE, SIG_DFL);
+		if (!who && become(uid, gid, name)) {
+			fprintf(stderr, "slotscope: cannot run %s as uid %u: %s\n", argv[0], (unsigned)uid,
+				strerror(errno));
+			_exit(126);
+		}
 		execvp(argv[0], argv);
 		fprintf(stderr, "slotscope: cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
@@ -349,14 +412,12 @@ static int open_engine(struct session *s)
 		eo.no_kprobes = true;
 	}
 	eo.no_btf_ids = !sys_admin;
-	err = engine_open(&s->e, &eo, &why);
-	if (err == -ENOENT && !strcmp(why, "sunrpc") && exporter(s))
+	/* before megabytes of BTF and kallsyms are parsed: the caller decides what no NFS means */
+	if (!engine_sunrpc_loaded(s->o.sysfs_root))
 		return -ENOENT;
-	if (err == -ENOENT && !strcmp(why, "sunrpc")) {
-		pr_err("sunrpc is not loaded, so there is no NFS client to trace: mount an NFS share "
-		       "(or modprobe sunrpc) and run again\n");
-		return EXIT_NOPERM;
-	}
+	err = engine_open(&s->e, &eo, &why);
+	if (err == -ENOENT && !strcmp(why, "sunrpc"))
+		return -ENOENT;
 	if (err) {
 		pr_err("%s\n", why);
 		return EXIT_NOPERM;
@@ -640,13 +701,13 @@ static int trace_begin(struct session *s, struct trace *t, int *rc)
 		/* stopped while loading: the job never ran, and says so as a shell would */
 		*rc = 128 + stop_signal;
 	} else if (s->o.command) {
-		/* the command is the user's job: it keeps root, capabilities come back at exec */
-		/* exits only: a job stopped and continued (Ctrl-Z, a scheduler's suspend) goes on */
+		/* the user's job, as the user (command_identity); exits only: a job stopped and
+		 * continued (Ctrl-Z, a scheduler's suspend) goes on */
 		struct sigaction sa = { .sa_handler = on_child, .sa_flags = SA_NOCLDSTOP | SA_RESTART };
 
 		sigemptyset(&sa.sa_mask);
 		sigaction(SIGCHLD, &sa, NULL);
-		t->child = start_command(s->o.command);
+		t->child = start_command(s, s->o.command);
 		if (t->child < 0) {
 			pr_err("cannot start %s: %s\n", s->o.command[0], strerror(errno));
 			return -errno;
@@ -953,23 +1014,50 @@ int session_new(struct session **out, const struct session_opts *o)
 
 /*
  * An exporter started before any NFS mount (sunrpc is loaded by the first one): the textfile
- * says so (slotscope_tracing 0) until sunrpc appears, then tracing starts. Only a signal ends it.
+ * says so (slotscope_tracing 0) until sunrpc appears, then tracing starts. Each tick costs one
+ * access(); a signal, -d or COUNT ends the wait as they would end the trace.
  */
 static int wait_for_sunrpc(struct session *s)
 {
-	double tick = s->o.interval > 0 ? s->o.interval : 1;
+	double tick = s->o.interval > 0 ? s->o.interval : 1, t0 = clock_s(CLOCK_MONOTONIC);
+	double end = s->o.duration > 0 ? t0 + s->o.duration : 1e18;
+	long ticks = 0;
 	int rc;
 
 	pr_info("sunrpc is not loaded yet (no NFS mount): waiting for it\n");
 	for (;;) {
 		write_prom(s, NULL, NULL, NULL);
-		wait_until(clock_s(CLOCK_MONOTONIC) + tick);
+		wait_until(t0 + (double)(ticks + 1) * tick < end ? t0 + (double)(ticks + 1) * tick : end);
+		ticks++;
 		if (stop_signal)
 			return EXIT_OK;
-		rc = open_engine(s);
-		if (rc != -ENOENT)
-			return rc;
+		if (engine_sunrpc_loaded(s->o.sysfs_root)) {
+			rc = open_engine(s);
+			if (rc != -ENOENT)
+				return rc;
+		}
+		if (clock_s(CLOCK_MONOTONIC) >= end || (s->o.count > 0 && ticks >= s->o.count)) {
+			pr_err("sunrpc did not appear in %.0f s (no NFS mount): nothing was traced\n",
+			       clock_s(CLOCK_MONOTONIC) - t0);
+			return EXIT_NOPERM;
+		}
 	}
+}
+
+/* -- COMMAND --run-untraced on a node with no NFS client: the job runs anyway, as the user's */
+static int run_untraced(struct session *s)
+{
+	int status = 0;
+	pid_t pid;
+
+	pr_warn("sunrpc is not loaded (no NFS mount): running %s untraced\n", s->o.command[0]);
+	pid = start_command(s, s->o.command);
+	if (pid < 0)
+		return EXIT_RUNTIME;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		if (stop_signal)
+			kill(pid, stop_signal);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 int session_run(struct session *s)
@@ -998,8 +1086,16 @@ int session_run(struct session *s)
 	/* a closed pipe on stdout (| head) is an EPIPE where we print, not a death */
 	signal(SIGPIPE, SIG_IGN);
 	rc = open_engine(s);
-	if (rc == -ENOENT)
+	if (rc == -ENOENT && exporter(s)) {
 		rc = wait_for_sunrpc(s);
+	} else if (rc == -ENOENT && s->o.command && s->o.run_untraced) {
+		return run_untraced(s);
+	} else if (rc == -ENOENT) {
+		pr_err("sunrpc is not loaded, so there is no NFS client to trace: mount an NFS share "
+		       "(or modprobe sunrpc) and run again%s\n",
+		       s->o.command ? ", or add --run-untraced to run the command anyway" : "");
+		rc = EXIT_NOPERM;
+	}
 	/* a signal while waiting: no engine, nothing traced */
 	if (!rc && s->e)
 		rc = print_audit(s);

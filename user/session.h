@@ -36,6 +36,7 @@ struct session_opts {
 	const char *mounts_of;	/* whose mount table: "self" or a pid ("1": the host's) */
 	const char *sysfs_root;
 	char **command;		/* after "--": traced while it runs; NULL when none */
+	bool run_untraced;	/* COMMAND without sunrpc: run it untraced rather than exit 77 */
 };
 
 struct session;

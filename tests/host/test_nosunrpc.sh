@@ -1,0 +1,72 @@
+#!/bin/bash
+# A node with no NFS client (this machine has no sunrpc): an exporter waits for it at one access()
+# a tick, within -d and COUNT; `-- COMMAND` exits 77 naming --run-untraced, which runs the job
+# untraced, as --user, else as the user who ran sudo, with no capability to regain (empty
+# bounding set), else as the invoker.
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/lib-host.sh"
+[ ! -d /sys/module/sunrpc ] || { echo "SKIP sunrpc is loaded here: the host cannot show a node without it"; exit 77; }
+[ "$(id -u)" = 0 ] || { echo "SKIP not root: the identities cannot be switched"; exit 77; }
+ss=$O/slotscope
+work=$(mktemp -d)
+chmod 755 "$work"
+trap 'rm -rf "$work"' EXIT
+
+# the exporter's wait: bounded by -d, cheap, said in one line, exit 77, its textfile removed
+t0=$(date +%s.%N)
+timeout 20 "$ss" -q 0.2 -d 2 --prom-file "$work/x.prom" 2>"$work/wait.err" &
+pid=$!
+sleep 1
+[ -f "$work/x.prom" ] && grep -qx 'slotscope_tracing 0' "$work/x.prom" && ok "waiting: the textfile says slotscope_tracing 0" ||
+	bad "waiting: no textfile saying slotscope_tracing 0"
+wait $pid
+rc=$?
+secs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+cpu=$(awk '{ print ($14 + $15) / 100 }' /proc/$$/stat 2>/dev/null)
+[ $rc = 77 ] && ok "-d 2 ends the wait: exit 77 after ${secs} s" || bad "-d 2: exit $rc after ${secs} s"
+awk -v s="$secs" 'BEGIN { exit !(s < 5) }' && ok "within -d (${secs} s < 5 s)" || bad "waited ${secs} s for -d 2"
+grep -q 'sunrpc did not appear in [0-9]* s (no NFS mount): nothing was traced' "$work/wait.err" &&
+	ok "said in one line: $(cat "$work/wait.err")" || bad "wait's end not said: $(cat "$work/wait.err")"
+[ ! -e "$work/x.prom" ] && ok "its textfile removed at the end" || bad "the textfile left behind"
+# the wait's cost: CPU over 3 s of 0.1 s ticks, from the process's own stat, at its end
+timeout 20 "$ss" -q 0.1 -d 3 --prom-file "$work/y.prom" 2>/dev/null &
+pid=$!
+sleep 2.8
+cpu=$(awk '{ printf "%.2f", ($14 + $15) / 100 }' /proc/$pid/stat)
+wait $pid
+awk -v c="$cpu" 'BEGIN { exit !(c < 0.3) }' && ok "30 ticks of waiting cost ${cpu} s of CPU (< 0.3)" ||
+	bad "waiting cost ${cpu} s of CPU in 3 s"
+# COUNT bounds it too
+timeout 10 "$ss" -q --prom-file "$work/z.prom" 0.2 3 2>/dev/null
+rc=$?
+[ $rc = 77 ] && ok "COUNT 3 ends the wait (exit 77)" || bad "COUNT 3: exit $rc"
+
+# -- COMMAND without sunrpc: 77, the job not run, the option named
+"$ss" -- touch "$work/ran" 2>"$work/cmd.err"
+rc=$?
+[ $rc = 77 ] && [ ! -e "$work/ran" ] && grep -q -- '--run-untraced' "$work/cmd.err" &&
+	ok "-- COMMAND: exit 77, not run, --run-untraced named" || bad "-- COMMAND: exit $rc: $(cat "$work/cmd.err")"
+# --run-untraced: run, said in one line, its exit status ours
+"$ss" --run-untraced -- sh -c 'exit 3' 2>"$work/u.err"
+rc=$?
+[ $rc = 3 ] && [ "$(grep -c 'running sh untraced' "$work/u.err")" = 1 ] && ok "--run-untraced: the job ran, its status (3) ours, said once" ||
+	bad "--run-untraced: exit $rc: $(cat "$work/u.err")"
+# who the job runs as
+caps() { "$ss" "$@" --run-untraced -- sh -c 'echo $(id -u) $(id -g); grep -E "^Cap(Eff|Prm|Bnd|Amb)" /proc/self/status' 2>/dev/null; }
+out=$(caps --user nobody)
+[ "$(echo "$out" | head -n 1 | cut -d' ' -f1)" = "$(id -u nobody)" ] && ok "--user nobody: the job runs as nobody" || bad "--user nobody: $out"
+n=$(echo "$out" | grep -c ':[[:space:]]*0000000000000000$')
+[ "$n" = 4 ] && ok "--user: no capability in the job (effective, permitted, bounding, ambient)" || bad "--user: job capabilities: $out"
+out=$(SUDO_UID=1000 SUDO_GID=1000 caps)
+[ "$(echo "$out" | head -n 1)" = "1000 1000" ] && ok "under sudo (SUDO_UID/GID 1000): the job runs as 1000:1000" || bad "under sudo: $out"
+n=$(echo "$out" | grep -c ':[[:space:]]*0000000000000000$')
+[ "$n" = 4 ] && ok "under sudo: no capability in the job" || bad "under sudo: job capabilities: $out"
+out=$(SUDO_UID=1000 SUDO_GID=1000 caps --user nobody)
+[ "$(echo "$out" | head -n 1 | cut -d' ' -f1)" = "$(id -u nobody)" ] && ok "--user beats SUDO_UID" || bad "--user with SUDO_UID: $out"
+out=$(caps)
+[ "$(echo "$out" | head -n 1 | cut -d' ' -f1)" = 0 ] && ok "root without sudo or --user: the job is root's own" || bad "as root: $out"
+"$ss" --user no-such-user-here --run-untraced -- true 2>"$work/nu.err"
+rc=$?
+[ $rc != 0 ] && grep -q 'no such user' "$work/nu.err" && ok "an unknown --user: exit $rc, said: $(head -n 1 "$work/nu.err")" ||
+	bad "an unknown --user: exit $rc: $(cat "$work/nu.err")"
+exit $fails
