@@ -48,4 +48,11 @@ slotscope -q -d 1 --folded /tmp/ldir/x.folded 2>/tmp/dir.err
 check_eq "symlinked directory: exit status" $? 64
 check_eq "symlinked directory: one line naming it" "$(grep -c 'symbolic link' /tmp/dir.err)/$(wc -l </tmp/dir.err)" 1/1
 check_eq "symlinked directory: nothing written through it" "$(ls /tmp/real | wc -l)" 0
+# the traced command is the user's job, not root's: --user, else sudo's caller, no capability
+rm -f /tmp/cmd.out
+slotscope -q --user nobody -- sh -c 'echo $(id -u) $(grep CapBnd /proc/self/status | cut -f2) >/tmp/cmd.out' 2>/tmp/cmd.err
+check_eq "-- COMMAND with --user nobody: the job's uid and bounding set" "$(cat /tmp/cmd.out 2>/dev/null)" "65534 0000000000000000"
+rm -f /tmp/cmd.out
+SUDO_UID=1000 SUDO_GID=1000 slotscope -q -- sh -c 'echo $(id -u) $(grep CapBnd /proc/self/status | cut -f2) >/tmp/cmd.out' 2>/tmp/cmd.err
+check_eq "-- COMMAND under sudo: the job runs as the caller" "$(cat /tmp/cmd.out 2>/dev/null)" "1000 0000000000000000"
 exit $CHECK_FAILED
