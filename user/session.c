@@ -470,9 +470,12 @@ static void write_prom(struct session *s, struct view *cum, const struct view *i
 	err = outfile_write(&s->out[OUT_PROM], prom_fn, &in);
 	if (cum)
 		ledger_view_free(&sums);
-	if (err && err != s->prom_err)
-		pr_err("cannot write %s: %s: the last complete file stays; tracing goes on\n",
-		       s->o.prom_file, strerror(-err));
+	if (err == -EBUSY && err != s->prom_err)
+		pr_err("cannot write %s: another slotscope (pid %d) writes it now; tracing goes on\n",
+		       s->o.prom_file, s->out[OUT_PROM].lock_pid);
+	else if (err && err != s->prom_err)
+		pr_err("cannot write %s: %s: the last complete file stays; tracing goes on, and the "
+		       "write is tried again every interval\n", s->o.prom_file, strerror(-err));
 	else if (!err && s->prom_err)
 		pr_warn("%s written again\n", s->o.prom_file);
 	s->prom_err = err;
@@ -943,6 +946,14 @@ static int open_outputs(struct session *s)
 		if (err == -EBUSY)
 			pr_err("%s is being written by another slotscope (pid %d): stop it, or give "
 			       "another file\n", paths[i], s->out[i].lock_pid);
+		else if (err && s->out[i].lock_failed) {
+			/* a lock file an earlier run left as another user (root): the service's
+			 * restarts retry (exit 1) and succeed once it is removed */
+			pr_err("cannot open the lock file of %s (.%s.lock in its directory): %s: an "
+			       "earlier run as another user left it; remove it\n", paths[i],
+			       s->out[i].name, strerror(-err));
+			return EXIT_RUNTIME;
+		}
 		else if (err == -ELOOP || err == -ENOTDIR)
 			pr_err("cannot write %s: a directory in it is a symbolic link or not a "
 			       "directory: give its real path (realpath)\n", paths[i]);

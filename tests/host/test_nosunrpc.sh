@@ -69,4 +69,13 @@ out=$(caps)
 rc=$?
 [ $rc != 0 ] && grep -q 'no such user' "$work/nu.err" && ok "an unknown --user: exit $rc, said: $(head -n 1 "$work/nu.err")" ||
 	bad "an unknown --user: exit $rc: $(cat "$work/nu.err")"
+# a lock file an earlier root run left, which the service's user cannot open: exit 1 (the unit
+# retries it, unlike 64 and 77) and one line naming the file to remove
+if command -v setpriv >/dev/null; then
+	mkdir -p "$work/tf" && chmod 1777 "$work/tf" && touch "$work/tf/.slotscope.prom.lock"
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$ss" -q --prom-file "$work/tf/slotscope.prom" 2>"$work/lock.err"
+	rc=$?
+	[ $rc = 1 ] && grep -q 'cannot open the lock file of .*(.slotscope.prom.lock in its directory): Permission denied: an earlier run as another user left it; remove it' "$work/lock.err" &&
+		ok "a foreign lock file: exit 1 (retried by the unit), said: $(cat "$work/lock.err")" || bad "a foreign lock file: exit $rc: $(cat "$work/lock.err")"
+fi
 exit $fails
