@@ -12,9 +12,8 @@ void jw_init(struct jw *w, FILE *f)
 }
 
 /*
- * A JSON string is UTF-8: a byte that is not (a mount point is whatever bytes the kernel holds)
- * is written as the four characters \xHH, as in the textfile, so the value stays readable and
- * no parser rejects the line.
+ * A JSON string is UTF-8: a name is written by name_next() (utf8.h) as in the textfile, so no
+ * parser rejects the line and no two names read alike; then JSON's own \\ and \".
  */
 static void put_str(FILE *f, const char *s)
 {
@@ -22,17 +21,13 @@ static void put_str(FILE *f, const char *s)
 
 	fputc('"', f);
 	while (*p) {
-		size_t n = utf8_seq_len(p);
+		char ch[NAME_CHAR_MAX + 1];
 
-		if (!n)
-			fprintf(f, "\\\\x%02X", *p++);
-		else if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p++);
-		else if (*p < 0x20)
-			fprintf(f, "\\u%04x", *p++);
-		else {
-			fwrite(p, 1, n, f);
-			p += n;
+		name_next(&p, ch);
+		for (const char *c = ch; *c; c++) {
+			if (*c == '"' || *c == '\\')
+				fputc('\\', f);
+			fputc(*c, f);
 		}
 	}
 	fputc('"', f);

@@ -39,11 +39,11 @@ static const char *bucket_label(char *buf, size_t len, unsigned int b)
 	return buf;
 }
 
-/* frame names may hold neither ';' (the separator) nor spaces (before the weight) */
 /*
- * A frame name: the folded format's separators (';', white space, the newline that ends a line)
- * and bytes that are not UTF-8 become the four characters \xHH, so a mount point named anything
- * stays one frame on one line; a character is never cut in two at the end of @dst.
+ * A frame name: the name by name_next() (utf8.h: control characters, which would end a line or
+ * break the SVG, and bytes that are not UTF-8 become \xHH, a backslash two), and the folded
+ * format's separators, ';' and the space before the weight, \xHH too: a mount point named
+ * anything stays one frame on one line and forges no other. A character is never cut in two.
  */
 static void clean(char *dst, size_t len, const char *s)
 {
@@ -51,20 +51,18 @@ static void clean(char *dst, size_t len, const char *s)
 	size_t i = 0;
 
 	while (*p) {
-		size_t n = utf8_seq_len(p);
+		char ch[NAME_CHAR_MAX + 1];
+		size_t n;
 
-		if (!n || *p == ';' || *p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' ||
-		    *p == '\\') {
-			if (i + 5 > len)
-				break;
-			i += (size_t)snprintf(dst + i, len - i, "\\x%02X", *p++);
-			continue;
-		}
+		if (*p == ';' || *p == ' ')
+			snprintf(ch, sizeof(ch), "\\x%02X", *p++);
+		else
+			name_next(&p, ch);
+		n = strlen(ch);
 		if (i + n + 1 > len)
 			break;
-		memcpy(dst + i, p, n);
+		memcpy(dst + i, ch, n);
 		i += n;
-		p += n;
 	}
 	dst[i] = 0;
 	if (!i)

@@ -27,27 +27,20 @@ static const unsigned char op_le[] = { 15, 17, 19, 21, 23, 25, 27, 29, 31 };
 /* the ops that get a histogram per mount by default; the others are counted as "other" */
 static const char *const hist_ops[] = { "READ", "WRITE", "COMMIT" };
 
-/* a label value: \, " and newline escaped; a byte that is not UTF-8 written as \xHH */
+/* a label value: the name by name_next() (utf8.h), then the text format's \\ and \" */
 static void lv(FILE *f, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
 
 	while (*p) {
-		size_t n = utf8_seq_len(p);
+		char ch[NAME_CHAR_MAX + 1];
 
-		if (!n) {
-			fprintf(f, "\\\\x%02X", *p++);
-			continue;
+		name_next(&p, ch);
+		for (const char *c = ch; *c; c++) {
+			if (*c == '\\' || *c == '"')
+				fputc('\\', f);
+			fputc(*c, f);
 		}
-		if (*p == '\\' || *p == '"')
-			fputc('\\', f);
-		if (*p == '\n') {
-			fputs("\\n", f);
-			p++;
-			continue;
-		}
-		fwrite(p, 1, n, f);
-		p += n;
 	}
 }
 

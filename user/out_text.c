@@ -4,6 +4,7 @@
 #include "engine.h"
 #include "output.h"
 #include "uhist.h"
+#include "utf8.h"
 #include "verdict.h"
 
 #define WIDTH 100
@@ -70,14 +71,17 @@ static void header(FILE *f)
 		"WAIT", "SLOTWAIT p50/p99", "OPS/s", "WR MB/s", "RD MB/s", "RTT p50/p99", "LINK", "%RATE");
 }
 
+/* names reach the terminal by name_next() (utf8.h): no ESC, OSC or CR of a user's making */
 static void mounts_str(char *buf, size_t len, const struct xprt_view *x)
 {
+	char name[256];
 	size_t o = 0;
 
 	buf[0] = 0;
 	for (size_t i = 0; i < x->nmounts && o < len; i++)
 		if (x->mounts[i].mountpoint)
-			o += snprintf(buf + o, len - o, "%s%s", o ? " " : "", x->mounts[i].mountpoint);
+			o += snprintf(buf + o, len - o, "%s%s", o ? " " : "",
+				      name_str(name, sizeof(name), x->mounts[i].mountpoint));
 	if (!o)
 		snprintf(buf, len, "-");
 }
@@ -85,10 +89,10 @@ static void mounts_str(char *buf, size_t len, const struct xprt_view *x)
 void out_xprt_row(FILE *f, const struct view *v, const struct xprt_view *x, bool with_verdict)
 {
 	const struct wait_view *sw = &x->waits[WAIT_SLOT];
-	char srv[64], mnt[256], slots[32], b[16], c[16], d[16], e[16], link[16], pct[16];
+	char srv[64], mnt[256], slots[32], b[16], c[16], d[16], e[16], link[16], pct[16], a[64];
 	const struct verdict *vd = &x->verdict;
 
-	snprintf(srv, sizeof(srv), "%s:%s", x->addr, x->port);
+	snprintf(srv, sizeof(srv), "%s:%s", name_str(a, sizeof(a), x->addr), x->port);
 	mounts_str(mnt, sizeof(mnt), x);
 	fprintf(f, "%3u %-5s %-22.22s %.68s%s\n", x->id, proto_name(x->ident), srv, mnt,
 		x->warming_up ? " (warming up)" : "");
@@ -177,11 +181,13 @@ void out_ckpt_text(FILE *f, const struct view *v, const struct ckpt_view *c)
 		fprintf(f, "  job: unknown (no process seen using its mounts)\n");
 	for (size_t i = 0; js && i < js->nj && i < WIN_JOBS_SHOWN; i++) {
 		const struct win_job *j = &js->j[i];
+		char id[256], step[128], user[128];
 
-		fprintf(f, "  job: %s %s%s%s", j->id.kind, j->id.id, j->id.step[0] ? " step " : "",
-			j->id.step);
+		/* cgroup and user names are any user's to choose */
+		fprintf(f, "  job: %s %s%s%s", j->id.kind, name_str(id, sizeof(id), j->id.id),
+			j->id.step[0] ? " step " : "", name_str(step, sizeof(step), j->id.step));
 		if (j->user[0])
-			fprintf(f, ", user %s", j->user);
+			fprintf(f, ", user %s", name_str(user, sizeof(user), j->user));
 		else if (j->uid != JOB_UNKNOWN_UID)
 			fprintf(f, ", uid %u", j->uid);
 		fprintf(f, ", %u process%s", j->nprocs, j->nprocs == 1 ? "" : "es");

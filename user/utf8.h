@@ -1,9 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* UTF-8 checks for names the kernel hands over as bytes (mount points, device names). */
+/*
+ * Names the kernel or a user hands over as bytes (mount points, device names, cgroup and user
+ * names), made into text every output can carry.
+ */
 #ifndef SLOTSCOPE_UTF8_H
 #define SLOTSCOPE_UTF8_H
 
 #include <stddef.h>
+#include <stdio.h>
+#include <string.h>
 
 /*
  * Length of the well-formed UTF-8 sequence at @p (RFC 3629: no overlongs, no surrogates, at
@@ -33,6 +38,62 @@ static inline size_t utf8_seq_len(const unsigned char *p)
 	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
 		return 0;
 	return n;
+}
+
+/* longest text name_next() makes of one character: \xC2\x9B */
+#define NAME_CHAR_MAX 9
+
+/*
+ * The one rule by which every output writes a name, injective so that no two names read alike:
+ * a byte that does not start well-formed UTF-8 is the four characters \xHH; so is a control
+ * character (C0, DEL; C1 as the \xHH of both of its bytes), which would otherwise reach a
+ * terminal (ESC, OSC, CR), a textfile line or an SVG that XML forbids it in; a backslash is two,
+ * so a name holding the characters "\xE9" reads "\\xE9", never the byte 0xE9. The text of the
+ * next character of *@p goes to @out (NUL-terminated); *@p moves past it.
+ */
+static inline void name_next(const unsigned char **p, char out[NAME_CHAR_MAX + 1])
+{
+	const unsigned char *c = *p;
+	size_t n = utf8_seq_len(c);
+
+	if (!n || *c < 0x20 || *c == 0x7f) {
+		snprintf(out, NAME_CHAR_MAX + 1, "\\x%02X", *c);
+		*p = c + 1;
+	} else if (n == 2 && c[0] == 0xc2 && c[1] < 0xa0) {
+		snprintf(out, NAME_CHAR_MAX + 1, "\\x%02X\\x%02X", c[0], c[1]);
+		*p = c + 2;
+	} else if (*c == '\\') {
+		snprintf(out, NAME_CHAR_MAX + 1, "\\\\");
+		*p = c + 1;
+	} else {
+		for (size_t i = 0; i < n; i++)
+			out[i] = (char)c[i];
+		out[n] = 0;
+		*p = c + n;
+	}
+}
+
+/* @s by name_next() into @buf (cut at a character, NUL-terminated): for printf's %s */
+static inline const char *name_str(char *buf, size_t len, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	size_t o = 0;
+
+	if (!len)
+		return "";
+	buf[0] = 0;
+	while (*p) {
+		char ch[NAME_CHAR_MAX + 1];
+		size_t n;
+
+		name_next(&p, ch);
+		n = strlen(ch);
+		if (o + n >= len)
+			break;
+		memcpy(buf + o, ch, n + 1);
+		o += n;
+	}
+	return buf;
 }
 
 #endif

@@ -211,9 +211,33 @@ static void test_labels_stay_utf8(void **state)
 	add_xprt(f, 0, "10.0.0.1", mnt);
 	add_op(f, mnt, "WRITE", 1);
 	s = render(&f->v, false);
-	assert_non_null(strstr(s, "slotscope_written_bytes_total{mountpoint=\"/mnt/\\\\xFF\\\"a\\\\b\\nc d\xc3\xa9\"} 0\n"));
+	/* name_next(): \xFF, a backslash doubled, the newline \x0A; then the format's escapes */
+	assert_non_null(strstr(s, "slotscope_written_bytes_total{mountpoint=\"/mnt/\\\\xFF\\\"a\\\\\\\\b\\\\x0Ac d\xc3\xa9\"} 0\n"));
 	for (const unsigned char *p = (const unsigned char *)s; *p; p += utf8_seq_len(p))
 		assert_true(utf8_seq_len(p) > 0);
+	free(s);
+	free(f);
+}
+
+/*
+ * A byte that is not UTF-8 and the characters that would spell it apart: a path holding the byte
+ * 0xE9 and one holding "\xE9" are two series, not one written twice (which node_exporter rejects).
+ */
+static void test_names_never_collide(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	const char *latin1 = "/mnt/caf\xe9", *spelt = "/mnt/caf\\xE9";
+	char *s, *a, *b;
+
+	(void)state;
+	add_xprt(f, 0, "10.0.0.1", latin1);
+	add_op(f, latin1, "WRITE", 1);
+	add_op(f, spelt, "WRITE", 1);
+	s = render(&f->v, false);
+	a = strstr(s, "slotscope_written_bytes_total{mountpoint=\"/mnt/caf\\\\xE9\"}");
+	b = strstr(s, "slotscope_written_bytes_total{mountpoint=\"/mnt/caf\\\\\\\\xE9\"}");
+	assert_non_null(a);
+	assert_non_null(b);
 	free(s);
 	free(f);
 }
@@ -323,6 +347,7 @@ int main(void)
 		cmocka_unit_test(test_fixed_buckets),
 		cmocka_unit_test(test_id_reuse_one_series),
 		cmocka_unit_test(test_labels_stay_utf8),
+		cmocka_unit_test(test_names_never_collide),
 		cmocka_unit_test(test_waiting_for_nfs),
 		cmocka_unit_test(test_ledger),
 	};
