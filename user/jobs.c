@@ -190,12 +190,9 @@ void jobs_free(struct win_jobs *w)
 
 static bool on_mount(const char *target, const struct jobs_scan *sc)
 {
-	for (size_t i = 0; i < sc->nmounts; i++) {
-		size_t n = strlen(sc->mounts[i]);
-
-		if (!strncmp(target, sc->mounts[i], n) && (target[n] == '/' || target[n] == '\0'))
+	for (size_t i = 0; i < sc->nmounts; i++)
+		if (path_under(target, sc->mounts[i]))
 			return true;
-	}
 	return false;
 }
 

@@ -275,8 +275,14 @@ int ledger_view(const struct ledger *l, const struct view *cum, struct view *out
 		 */
 		if (!m)
 			continue;
-		out->mounts[out->nmounts++] = m->total;
+		/* the sums key no mount as "", the view's NULL */
+		out->mounts[out->nmounts] = m->total;
+		if (!m->total.mountpoint[0])
+			out->mounts[out->nmounts].mountpoint = NULL;
 		memcpy(&out->mops[out->nmops], m->ops, m->nops * sizeof(*m->ops));
+		for (size_t k = 0; k < m->nops; k++)
+			out->mops[out->nmops + k].mountpoint = out->mounts[out->nmounts].mountpoint;
+		out->nmounts++;
 		out->nmops += m->nops;
 	}
 	return 0;

@@ -283,11 +283,11 @@ static void per_mount(FILE *f, const struct prom_input *in)
 		bool first = true;
 
 		for (size_t j = 0; j < i && first; j++)
-			first = strcmp(cum->mops[j].mountpoint, m->mountpoint) != 0;
+			first = !same_mount(cum->mops[j].mountpoint, m->mountpoint);
 		if (!first)
 			continue;
 		for (size_t j = i; j < cum->nmops; j++)
-			if (!strcmp(cum->mops[j].mountpoint, m->mountpoint) &&
+			if (same_mount(cum->mops[j].mountpoint, m->mountpoint) &&
 			    !in->detail && !hist_op(cum->mops[j].name))
 				n += cum->mops[j].count;
 		fputs("slotscope_other_ops_total{mountpoint=\"", f);

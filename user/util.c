@@ -113,3 +113,15 @@ double clock_s(clockid_t id)
 	clock_gettime(id, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
+
+bool path_under(const char *path, const char *mnt)
+{
+	size_t n;
+
+	if (!path || !mnt || !mnt[0] || path[0] != '/')
+		return false;
+	if (!strcmp(mnt, "/"))
+		return true;
+	n = strlen(mnt);
+	return !strncmp(path, mnt, n) && (path[n] == '/' || path[n] == '\0');
+}

@@ -7,6 +7,7 @@
 #ifndef SLOTSCOPE_UTIL_H
 #define SLOTSCOPE_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -35,5 +36,11 @@ int grow(void *pptr, size_t *cap, size_t need, size_t elsz, size_t first);
 /* clock @id in seconds (CLOCK_MONOTONIC for durations, CLOCK_REALTIME for display) */
 double clock_s(clockid_t id);
 #define GROW(arr, cap, need, first) grow(&(arr), &(cap), (need), sizeof(*(arr)), (first))
+
+/*
+ * @path is @mnt or below it: @mnt followed by '/' or the end; "/" (an NFS root) holds every
+ * absolute path; "" or NULL (no mount) holds none.
+ */
+bool path_under(const char *path, const char *mnt);
 
 #endif

@@ -376,14 +376,14 @@ static void mount_ops(struct view *v)
 	}
 	for (size_t i = 0; i < v->nops; i++) {
 		const struct op_view *p = &v->ops[i];
-		const char *mp = p->mountpoint ? p->mountpoint : "";
+		const char *mp = p->mountpoint;
 		struct mount_op *m = NULL;
 		struct mount_total *t = NULL;
 
 		if (!p->count || !view_xprt(v, p->k.xprt))
 			continue;
 		for (size_t k = 0; k < v->nmounts && !t; k++)
-			if (!strcmp(v->mounts[k].mountpoint, mp))
+			if (same_mount(v->mounts[k].mountpoint, mp))
 				t = &v->mounts[k];
 		if (!t) {
 			t = &v->mounts[v->nmounts++];
@@ -396,7 +396,7 @@ static void mount_ops(struct view *v)
 			t->bytes_written += p->bytes_sent;
 		t->errors += p->errors;
 		for (size_t k = 0; k < v->nmops && !m; k++)
-			if (!strcmp(v->mops[k].name, p->name) && !strcmp(v->mops[k].mountpoint, mp))
+			if (!strcmp(v->mops[k].name, p->name) && same_mount(v->mops[k].mountpoint, mp))
 				m = &v->mops[k];
 		if (!m) {
 			m = &v->mops[v->nmops++];

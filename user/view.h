@@ -7,6 +7,7 @@
 #define SLOTSCOPE_VIEW_H
 
 #include <stdbool.h>
+#include <string.h>
 #include "engine.h"
 #include "linkmap.h"
 #include "mounts.h"
@@ -31,9 +32,19 @@ struct op_view {
 };
 
 /*
+ * "No mount" is NULL everywhere (an op_view's, a mount_op's, a mount_total's mountpoint): never
+ * "", which a path prefix test would take for every path. Two mountpoints are one mount when
+ * same_mount() says so.
+ */
+static inline bool same_mount(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/*
  * An op of a mount, summed over every transport and client of that mount (its own client, the
  * ACL client, clones, nconnect's transports): the series Prometheus keeps per mount. mountpoint
- * "" gathers ops of no known mount.
+ * NULL gathers ops of no known mount (written as "").
  */
 struct mount_op {
 	const char *mountpoint;
@@ -43,7 +54,7 @@ struct mount_op {
 	__u64 hist[STAGES][LAT_BUCKETS];
 };
 
-/* a mount's payload and failures over its ops (mountpoint "" as in mount_op) */
+/* a mount's payload and failures over its ops (mountpoint NULL as in mount_op) */
 struct mount_total {
 	const char *mountpoint;
 	__u64 bytes_read, bytes_written, errors;

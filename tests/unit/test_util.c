@@ -175,10 +175,26 @@ static void test_grow(void **state)
 	free(a);
 }
 
+/* what a job's path is on: the mount or below it; an NFS root holds all; no mount holds none */
+static void test_path_under(void **state)
+{
+	(void)state;
+	assert_true(path_under("/mnt/a", "/mnt/a"));
+	assert_true(path_under("/mnt/a/ckpt/x", "/mnt/a"));
+	assert_false(path_under("/mnt/ab", "/mnt/a"));
+	assert_false(path_under("/mnt", "/mnt/a"));
+	assert_true(path_under("/home/x", "/"));
+	assert_true(path_under("/", "/"));
+	assert_false(path_under("/home/x", ""));
+	assert_false(path_under("/home/x", NULL));
+	assert_false(path_under("socket:[123]", "/"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_root_path),
+		cmocka_unit_test(test_path_under),
 		cmocka_unit_test(test_read_line),
 		cmocka_unit_test(test_read_u64),
 		cmocka_unit_test(test_read_long),

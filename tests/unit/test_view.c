@@ -543,6 +543,34 @@ static void test_level_marks(void **state)
 	level_marks_free(&m);
 }
 
+/*
+ * Ops of no known mount are one mount whose mountpoint is NULL, never "": a window's job scan
+ * (session.c) takes the view's mountpoints as path prefixes, and "" would take in every process.
+ */
+static void test_no_mount_is_null(void **state)
+{
+	static struct xprt_view x = { .key = 1, .id = 1, .limit = 16 };
+	static struct op_view ops[3];
+	struct view v = { .nxprts = 1, .xprts = &x, .nops = 3, .ops = ops, .interval_s = 1 };
+
+	(void)state;
+	for (int i = 0; i < 3; i++) {
+		ops[i].k.xprt = 1;
+		ops[i].count = 1;
+		snprintf(ops[i].name, sizeof(ops[i].name), i ? "RENEW" : "WRITE");
+	}
+	ops[0].mountpoint = "/mnt/a";
+	view_finish(&v);
+	assert_int_equal(v.nmounts, 2);
+	assert_string_equal(v.mounts[0].mountpoint, "/mnt/a");
+	assert_null(v.mounts[1].mountpoint);
+	assert_int_equal(v.nmops, 2);
+	assert_null(v.mops[1].mountpoint);
+	assert_int_equal(v.mops[1].count, 2);
+	free(v.mops);
+	free(v.mounts);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -557,6 +585,7 @@ int main(void)
 		cmocka_unit_test(test_session_made_anew),
 		cmocka_unit_test(test_op_under_reused_address),
 		cmocka_unit_test(test_level_marks),
+		cmocka_unit_test(test_no_mount_is_null),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
