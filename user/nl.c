@@ -86,51 +86,69 @@ static int nl_open(int proto)
  * get). 0, the kernel's -errno, or @cb's first. A dump is read to its end even after @cb failed:
  * the socket is asked again, and must not find the rest of this answer first.
  */
+int nl_walk(const void *buf, size_t n, __u32 seq, bool dump, int *failed,
+	    int (*cb)(const struct nlmsghdr *, void *), void *arg)
+{
+	/*
+	 * Signed: NLMSG_NEXT subtracts a message's aligned length, which for a last message not
+	 * padded to 4 bytes is more than is left; unsigned, that wraps and the walk reads on past
+	 * the datagram
+	 */
+	int left = n > NL_BUF ? NL_BUF : (int)n;
+
+	for (const struct nlmsghdr *h = buf; NLMSG_OK(h, left); h = NLMSG_NEXT(h, left)) {
+		int err;
+
+		if (h->nlmsg_seq != seq)
+			continue;	/* a late answer to an earlier request */
+		if (h->nlmsg_type == NLMSG_DONE)
+			return *failed;
+		if (h->nlmsg_type == NLMSG_ERROR) {
+			const struct nlmsgerr *e = NLMSG_DATA(h);
+
+			if (h->nlmsg_len < NLMSG_LENGTH(sizeof(*e)))
+				return -EIO;
+			if (e->error)
+				return *failed ? *failed : e->error;
+			if (!dump)
+				return 0;
+			continue;
+		}
+		if (*failed)
+			continue;
+		err = cb(h, arg);
+		if (!dump)
+			return err;
+		*failed = err;
+	}
+	return NL_MORE;
+}
+
 static int nl_talk(int fd, struct nlmsghdr *req, char *buf,
 		   int (*cb)(const struct nlmsghdr *, void *), void *arg)
 {
 	static __u32 seq;
 	bool dump = req->nlmsg_flags & NLM_F_DUMP;
-	int failed = 0;
+	int failed = 0, rc;
 
 	req->nlmsg_seq = ++seq;
 	if (send(fd, req, req->nlmsg_len, 0) < 0)
 		return -errno;
 	for (;;) {
-		ssize_t n = recv(fd, buf, NL_BUF, 0);
-		size_t left;
+		struct sockaddr_nl from;
+		socklen_t flen = sizeof(from);
+		ssize_t n = recvfrom(fd, buf, NL_BUF, 0, (struct sockaddr *)&from, &flen);
 
 		if (n < 0)
 			return errno == EAGAIN ? -ETIMEDOUT : -errno;
 		if (n == 0)
 			return -EIO;
-		left = (size_t)n;
-		for (const struct nlmsghdr *h = (const struct nlmsghdr *)buf; NLMSG_OK(h, left);
-		     h = NLMSG_NEXT(h, left)) {
-			int err;
-
-			if (h->nlmsg_seq != req->nlmsg_seq)
-				continue;	/* a late answer to an earlier request */
-			if (h->nlmsg_type == NLMSG_DONE)
-				return failed;
-			if (h->nlmsg_type == NLMSG_ERROR) {
-				const struct nlmsgerr *e = NLMSG_DATA(h);
-
-				if (h->nlmsg_len < NLMSG_LENGTH(sizeof(*e)))
-					return -EIO;
-				if (e->error)
-					return failed ? failed : e->error;
-				if (!dump)
-					return 0;
-				continue;
-			}
-			if (failed)
-				continue;
-			err = cb(h, arg);
-			if (!dump)
-				return err;
-			failed = err;
-		}
+		/* only the kernel answers: a datagram another process sent to our port is dropped */
+		if (flen < sizeof(from) || from.nl_family != AF_NETLINK || from.nl_pid != 0)
+			continue;
+		rc = nl_walk(buf, (size_t)n, req->nlmsg_seq, dump, &failed, cb, arg);
+		if (rc != NL_MORE)
+			return rc;
 	}
 }
 

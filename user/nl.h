@@ -8,8 +8,11 @@
 #ifndef SLOTSCOPE_NL_H
 #define SLOTSCOPE_NL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/socket.h>
+#include <linux/netlink.h>
+#include <linux/types.h>
 
 /*
  * The output interface the kernel picks for @dst (an AF_INET or AF_INET6 sockaddr; an IPv6 scope
@@ -27,6 +30,16 @@ struct rdma_conn {
 
 /* Every rdma_cm connection id of every RDMA device (the restrack table "rdma res show cm_id"). */
 int nl_rdma_conns(struct rdma_conn **out, size_t *n);
+
+/*
+ * One datagram (@n bytes) of the replies to request @seq: each message to @cb until NLMSG_DONE (a
+ * dump) or the first reply (a get). NL_MORE while the answer goes on, else its result: 0, the
+ * kernel's -errno, or @cb's first (*@failed: kept across a dump's datagrams). A message whose
+ * length runs past the datagram ends the walk; nothing past @n is read.
+ */
+#define NL_MORE 1
+int nl_walk(const void *buf, size_t n, __u32 seq, bool dump, int *failed,
+	    int (*cb)(const struct nlmsghdr *, void *), void *arg);
 
 /* The RDMA netlink and rtnetlink reply parsers, apart from their sockets, for the fuzzer. */
 int nl_parse_route_reply(const void *buf, size_t len, int *oif);

@@ -188,9 +188,50 @@ static void test_cm_ids(void **state)
 	free(c);
 }
 
+static int count_cb(const struct nlmsghdr *h, void *arg)
+{
+	(void)h;
+	(*(int *)arg)++;
+	return 0;
+}
+
+/*
+ * Replies walked within the datagram: a last message whose length is not a multiple of 4 (so
+ * NLMSG_NEXT steps past the end), a length beyond the datagram, one shorter than a header, and an
+ * answer to another request are taken for what they are, nothing past the bytes received read
+ * (the buffers are exactly that long: ASan would see it).
+ */
+static void test_nl_walk_bounds(void **state)
+{
+	const size_t n = NLMSG_HDRLEN + 2;
+	struct nlmsghdr *h = calloc(1, n);
+	int calls = 0, failed = 0;
+
+	(void)state;
+	h->nlmsg_len = (__u32)n;	/* 18: its aligned length, 20, runs 2 past the datagram */
+	h->nlmsg_type = 100;
+	h->nlmsg_seq = 7;
+	assert_int_equal(nl_walk(h, n, 7, true, &failed, count_cb, &calls), NL_MORE);
+	assert_int_equal(calls, 1);
+	/* a length beyond the datagram, then one shorter than a header: neither is a message */
+	h->nlmsg_len = 4096;
+	assert_int_equal(nl_walk(h, n, 7, true, &failed, count_cb, &calls), NL_MORE);
+	h->nlmsg_len = 4;
+	assert_int_equal(nl_walk(h, n, 7, true, &failed, count_cb, &calls), NL_MORE);
+	assert_int_equal(calls, 1);
+	/* another request's answer is skipped; ours ends a get */
+	h->nlmsg_len = (__u32)n;
+	assert_int_equal(nl_walk(h, n, 8, false, &failed, count_cb, &calls), NL_MORE);
+	assert_int_equal(calls, 1);
+	assert_int_equal(nl_walk(h, n, 7, false, &failed, count_cb, &calls), 0);
+	assert_int_equal(calls, 2);
+	free(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_nl_walk_bounds),
 		cmocka_unit_test(test_route),
 		cmocka_unit_test(test_tcp_source),
 		cmocka_unit_test(test_tcp6_source),
