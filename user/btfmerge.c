@@ -69,6 +69,14 @@ static int rebase_type(struct btf_type *t, __u32 base_cnt, __u32 delta)
 	}
 }
 
+/* the kinds rebase_type() knows the type ids of */
+static bool known_kind(const struct btf_type *t)
+{
+	return btf_kind(t) >= BTF_KIND_INT && btf_kind(t) <= BTF_KIND_ENUM64;
+}
+
+unsigned int btf_merge_unknown;
+
 int btf_append_split(struct btf *dst, const struct btf *base, const struct btf *mod)
 {
 	__u32 base_cnt = btf__type_cnt(base), id, cnt, delta;
@@ -77,7 +85,22 @@ int btf_append_split(struct btf *dst, const struct btf *base, const struct btf *
 	cnt = btf__type_cnt(mod);
 	delta = btf__type_cnt(dst) - base_cnt;
 	for (id = base_cnt; id < cnt; id++) {
-		int nid = btf__add_type(dst, mod, btf__type_by_id(mod, id));
+		const struct btf_type *t = btf__type_by_id(mod, id);
+		int nid;
+
+		/*
+		 * A kind a later kernel added, whose ids cannot be rebased: an opaque stand-in keeps
+		 * every later id where the modules' types expect it; only what refers to it is lost
+		 * (CO-RE then refuses that one relocation, not the whole load)
+		 */
+		if (!known_kind(t)) {
+			nid = btf__add_int(dst, "slotscope_unknown_btf_kind", 1, 0);
+			if (nid < 0)
+				return nid;
+			btf_merge_unknown++;
+			continue;
+		}
+		nid = btf__add_type(dst, mod, t);
 
 		if (nid < 0) {
 			err = nid;
@@ -100,7 +123,15 @@ struct btf *btf_merge_full(const struct btf *base, struct btf *const *mods, size
 
 	/* base types first, in order: their ids stay what the modules refer to */
 	for (__u32 id = 1; !err && id < cnt; id++) {
-		int nid = btf__add_type(full, base, btf__type_by_id(base, id));
+		const struct btf_type *t = btf__type_by_id(base, id);
+		int nid;
+
+		if (!known_kind(t)) {
+			nid = btf__add_int(full, "slotscope_unknown_btf_kind", 1, 0);
+			btf_merge_unknown += nid >= 0;
+		} else {
+			nid = btf__add_type(full, base, t);
+		}
 
 		if (nid < 0)
 			err = nid;

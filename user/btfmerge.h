@@ -2,6 +2,7 @@
 #ifndef SLOTSCOPE_BTFMERGE_H
 #define SLOTSCOPE_BTFMERGE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <bpf/btf.h>
 
@@ -11,6 +12,11 @@
  * rebased. 0 or -errno.
  */
 int btf_append_split(struct btf *dst, const struct btf *base, const struct btf *mod);
+/*
+ * Types of a kind these functions do not know (a later kernel's) are not a failure: each becomes
+ * an opaque stand-in of the same id, counted here for the caller to say.
+ */
+extern unsigned int btf_merge_unknown;
 /* One standalone BTF: @base's types then each module's (NULL entries skipped); NULL, errno set. */
 struct btf *btf_merge_full(const struct btf *base, struct btf *const *mods, size_t n);
 

@@ -78,6 +78,10 @@ static int merged_btf(struct engine *e)
 	__u32 size, done = 0;
 	int err = 0;
 
+	if (btf_merge_unknown)
+		pr_info("%u BTF types of a kind this build does not know were left opaque in the merged "
+			"BTF: only a relocation through them would fail\n", btf_merge_unknown);
+
 	if (!full)
 		return -errno;
 	raw = btf__raw_data(full, &size);

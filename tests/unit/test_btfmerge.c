@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The BTF merge meets a type of a kind it does not know (a later kernel's): the merge goes on,
+ * the type becomes an opaque stand-in of the same id, and every later type keeps its id and its
+ * references, rebased as before.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <string.h>
+#include <cmocka.h>
+#include "btfmerge.h"
+
+static void test_unknown_kind(void **state)
+{
+	struct btf *base = btf__new_empty(), *mod, *full;
+	struct btf_type *t;
+	const struct btf_type *s;
+	int b_int, m_odd, m_int, m_struct;
+
+	(void)state;
+	assert_non_null(base);
+	b_int = btf__add_int(base, "int", 4, BTF_INT_SIGNED);
+	assert_true(b_int > 0);
+	mod = btf__new_empty_split(base);
+	assert_non_null(mod);
+	m_odd = btf__add_int(mod, "future", 4, 0);
+	m_int = btf__add_int(mod, "u32", 4, 0);
+	m_struct = btf__add_struct(mod, "rpc_xprt", 8);
+	assert_int_equal(btf__add_field(mod, "id", m_int, 0, 0), 0);
+	assert_int_equal(btf__add_field(mod, "prot", b_int, 32, 0), 0);
+	/* the kind libbpf parsed but the merge never saw: 31, beyond every kind it knows */
+	t = (struct btf_type *)btf__type_by_id(mod, m_odd);
+	t->info = (t->info & ~(0x1fu << 24)) | (31u << 24);
+	btf_merge_unknown = 0;
+	full = btf_merge_full(base, &mod, 1);
+	assert_non_null(full);
+	assert_int_equal(btf_merge_unknown, 1);
+	assert_int_equal(btf__type_cnt(full), btf__type_cnt(mod));
+	assert_int_equal(btf__find_by_name(full, "rpc_xprt"), m_struct);
+	s = btf__type_by_id(full, m_struct);
+	assert_int_equal(btf_members(s)[0].type, (__u32)m_int);
+	assert_int_equal(btf_members(s)[1].type, (__u32)b_int);
+	assert_string_equal(btf__name_by_offset(full, btf__type_by_id(full, m_odd)->name_off),
+			    "slotscope_unknown_btf_kind");
+	btf__free(full);
+	btf__free(mod);
+	btf__free(base);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_unknown_kind),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
