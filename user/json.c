@@ -17,19 +17,8 @@ void jw_init(struct jw *w, FILE *f)
  */
 static void put_str(FILE *f, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
-
 	fputc('"', f);
-	while (*p) {
-		char ch[NAME_CHAR_MAX + 1];
-
-		name_next(&p, ch);
-		for (const char *c = ch; *c; c++) {
-			if (*c == '"' || *c == '\\')
-				fputc('\\', f);
-			fputc(*c, f);
-		}
-	}
+	put_name_quoted(f, s);
 	fputc('"', f);
 }
 

@@ -154,16 +154,7 @@ static int add_mounts(struct ledger *l, const struct view *iv)
 			err = -ENOMEM;
 			continue;
 		}
-		o->count += p->count;
-		o->ntrans += p->ntrans;
-		o->errors += p->errors;
-		o->bytes_sent += p->bytes_sent;
-		o->bytes_recv += p->bytes_recv;
-		for (int s = 0; s < STAGES; s++) {
-			o->sum_ns[s] += p->sum_ns[s];
-			for (int b = 0; b < LAT_BUCKETS; b++)
-				o->hist[s][b] += p->hist[s][b];
-		}
+		mount_op_add(o, p);
 	}
 	return err;
 }

@@ -30,18 +30,7 @@ static const char *const hist_ops[] = { "READ", "WRITE", "COMMIT" };
 /* a label value: the name by name_next() (utf8.h), then the text format's \\ and \" */
 static void lv(FILE *f, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)(s ? s : "");
-
-	while (*p) {
-		char ch[NAME_CHAR_MAX + 1];
-
-		name_next(&p, ch);
-		for (const char *c = ch; *c; c++) {
-			if (*c == '\\' || *c == '"')
-				fputc('\\', f);
-			fputc(*c, f);
-		}
-	}
+	put_name_quoted(f, s);
 }
 
 static void family(FILE *f, const char *name, const char *type, const char *help)

@@ -96,4 +96,21 @@ static inline const char *name_str(char *buf, size_t len, const char *s)
 	return buf;
 }
 
+/* @s by name_next(), with '\\' and '"' escaped: a JSON string's or a label value's inside */
+static inline void put_name_quoted(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+
+	while (*p) {
+		char ch[NAME_CHAR_MAX + 1];
+
+		name_next(&p, ch);
+		for (const char *c = ch; *c; c++) {
+			if (*c == '\\' || *c == '"')
+				fputc('\\', f);
+			fputc(*c, f);
+		}
+	}
+}
+
 #endif

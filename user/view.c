@@ -403,16 +403,28 @@ static void mount_ops(struct view *v)
 			m->mountpoint = mp;
 			memcpy(m->name, p->name, sizeof(m->name));
 		}
-		m->count += p->count;
-		m->ntrans += p->ntrans;
-		m->errors += p->errors;
-		m->bytes_sent += p->bytes_sent;
-		m->bytes_recv += p->bytes_recv;
-		for (int st = 0; st < STAGES; st++) {
-			m->sum_ns[st] += p->sum_ns[st];
-			for (int b = 0; b < LAT_BUCKETS; b++)
-				m->hist[st][b] += p->hist[st][b];
+		{
+			struct mount_op one = { .count = p->count, .ntrans = p->ntrans, .errors = p->errors,
+						.bytes_sent = p->bytes_sent, .bytes_recv = p->bytes_recv };
+
+			memcpy(one.sum_ns, p->sum_ns, sizeof(one.sum_ns));
+			memcpy(one.hist, p->hist, sizeof(one.hist));
+			mount_op_add(m, &one);
 		}
+	}
+}
+
+void mount_op_add(struct mount_op *dst, const struct mount_op *src)
+{
+	dst->count += src->count;
+	dst->ntrans += src->ntrans;
+	dst->errors += src->errors;
+	dst->bytes_sent += src->bytes_sent;
+	dst->bytes_recv += src->bytes_recv;
+	for (int st = 0; st < STAGES; st++) {
+		dst->sum_ns[st] += src->sum_ns[st];
+		for (int b = 0; b < LAT_BUCKETS; b++)
+			dst->hist[st][b] += src->hist[st][b];
 	}
 }
 

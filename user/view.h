@@ -54,6 +54,9 @@ struct mount_op {
 	__u64 hist[STAGES][LAT_BUCKETS];
 };
 
+/* @src's counts, sums and histograms added to @dst's (its name and mount stay) */
+void mount_op_add(struct mount_op *dst, const struct mount_op *src);
+
 /* a mount's payload and failures over its ops (mountpoint NULL as in mount_op) */
 struct mount_total {
 	const char *mountpoint;
