@@ -119,7 +119,9 @@ static __always_inline void FN(slot_acquired)(struct rpc_rqst *rqst, struct rpc_
 /*
  * The slot of @task's request is given back. Done where the kernel counts the RPC for mountstats
  * (rpc_count_iostats_metrics(), called by rpc_exit_task() before xprt_release() frees the
- * request): one event per RPC carries both its release and its latencies. Releases that skip it
+ * request): one event per RPC carries both its release and its latencies. A release seen with
+ * tasks on the backlog keeps its slot in use for the hand-off that follows (account_release()).
+ * Releases that skip it
  * (call_decode() on -EKEYREJECTED, a task moved off a transport being removed) leave their entry
  * behind; the request's next use finds it and counts nothing twice, so occupancy is one high only
  * while that request sits free.
@@ -599,7 +601,6 @@ static __always_inline int FN(handle_session)(struct nfs4_session *session)
 	__sync_fetch_and_add(&s->sequences, 1);
 	return 0;
 }
-
 
 /*
  * rpc_free_client(): the client's id goes back to the kernel's IDA, and the next client made, often
