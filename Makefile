@@ -140,10 +140,8 @@ $(O)/slotscope: $(O)/user/main.o $(LIB_OBJS)
 
 # The test build: SLOTSCOPE_TEST_REFUSE makes hooks refused (tests/vm/test_fallback.sh). Never
 # installed or packaged; the release binary has no such hook.
-$(O)/user/engine-faults.o: user/engine.c | $(SKELS) check-deps
-	$(call msg,CC,$@)
-	$(Q)mkdir -p $(@D) && $(CC) $(CPPFLAGS) -DSLOTSCOPE_FAULTS $(WARN) $(CFLAGS) -c $< -o $@
-$(O)/slotscope-faults: $(O)/user/main.o $(filter-out $(O)/user/engine.o,$(LIB_OBJS)) $(O)/user/engine-faults.o
+$(O)/tests/faults/refuse.o: | $(SKELS)
+$(O)/slotscope-faults: $(O)/user/main.o $(LIB_OBJS) $(O)/tests/faults/refuse.o
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
@@ -363,7 +361,7 @@ clean:
 .SECONDARY:
 -include $(patsubst %.o,%.d,$(LIB_OBJS) $(O)/user/main.o) \
 	 $(patsubst $(O)/%.skel.h,$(O)/bpf/%.bpf.d,$(SKELS)) \
-	 $(addsuffix .d,$(UNIT_BINS)) $(O)/tests/fleet/fleetgen.d $(O)/tests/fleet/snapgen.d $(O)/bench/prombench.d $(O)/user/engine-faults.d
+	 $(addsuffix .d,$(UNIT_BINS)) $(O)/tests/fleet/fleetgen.d $(O)/tests/fleet/snapgen.d $(O)/bench/prombench.d $(O)/tests/faults/refuse.d
 
 distclean:
 	rm -rf $(O)

@@ -85,16 +85,17 @@ struct engine_opts {
 };
 
 /*
- * 0 or -errno; on error *why is the one-line message (the bare name "sunrpc" for -ENOENT when
- * no NFS client is loaded). A hook whose variant the verifier refuses falls back to the next.
+ * 0 or -errno; on error @why (@len bytes) holds the one-line message (the bare name "sunrpc" for
+ * -ENOENT when no NFS client is loaded). A hook whose variant the verifier refuses falls back to
+ * the next.
  */
-int engine_open(struct engine **e, const struct engine_opts *o, const char **why);
+int engine_open(struct engine **e, const struct engine_opts *o, char *why, size_t len);
 /*
  * Whether sunrpc (the NFS client's RPC layer) is loaded: ROOT/sys/module/sunrpc, one access().
  * What a wait for it repeats, where engine_open would parse megabytes of BTF and kallsyms.
  */
 bool engine_sunrpc_loaded(const char *sysfs_root);
-int engine_attach(struct engine *e, const char **why);
+int engine_attach(struct engine *e, char *why, size_t len);
 /*
  * Start counting. Programs attach one by one; a slot whose acquire was counted before its
  * release hook existed would stay "in use" for ever, so they count nothing until armed.

@@ -387,14 +387,15 @@ static int open_engine(struct session *s)
 	struct engine_opts eo = { .procfs_root = s->o.procfs_root, .sysfs_root = s->o.sysfs_root,
 				  .max_inflight = s->o.max_inflight,
 				  .force_fallback = s->o.force_fallback, .events_tp = s->o.events_tp };
-	const char *why = "";
+	const char *cap = "";
+	char why[320] = "";
 	bool sys_admin;
 	long level;
 	int err;
 
-	if (missing_cap(&why, &sys_admin)) {
+	if (missing_cap(&cap, &sys_admin)) {
 		pr_err("missing %s: run it as root, or give it CAP_BPF and CAP_PERFMON (see "
-		       "slotscope.service)\n", why);
+		       "slotscope.service)\n", cap);
 		return EXIT_NOPERM;
 	}
 	/*
@@ -415,14 +416,14 @@ static int open_engine(struct session *s)
 	/* before megabytes of BTF and kallsyms are parsed: the caller decides what no NFS means */
 	if (!engine_sunrpc_loaded(s->o.sysfs_root))
 		return -ENOENT;
-	err = engine_open(&s->e, &eo, &why);
+	err = engine_open(&s->e, &eo, why, sizeof(why));
 	if (err == -ENOENT && !strcmp(why, "sunrpc"))
 		return -ENOENT;
 	if (err) {
 		pr_err("%s\n", why);
 		return EXIT_NOPERM;
 	}
-	err = engine_attach(s->e, &why);
+	err = engine_attach(s->e, why, sizeof(why));
 	if (err) {
 		pr_err("%s\n", why);
 		engine_close(s->e);

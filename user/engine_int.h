@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The engine's rooms, by phase: engine_probe.c asks the kernel what it offers (BTF, tracefs,
+ * kallsyms, rpcrdma), engine_load.c loads and attaches (the load-retry loop), engine_read.c reads
+ * the maps into snapshots. Private to them; engine.h is the interface.
+ */
+#ifndef SLOTSCOPE_ENGINE_INT_H
+#define SLOTSCOPE_ENGINE_INT_H
+
+#include <stdbool.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "engine.h"
+#include "slotscope.skel.h"
+
+/* Where each hook lives; tracepoints are probed by their btf_trace_<name> typedef. */
+enum hook_kind { TP, FUNC };
+
+/* Which event design a hook belongs to (see enum events); ALL: both. */
+enum hook_group { G_ALL, G_FN, G_TP };
+
+struct hook {
+	const char *name;
+	enum hook_kind kind;
+	enum hook_group group;
+	bool required;			/* within its design: without it the design is not taken */
+	const char *loses;		/* what goes unmeasured without an optional hook */
+	struct bpf_program *progs[2];	/* tp_btf/raw_tp or fentry/kprobe */
+	unsigned int refused;		/* bit v: variant v was refused by the verifier */
+	bool said;			/* its loss was said (loads are retried) */
+	bool probed, have[2];		/* which variants the kernel offers, probed once */
+	char why[160];			/* the verifier's reason, for the message */
+};
+
+#define NHOOKS 14
+/* the verifier's log of a program that fails to load; a level-1 log of ours fits easily */
+#define VLOG_SIZE (256 * 1024)
+
+struct engine {
+	struct slotscope_bpf *skel;
+	struct engine_opts o;
+	struct btf *vmlinux;
+	struct btf *mods[4];
+	int btf_fd;			/* no_btf_ids: the merged BTF, as /proc/self/fd/N */
+	char btf_path[64];
+	size_t nhooks;
+	struct hook hooks[NHOOKS];
+	struct hook_status status[NHOOKS];
+	enum events events;		/* the design taken by the last choose_methods() */
+	char *vlog[NHOOKS][2];
+	/* the RDMA pool counters attach once rpcrdma is loaded (see slotscope.bpf.c) */
+	struct bpf_link *pool_links[2];
+	bool pools_off, pools_tried;
+	bool rdma_btf_probed, pool_is_max_reqs;
+	/* transports whose inferred RDMA pool was said (key, first_seen) */
+	size_t nnoted;
+	__u64 noted[64][2];
+	struct level_marks marks;
+	/* the caller's buffer for the one-line reason, during engine_open/engine_attach */
+	char *why;
+	size_t whylen;
+};
+
+/* engine_probe.c */
+int merged_btf(struct engine *e);
+bool btf_has(struct engine *e, const char *name, int kind);
+bool kallsyms_has(const struct engine *e, const char *fn);
+/* one attach method per hook, the event design with them; -errno and e->why when none */
+int choose_methods(struct engine *e);
+int probe_atomics(void);
+void rdma_pool_from_btf(struct engine *e, const struct btf *mod);
+void probe_rdma(struct engine *e);
+void free_probe_btf(struct engine *e);
+
+/*
+ * Test refusals (SLOTSCOPE_TEST_REFUSE): the release binary links engine_load.c's, which does
+ * nothing; the test build (slotscope-faults) links tests/faults/refuse.c's. 0 or -errno.
+ */
+int engine_inject_refusals(struct engine *e);
+
+#endif

@@ -1,0 +1,371 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The maps read into snapshots; destroyed transports reaped. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <bpf/bpf.h>
+#include <linux/bpf.h>
+#include "btfmerge.h"
+#include "engine_int.h"
+#include "log.h"
+#include "util.h"
+
+static __u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
+}
+
+/*
+ * A hash map into a growing array of (key, value) records, with BPF_MAP_LOOKUP_BATCH: a syscall
+ * per chunk instead of two per entry, which is most of a tick's system time where syscalls are
+ * dear (TCG: ~20 us each). Every kernel slotscope runs on has it: hash-map batch ops came with
+ * 057996380a42 ("bpf: Add batch ops to all htab bpf map", 5.6), before the xprt_reserve
+ * tracepoint slotscope requires (Chuck Lever's July 2020 sunrpc tracing series, 5.9).
+ */
+static int read_map(int fd, size_t ksz, size_t vsz, size_t koff, size_t voff, size_t rsz,
+		    void **arr, size_t *n)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	char *keys = NULL, *vals = NULL, *a = NULL;
+	/* the kernel's position in the map (a bucket number for hash maps) */
+	__u64 token[8] = { 0 };
+	size_t chunk = 64, kcap = 0, vcap = 0, cap = 0;
+	bool first = true;
+	__u32 cnt;
+	int err;
+
+	*n = 0;
+	*arr = NULL;
+	if (koff + ksz > rsz || voff + vsz > rsz)
+		return -EINVAL;
+	for (;;) {
+		if (grow(&keys, &kcap, chunk, ksz, chunk) ||
+		    grow(&vals, &vcap, chunk, vsz, chunk)) {
+			err = -ENOMEM;
+			break;
+		}
+		cnt = (__u32)chunk;
+		err = bpf_map_lookup_batch(fd, first ? NULL : token, token, keys, vals, &cnt, &opts);
+		/* a hash bucket holds more entries than the chunk: ask for more at once */
+		if (err == -ENOSPC && cnt == 0 && chunk < (1u << 16)) {
+			chunk *= 2;
+			continue;
+		}
+		if (err && err != -ENOENT)
+			break;
+		first = false;
+		if (grow(&a, &cap, *n + cnt, rsz, 16)) {
+			err = -ENOMEM;
+			break;
+		}
+		for (__u32 i = 0; i < cnt; i++) {
+			char *r = a + (*n + i) * rsz;
+
+			memset(r, 0, rsz);
+			memcpy(r + koff, keys + (size_t)i * ksz, ksz);
+			memcpy(r + voff, vals + (size_t)i * vsz, vsz);
+		}
+		*n += cnt;
+		if (err == -ENOENT) {
+			err = 0;
+			break;
+		}
+	}
+	free(keys);
+	free(vals);
+	if (err) {
+		free(a);
+		*n = 0;
+		return err;
+	}
+	*arr = a;
+	return 0;
+}
+
+/*
+ * The kernel skips a program that fires while it already runs on that CPU (a softirq event
+ * landing on a handler in task context): that event is lost to every count, so it is counted.
+ */
+static __u64 recursion_misses(const struct engine *e, char *who, size_t len)
+{
+	struct bpf_program *p;
+	size_t at = 0;
+	__u64 n = 0;
+
+	if (who && len)
+		who[0] = 0;
+	bpf_object__for_each_program(p, e->skel->obj) {
+		struct bpf_prog_info info = {};
+		__u32 ilen = sizeof(info);
+		int fd = bpf_program__fd(p);
+
+		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &ilen) || !info.recursion_misses)
+			continue;
+		n += info.recursion_misses;
+		if (who && at < len)
+			at += (size_t)snprintf(who + at, len - at, "%s%s %llu", at ? ", " : "",
+					       bpf_program__section_name(p),
+					       (unsigned long long)info.recursion_misses);
+	}
+	return n;
+}
+
+__u64 engine_misses(const struct engine *e, char *who, size_t len)
+{
+	return recursion_misses(e, who, len);
+}
+
+/* An RDMA pool raised from use is said once per transport: that is how its limit was found. */
+static void note_inferred(struct engine *e, const struct snapshot *snap)
+{
+	for (size_t i = 0; i < snap->nxprts; i++) {
+		const struct xprt_stats *x = &snap->xprts[i].s;
+		size_t j;
+
+		if (!(x->flags & XF_LIMIT_INFERRED))
+			continue;
+		for (j = 0; j < e->nnoted; j++)
+			if (e->noted[j][0] == snap->xprts[i].key && e->noted[j][1] == x->first_seen_ns)
+				break;
+		if (j < e->nnoted)
+			continue;
+		pr_warn("transport %u (rdma %s): more requests in use than max_reqs %u, so its pool has "
+			"slack: limit taken as %u (max_reqs + max_reqs/8, or the most seen in use)\n",
+			x->id, x->addr, x->max_reqs, x->limit);
+		if (e->nnoted == sizeof(e->noted) / sizeof(e->noted[0]))
+			e->nnoted = 0;
+		e->noted[e->nnoted][0] = snap->xprts[i].key;
+		e->noted[e->nnoted++][1] = x->first_seen_ns;
+	}
+}
+
+static int mark_cmp(const void *a, const void *b)
+{
+	const struct level_mark *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->first_seen < y->first_seen ? -1 : x->first_seen > y->first_seen;
+}
+
+/*
+ * A map value is copied while programs change it: a copy may hold the stretch start from before
+ * an event and the level time from after it, counting that stretch twice, or the other way round
+ * miss it. Either is one stretch and heals at the next read, but a counter read too high once
+ * reads lower next: Prometheus takes that for a reset. The time in a level only grows, so each
+ * transport's levels never go below what the last snapshot said.
+ */
+int level_marks_apply(struct level_marks *m, struct snapshot *snap)
+{
+	struct level_mark *next = NULL;
+
+	if (snap->nxprts) {
+		next = calloc(snap->nxprts, sizeof(*next));
+		if (!next)
+			return -ENOMEM;
+	}
+	for (size_t i = 0; i < snap->nxprts; i++) {
+		struct xprt_stats *x = &snap->xprts[i].s;
+		struct level_mark k = { .key = snap->xprts[i].key, .first_seen = x->first_seen_ns };
+		const struct level_mark *old = m->n ? bsearch(&k, m->m, m->n, sizeof(k), mark_cmp) : NULL;
+
+		for (int b = 0; b < LEVEL_BUCKETS && old; b++)
+			if (x->level_ns[b] < old->level_ns[b])
+				x->level_ns[b] = old->level_ns[b];
+		next[i] = k;
+		memcpy(next[i].level_ns, x->level_ns, sizeof(next[i].level_ns));
+	}
+	qsort(next, snap->nxprts, sizeof(*next), mark_cmp);
+	free(m->m);
+	m->m = next;
+	m->n = snap->nxprts;
+	return 0;
+}
+
+void level_marks_free(struct level_marks *m)
+{
+	free(m->m);
+	m->m = NULL;
+	m->n = 0;
+}
+
+int engine_snapshot(struct engine *e, struct snapshot *snap)
+{
+	struct slotscope_bpf *s = e->skel;
+	int ncpu = libbpf_num_possible_cpus(), err;
+	__u64 *percpu;
+
+	memset(snap, 0, sizeof(*snap));
+	probe_rdma(e);
+	/* close the interval first: programs now record interval peaks in the other slot */
+	snap->epoch = s->bss->epoch;
+	__atomic_store_n(&s->bss->epoch, snap->epoch + 1, __ATOMIC_SEQ_CST);
+	snap->ts_ns = now_ns();
+	err = read_map(bpf_map__fd(s->maps.xprts), sizeof(__u64), sizeof(struct xprt_stats),
+		       offsetof(struct xprt_snap, key), offsetof(struct xprt_snap, s),
+		       sizeof(struct xprt_snap), (void **)&snap->xprts, &snap->nxprts);
+	if (!err)
+		err = read_map(bpf_map__fd(s->maps.ops), sizeof(struct op_key), sizeof(struct op_stats),
+			       offsetof(struct op_snap, k), offsetof(struct op_snap, s),
+			       sizeof(struct op_snap), (void **)&snap->ops, &snap->nops);
+	if (!err)
+		err = read_map(bpf_map__fd(s->maps.clients), sizeof(__u32), sizeof(struct client_info),
+			       offsetof(struct client_snap, clid), offsetof(struct client_snap, ci),
+			       sizeof(struct client_snap), (void **)&snap->clients, &snap->nclients);
+	if (!err)
+		err = read_map(bpf_map__fd(s->maps.sessions), sizeof(__u64), sizeof(struct session_stats),
+			       offsetof(struct session_snap, key), offsetof(struct session_snap, s),
+			       sizeof(struct session_snap), (void **)&snap->sessions, &snap->nsessions);
+	if (err) {
+		snapshot_free(snap);
+		return err;
+	}
+	note_inferred(e, snap);
+	/* the current stretch has not been closed by an event yet: add it up to now */
+	for (size_t i = 0; i < snap->nxprts; i++) {
+		struct xprt_stats *x = &snap->xprts[i].s;
+		__u64 end = x->destroyed_ns ? x->destroyed_ns : snap->ts_ns;
+		__s32 lvl = x->in_use > 0 ? x->in_use : 0;
+
+		if (end > x->last_change_ns)
+			x->level_ns[level_bucket((unsigned int)lvl, x->limit)] += end - x->last_change_ns;
+	}
+	err = level_marks_apply(&e->marks, snap);
+	if (err) {
+		snapshot_free(snap);
+		return err;
+	}
+	/* a failed count of CPUs must not size the buffer the kernel writes a value per CPU into */
+	if (ncpu <= 0) {
+		snapshot_free(snap);
+		return ncpu < 0 ? ncpu : -EINVAL;
+	}
+	percpu = calloc(ncpu, sizeof(__u64));
+	if (!percpu) {
+		snapshot_free(snap);
+		return -ENOMEM;
+	}
+	for (__u32 c = 0; c < COUNTERS; c++) {
+		if (bpf_map_lookup_elem(bpf_map__fd(s->maps.counters), &c, percpu))
+			continue;
+		for (int cpu = 0; cpu < ncpu; cpu++)
+			snap->counters[c] += percpu[cpu];
+	}
+	free(percpu);
+	snap->counters[CNT_RECURSION_MISSES] = recursion_misses(e, NULL, 0);
+	return 0;
+}
+
+static bool reaped(const struct snapshot *snap, const bool *dead, __u64 key)
+{
+	for (size_t i = 0; i < snap->nxprts; i++)
+		if (dead[i] && snap->xprts[i].key == key)
+			return true;
+	return false;
+}
+
+/*
+ * Transports destroyed by @snap's time go, with everything that refers to them: their ops, the
+ * sessions whose main transport they were, and the clients seen only on them. Their last
+ * numbers were in the views made from @snap. An entry is deleted only if it is still the one
+ * @snap saw (a new transport may have taken the address since).
+ */
+int engine_reap(struct engine *e, const struct snapshot *snap, size_t *nreaped)
+{
+	int xfd = bpf_map__fd(e->skel->maps.xprts);
+	struct xprt_stats now;
+	bool *dead;
+	size_t n = 0;
+
+	*nreaped = 0;
+	if (!snap->nxprts)
+		return 0;
+	dead = calloc(snap->nxprts, sizeof(*dead));
+	if (!dead)
+		return -ENOMEM;
+	for (size_t i = 0; i < snap->nxprts; i++) {
+		const struct xprt_snap *x = &snap->xprts[i];
+
+		if (!(x->s.flags & XF_DESTROYED) || bpf_map_lookup_elem(xfd, &x->key, &now) ||
+		    now.first_seen_ns != x->s.first_seen_ns)
+			continue;
+		dead[i] = !bpf_map_delete_elem(xfd, &x->key);
+		n += dead[i];
+	}
+	for (size_t i = 0; n && i < snap->nops; i++) {
+		const struct op_snap *o = &snap->ops[i];
+		bool live = false;
+
+		if (!reaped(snap, dead, o->k.xprt))
+			continue;
+		bpf_map_delete_elem(bpf_map__fd(e->skel->maps.ops), &o->k);
+		/* a client with ops on a transport still there stays */
+		for (size_t j = 0; j < snap->nops && !live; j++)
+			live = snap->ops[j].k.clid == o->k.clid && !reaped(snap, dead, snap->ops[j].k.xprt);
+		if (!live)
+			bpf_map_delete_elem(bpf_map__fd(e->skel->maps.clients), &o->k.clid);
+	}
+	for (size_t i = 0; n && i < snap->nsessions; i++)
+		if (reaped(snap, dead, snap->sessions[i].s.xprt))
+			bpf_map_delete_elem(bpf_map__fd(e->skel->maps.sessions), &snap->sessions[i].key);
+	free(dead);
+	*nreaped = n;
+	return 0;
+}
+
+void snapshot_free(struct snapshot *snap)
+{
+	free(snap->xprts);
+	free(snap->ops);
+	free(snap->clients);
+	free(snap->sessions);
+	memset(snap, 0, sizeof(*snap));
+}
+
+static int dup_array(void **dst, const void *src, size_t n, size_t size)
+{
+	*dst = NULL;
+	if (!n)
+		return 0;
+	*dst = malloc(n * size);
+	if (!*dst)
+		return -ENOMEM;
+	memcpy(*dst, src, n * size);
+	return 0;
+}
+
+int snapshot_dup(struct snapshot *dst, const struct snapshot *src)
+{
+	*dst = *src;
+	if (dup_array((void **)&dst->xprts, src->xprts, src->nxprts, sizeof(*src->xprts)) ||
+	    dup_array((void **)&dst->ops, src->ops, src->nops, sizeof(*src->ops)) ||
+	    dup_array((void **)&dst->clients, src->clients, src->nclients, sizeof(*src->clients)) ||
+	    dup_array((void **)&dst->sessions, src->sessions, src->nsessions, sizeof(*src->sessions))) {
+		snapshot_free(dst);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+const struct xprt_snap *snapshot_find_xprt(const struct snapshot *s, __u64 key, __u64 first_seen)
+{
+	for (size_t i = 0; i < s->nxprts; i++)
+		if (s->xprts[i].key == key && s->xprts[i].s.first_seen_ns == first_seen)
+			return &s->xprts[i];
+	return NULL;
+}
+
+const struct op_snap *snapshot_find_op(const struct snapshot *s, const struct op_key *k)
+{
+	for (size_t i = 0; i < s->nops; i++)
+		if (!memcmp(&s->ops[i].k, k, sizeof(*k)))
+			return &s->ops[i];
+	return NULL;
+}
