@@ -174,24 +174,28 @@ int mountstats_ports_parse(FILE *f, const char *mnt, unsigned int *ports, int ma
 	return n;
 }
 
-/* source ports of the xprt: lines of one mount in ROOT/proc/PID/mountstats; count or -errno */
-static int mountstats_ports(const char *procfs_root, const char *mnt, unsigned int *ports, int max)
-{
-	char path[512];
-	int n = mounts_file(path, sizeof(path), procfs_root, "mountstats");
-	FILE *f;
+struct ports_query {
+	const char *mnt;
+	unsigned int *ports;
+	int max;
+};
 
-	if (n)
-		return n;
-	f = fopen(path, "r");
-	if (!f)
-		return -errno;
-	n = mountstats_ports_parse(f, mnt, ports, max);
-	fclose(f);
-	return n;
+static int parse_ports(FILE *f, void *arg)
+{
+	const struct ports_query *q = arg;
+
+	return mountstats_ports_parse(f, q->mnt, q->ports, q->max);
 }
 
-static void audit_mounts(struct audit *a, const struct mount_table *mt, const char *procfs_root)
+/* source ports of the xprt: lines of one mount in ROOT/proc/PID/mountstats; count or -errno */
+static int mountstats_ports(const struct mount_src *src, const char *mnt, unsigned int *ports, int max)
+{
+	struct ports_query q = { mnt, ports, max };
+
+	return mounts_parse_file(src, "mountstats", parse_ports, &q);
+}
+
+static void audit_mounts(struct audit *a, const struct mount_table *mt, const struct mount_src *src)
 {
 	for (size_t i = 0; i < mt->n; i++) {
 		struct audit_mount *am = &a->m[a->nm++];
@@ -213,7 +217,7 @@ static void audit_mounts(struct audit *a, const struct mount_table *mt, const ch
 		 */
 		if (!strcmp(am->proto, "tcp")) {
 			unsigned int ports[64];
-			int np = mountstats_ports(procfs_root, am->m->mountpoint, ports, 64);
+			int np = mountstats_ports(src, am->m->mountpoint, ports, 64);
 
 			for (size_t j = 0; j < a->nx; j++)
 				for (int k = 0; k < np; k++)
@@ -272,17 +276,17 @@ static int tunable(const char *root, const char *file, long *v)
 	return 0;
 }
 
-int audit_load(struct audit *a, const char *sysfs_root, const char *procfs_root,
+int audit_load(struct audit *a, const char *sysfs_root, const struct mount_src *src,
 	       const struct mount_table *mt)
 {
 	int err;
 
 	memset(a, 0, sizeof(*a));
-	err = tunable(procfs_root, "/proc/sys/sunrpc/tcp_max_slot_table_entries",
+	err = tunable(src->procfs_root, "/proc/sys/sunrpc/tcp_max_slot_table_entries",
 		      &a->tcp_max_slots);
 	/* registered only with CONFIG_SUNRPC_DEBUG; the module parameter is there otherwise */
 	if (!err)
-		err = tunable(procfs_root, "/proc/sys/sunrpc/rdma_slot_table_entries",
+		err = tunable(src->procfs_root, "/proc/sys/sunrpc/rdma_slot_table_entries",
 			      &a->rdma_slots);
 	if (!err)
 		err = tunable(sysfs_root, "/sys/module/nfs/parameters/max_session_slots",
@@ -294,7 +298,7 @@ int audit_load(struct audit *a, const char *sysfs_root, const char *procfs_root,
 	a->m = calloc(mt->n + 1, sizeof(*a->m));
 	if (!a->m)
 		return -ENOMEM;
-	audit_mounts(a, mt, procfs_root);
+	audit_mounts(a, mt, src);
 	return 0;
 }
 

@@ -45,7 +45,7 @@ struct audit {
 };
 
 /* 0 or -errno; missing files are not errors, they leave fields unknown */
-int audit_load(struct audit *a, const char *sysfs_root, const char *procfs_root,
+int audit_load(struct audit *a, const char *sysfs_root, const struct mount_src *src,
 	       const struct mount_table *mt);
 void audit_free(struct audit *a);
 /* text for the terminal, at most 100 columns */

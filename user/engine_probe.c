@@ -112,24 +112,33 @@ static bool tracefs_has(struct engine *e, const char *tp)
 }
 
 /* One pass over kallsyms: found[i] set for each of @names it lists (a kprobe needs no more). */
-static void kallsyms_find(const struct engine *e, const char *const *names, size_t n, bool *found)
-{
-	char path[512], line[512], sym[256];
-	FILE *f;
+struct sym_query {
+	const char *const *names;
+	size_t n;
+	bool *found;
+};
 
-	if (root_path(path, sizeof(path), e->o.procfs_root, "/proc/kallsyms"))
-		return;
-	f = fopen(path, "r");
-	if (!f)
-		return;
+static int parse_kallsyms(FILE *f, void *arg)
+{
+	const struct sym_query *q = arg;
+	char line[512], sym[256];
+
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "%*s %*s %255s", sym) != 1)
 			continue;
-		for (size_t i = 0; i < n; i++)
-			if (names[i] && !strcmp(sym, names[i]))
-				found[i] = true;
+		for (size_t i = 0; i < q->n; i++)
+			if (q->names[i] && !strcmp(sym, q->names[i]))
+				q->found[i] = true;
 	}
-	fclose(f);
+	return 0;
+}
+
+static void kallsyms_find(const struct engine *e, const char *const *names, size_t n, bool *found)
+{
+	struct sym_query q = { names, n, found };
+
+	/* unreadable: nothing found, and the hooks that need it stay off */
+	root_parse(parse_kallsyms, &q, e->o.procfs_root, "/proc/kallsyms");
 }
 
 bool kallsyms_has(const struct engine *e, const char *fn)

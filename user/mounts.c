@@ -89,23 +89,21 @@ int mounts_parse(FILE *f, struct mount_table *t)
 	return err;
 }
 
-static const char *mounts_pid = "self";
-
-void mounts_set_pid(const char *pid)
+static const char *pid_of(const struct mount_src *src)
 {
-	mounts_pid = pid;
+	return src->pid ? src->pid : "self";
 }
 
-int mounts_netns_same(const char *procfs_root, bool *same)
+int mounts_netns_same(const struct mount_src *src, bool *same)
 {
 	char path[4096];
 	struct stat a, b;
 	int err;
 
 	*same = true;
-	if (!strcmp(mounts_pid, "self"))
+	if (!strcmp(pid_of(src), "self"))
 		return 0;
-	err = mounts_file(path, sizeof(path), procfs_root, "net/dev");
+	err = root_path(path, sizeof(path), src->procfs_root, "/proc/%s/net/dev", pid_of(src));
 	if (err)
 		return err;
 	/*
@@ -118,54 +116,55 @@ int mounts_netns_same(const char *procfs_root, bool *same)
 	return 0;
 }
 
-int mounts_file(char *buf, size_t len, const char *procfs_root, const char *file)
+int mounts_parse_file(const struct mount_src *src, const char *file,
+		      int (*parse)(FILE *f, void *arg), void *arg)
 {
-	return root_path(buf, len, procfs_root, "/proc/%s/%s", mounts_pid, file);
+	return root_parse(parse, arg, src->procfs_root, "/proc/%s/%s", pid_of(src), file);
 }
 
-int mounts_load(const char *procfs_root, struct mount_table *t)
+static int parse_table(FILE *f, void *t)
 {
-	char path[512];
-	int err = mounts_file(path, sizeof(path), procfs_root, "mountinfo");
-	FILE *f;
-
-	if (err)
-		return err;
-	f = fopen(path, "r");
-	if (!f)
-		return -errno;
-	err = mounts_parse(f, t);
-	fclose(f);
-	return err;
+	return mounts_parse(f, t);
 }
 
-int mounts_fstype(const char *procfs_root, const char *path, char *fstype, size_t len)
+int mounts_load(const struct mount_src *src, struct mount_table *t)
 {
-	char file[512], *line = NULL, mp[4096], *sep;
+	return mounts_parse_file(src, "mountinfo", parse_table, t);
+}
+
+struct fstype_query {
+	const char *path;
+	char *fstype;
+	size_t len;
+};
+
+static int parse_fstype(FILE *f, void *arg)
+{
+	const struct fstype_query *q = arg;
+	char *line = NULL, mp[4096], type[32], *sep;
 	size_t cap = 0;
-	int err = mounts_file(file, sizeof(file), procfs_root, "mountinfo");
-	FILE *f;
+	int err = -ENOENT;
 
-	if (err)
-		return err;
-	f = fopen(file, "r");
-	if (!f)
-		return -errno;
-	err = -ENOENT;
 	while (getline(&line, &cap, f) > 0) {
 		if (sscanf(line, "%*s %*s %*s %*s %4095s", mp) != 1)
 			continue;
 		unescape(mp);
 		sep = strstr(line, " - ");
 		/* the last mount on a path is the one in effect */
-		if (!strcmp(mp, path) && sep && sscanf(sep + 3, "%31s", file) == 1) {
-			snprintf(fstype, len, "%s", file);
+		if (!strcmp(mp, q->path) && sep && sscanf(sep + 3, "%31s", type) == 1) {
+			snprintf(q->fstype, q->len, "%s", type);
 			err = 0;
 		}
 	}
 	free(line);
-	fclose(f);
 	return err;
+}
+
+int mounts_fstype(const struct mount_src *src, const char *path, char *fstype, size_t len)
+{
+	struct fstype_query q = { path, fstype, len };
+
+	return mounts_parse_file(src, "mountinfo", parse_fstype, &q);
 }
 
 void mounts_free(struct mount_table *t)

@@ -23,22 +23,27 @@ struct mount_table {
 /* NFS mounts of a /proc/PID/mountinfo stream; 0 or -errno (-EINVAL: malformed line) */
 int mounts_parse(FILE *f, struct mount_table *t);
 /*
- * Whose mounts: "self" (default), or a pid such as "1" to read the host's from a container that
- * sees the host's /proc (--mounts-of). Every ROOT/proc/PID/{mountinfo,mountstats} read follows it.
+ * Whose mounts are read: ROOT/proc/PID/{mountinfo,mountstats}, PID "self" or a pid such as "1" to
+ * read the host's from a container that sees the host's /proc (--mounts-of).
  */
-void mounts_set_pid(const char *pid);
-/* ROOT/proc/PID/@file, PID as set above; 0 or -ENAMETOOLONG */
-int mounts_file(char *buf, size_t len, const char *procfs_root, const char *file);
+struct mount_src {
+	const char *procfs_root;	/* "/" or a fixture tree */
+	const char *pid;		/* "self" or a pid */
+};
+
+/* @src's ROOT/proc/PID/@file opened and handed to @parse, as root_parse() */
+int mounts_parse_file(const struct mount_src *src, const char *file,
+		      int (*parse)(FILE *f, void *arg), void *arg);
 /*
  * Whether this process shares the network namespace of the one whose mounts it reads (always,
  * for "self"): routes and netdevs are asked of our own. 0, or -errno when either is unreadable.
  */
-int mounts_netns_same(const char *procfs_root, bool *same);
+int mounts_netns_same(const struct mount_src *src, bool *same);
 /* the same, from ROOT/proc/PID/mountinfo */
-int mounts_load(const char *procfs_root, struct mount_table *t);
+int mounts_load(const struct mount_src *src, struct mount_table *t);
 void mounts_free(struct mount_table *t);
 /* file system type of whatever is mounted at @path (any type); 0, -ENOENT or -errno */
-int mounts_fstype(const char *procfs_root, const char *path, char *fstype, size_t len);
+int mounts_fstype(const struct mount_src *src, const char *path, char *fstype, size_t len);
 /* the mount of a kernel dev_t as kept in struct super_block (MAJOR << 20 | MINOR) */
 const struct nfs_mount *mounts_by_kdev(const struct mount_table *t, unsigned int kdev);
 const struct nfs_mount *mounts_by_path(const struct mount_table *t, const char *path);

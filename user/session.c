@@ -48,6 +48,7 @@ struct session {
 	 * the next read.
 	 */
 	struct mount_table mounts_now;
+	struct mount_src msrc;		/* whose mount table: --procfs-root, --mounts-of */
 	int prom_err;			/* the textfile's last error, said once until it changes */
 	bool out_gone;			/* stdout closed (EPIPE): nothing more printed */
 	struct ledger ledger;		/* the textfile's counters: sums over intervals */
@@ -180,7 +181,7 @@ static void filter_view(const struct session *s, struct view *v)
 static void refresh_mounts(struct session *s)
 {
 	mounts_free(&s->mounts_now);
-	if (mounts_load(s->o.procfs_root, &s->mounts_now))
+	if (mounts_load(&s->msrc, &s->mounts_now))
 		pr_debug("cannot read mountinfo: mount points left out\n");
 }
 
@@ -227,7 +228,7 @@ static int links_take(struct session *s, struct link_sample *ls)
 /* mountinfo, read for the filters and the audit: a failure is said here, once */
 static int load_mounts(const struct session *s, struct mount_table *mt)
 {
-	int err = mounts_load(s->o.procfs_root, mt);
+	int err = mounts_load(&s->msrc, mt);
 
 	if (err)
 		pr_err("cannot read %s/proc/%s/mountinfo: %s: is /proc mounted%s?\n",
@@ -250,7 +251,7 @@ static int check_filters(struct session *s)
 		char fstype[32];
 
 		if (!m) {
-			if (mounts_fstype(s->o.procfs_root, s->o.mounts[i], fstype, sizeof(fstype)) == 0)
+			if (mounts_fstype(&s->msrc, s->o.mounts[i], fstype, sizeof(fstype)) == 0)
 				pr_err("--mount %s: not an NFS mount (it is %s): give an NFS mount point\n",
 				       s->o.mounts[i], fstype);
 			else
@@ -285,7 +286,7 @@ static int print_audit(struct session *s)
 		mounts_free(&mt);
 		return EXIT_NOPERM;
 	}
-	err = audit_load(&a, s->o.sysfs_root, s->o.procfs_root, &mt);
+	err = audit_load(&a, s->o.sysfs_root, &s->msrc, &mt);
 	if (err) {
 		pr_err("limits audit: %s\n", strerror(-err));
 		mounts_free(&mt);
@@ -1005,9 +1006,10 @@ int session_new(struct session **out, const struct session_opts *o)
 	linkmap_init(&s->links, s->o.procfs_root, s->o.sysfs_root);
 	if (!s->o.mounts_of)
 		s->o.mounts_of = "self";
-	mounts_set_pid(s->o.mounts_of);
+	s->msrc.procfs_root = s->o.procfs_root;
+	s->msrc.pid = s->o.mounts_of;
 	/* a pod without hostNetwork would map every transport to its own lo or eth0 */
-	if (!mounts_netns_same(s->o.procfs_root, &same_netns) && !same_netns)
+	if (!mounts_netns_same(&s->msrc, &same_netns) && !same_netns)
 		pr_err("PID %s, whose mounts are read, is in another network namespace: transports "
 			"would be mapped to this one's routes and devices; run in the host's "
 			"(hostNetwork: true in a DaemonSet)\n", s->o.mounts_of);

@@ -24,6 +24,29 @@ int root_path(char *buf, size_t len, const char *root, const char *fmt, ...)
 	return n >= 0 && (size_t)n < len - at ? 0 : -ENAMETOOLONG;
 }
 
+int root_parse(int (*parse)(FILE *f, void *arg), void *arg, const char *root, const char *fmt, ...)
+{
+	char path[4096], rel[4096];
+	va_list ap;
+	FILE *f;
+	int n, err;
+
+	va_start(ap, fmt);
+	n = vsnprintf(rel, sizeof(rel), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(rel))
+		return -ENAMETOOLONG;
+	err = root_path(path, sizeof(path), root, "%s", rel);
+	if (err)
+		return err;
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	err = parse(f, arg);
+	fclose(f);
+	return err;
+}
+
 /*
  * open/read/close rather than stdio: a tick reads dozens of these sysfs files, and stdio adds a
  * buffer allocation and an fstat to each.

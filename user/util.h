@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <time.h>
 
 /*
@@ -17,6 +18,13 @@
  * does not fit is -ENAMETOOLONG: a cut one would name some other file.
  */
 int root_path(char *buf, size_t len, const char *root, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/*
+ * ROOT/path opened for reading and handed to @parse, then closed: the result of @parse, or -errno
+ * (-ENAMETOOLONG, the open's) when there is nothing to parse.
+ */
+int root_parse(int (*parse)(FILE *f, void *arg), void *arg, const char *root, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
 /* the first line of a file (at most @len - 1 bytes), newline stripped; -ENODATA when empty */

@@ -115,7 +115,7 @@ static void test_interval(void **state)
 	ops[0] = os_cur;
 	ops[1] = os_other;
 	cur.ops = ops;
-	assert_int_equal(mounts_load(FIXTURES, &mt), 0);
+	assert_int_equal(mounts_load(&(struct mount_src){ FIXTURES, "self" }, &mt), 0);
 	assert_int_equal(view_build(&v, &prev, &cur, &mt, false), 0);
 	assert_int_equal(v.nxprts, 1);
 	x = &v.xprts[0];
@@ -285,7 +285,7 @@ static void test_golden_outputs(void **state)
 	ops[0] = os_cur;
 	ops[1] = os_other;
 	cur.ops = ops;
-	assert_int_equal(mounts_load(FIXTURES, &mt), 0);
+	assert_int_equal(mounts_load(&(struct mount_src){ FIXTURES, "self" }, &mt), 0);
 	assert_int_equal(view_build(&v, &prev, &cur, &mt, false), 0);
 	v.tun = (struct tunables){ .tcp_max_slots = 16, .rdma_slots = 128, .max_session_slots = 64 };
 	/* links from the fixture trees, two seconds apart: every RDMA metric family appears */
@@ -346,7 +346,7 @@ static void test_one_series_per_mount(void **state)
 	cur.ops = ops;
 	cur.nclients = 2;
 	cur.clients = cls;
-	assert_int_equal(mounts_load(FIXTURES, &mt), 0);
+	assert_int_equal(mounts_load(&(struct mount_src){ FIXTURES, "self" }, &mt), 0);
 	assert_int_equal(view_build(&v, &prev, &cur, &mt, false), 0);
 	x = &v.xprts[0];
 	assert_int_equal(x->nmounts, 1);
@@ -420,7 +420,7 @@ static void test_one_full_pct(void **state)
 	/* one more second with no slot in use: span 2 s, busy 1 s, 0.6 s at the limit */
 	xs_cur.s.level_ns[0] += 1000000000ull;
 	cur.ts_ns += 1000000000ull;
-	assert_int_equal(mounts_load(FIXTURES, &mt), 0);
+	assert_int_equal(mounts_load(&(struct mount_src){ FIXTURES, "self" }, &mt), 0);
 	assert_int_equal(view_build(&v, &prev, &cur, &mt, false), 0);
 	view_finish(&v);
 	assert_true(v.xprts[0].span_ns == 2e9 && v.xprts[0].busy_ns == 1e9);
