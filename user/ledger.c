@@ -144,6 +144,7 @@ static int add_mounts(struct ledger *l, const struct view *iv)
 		m->total.bytes_read += t->bytes_read;
 		m->total.bytes_written += t->bytes_written;
 		m->total.errors += t->errors;
+		m->total.other_ops += t->other_ops;
 	}
 	for (size_t i = 0; i < iv->nmops; i++) {
 		const struct mount_op *p = &iv->mops[i];
@@ -198,6 +199,8 @@ int ledger_add(struct ledger *l, const struct view *iv)
 {
 	int err = 0;
 
+	for (int c = 0; c < NCOUNTERS; c++)
+		l->counters[c] += iv->counters[c];
 	for (size_t i = 0; i < iv->nxprts; i++)
 		if (add_xprt(l, iv, &iv->xprts[i]))
 			err = -ENOMEM;
@@ -227,24 +230,38 @@ static void put_sums(struct xprt_view *x, const struct xprt_sum *e)
 	x->link_busy_bytes = e->link_busy_bytes;
 }
 
-int ledger_view(const struct ledger *l, const struct view *cum, struct view *out)
+/* a mount the sums know is live while a view or the mount table has it ("": while summed) */
+static bool mount_present(const struct view *iv, const struct mount_table *mt, const char *mp)
+{
+	return !mp[0] || mount_live(iv, mp) || (mt && mounts_by_path(mt, mp));
+}
+
+int ledger_view(const struct ledger *l, const struct view *iv, const struct mount_table *mt,
+		struct view *out)
 {
 	size_t nops = 0;
 
-	*out = *cum;
-	out->nxprts = out->nmounts = out->nmops = 0;
+	memset(out, 0, sizeof(*out));
+	out->span = SPAN_SUMMARY;
+	out->final = true;
+	out->ts_s = iv->ts_s;
+	out->wall = iv->wall;
+	out->tun = iv->tun;
+	memcpy(out->counters, l->counters, sizeof(out->counters));
+	for (int c = CNT_INFLIGHT_FULL; c <= CNT_SESSIONS_FULL; c++)
+		out->drops += out->counters[c];
 	for (size_t i = 0; i < l->nm; i++)
 		nops += l->m[i].nops;
-	out->xprts = calloc(cum->nxprts + 1, sizeof(*out->xprts));
-	out->mounts = calloc(cum->nmounts + 1, sizeof(*out->mounts));
+	out->xprts = calloc(iv->nxprts + 1, sizeof(*out->xprts));
+	out->mounts = calloc(l->nm + 1, sizeof(*out->mounts));
 	out->mops = calloc(nops + 1, sizeof(*out->mops));
 	if (!out->xprts || !out->mounts || !out->mops) {
 		ledger_view_free(out);
 		return -ENOMEM;
 	}
 	/* one transport per series: the one it shows (the newer when the kernel reused the id) */
-	for (size_t i = 0; i < cum->nxprts; i++) {
-		const struct xprt_view *x = &cum->xprts[i];
+	for (size_t i = 0; i < iv->nxprts; i++) {
+		const struct xprt_view *x = &iv->xprts[i];
 		const struct xprt_sum *e = xprt_sum_of(l, x);
 		struct xprt_view *o;
 
@@ -254,17 +271,13 @@ int ledger_view(const struct ledger *l, const struct view *cum, struct view *out
 		*o = *x;
 		if (e)
 			put_sums(o, e);
+		out->bytes_written += o->bytes_written;
+		out->bytes_read += o->bytes_read;
 	}
-	for (size_t i = 0; i < cum->nmounts; i++) {
-		const char *mp = mp_of(cum->mounts[i].mountpoint);
-		const struct mount_sum *m = mount_sum_of(l, mp);
+	for (size_t i = 0; i < l->nm; i++) {
+		const struct mount_sum *m = &l->m[i];
 
-		/*
-		 * Every interval is in the sums: a mount with none has done nothing since it was
-		 * attributed, and the view's figures for it are another's (ops of a client whose
-		 * mount is gone now count under "")
-		 */
-		if (!m)
+		if (!mount_present(iv, mt, m->total.mountpoint))
 			continue;
 		/* the sums key no mount as "", the view's NULL */
 		out->mounts[out->nmounts] = m->total;
@@ -277,6 +290,39 @@ int ledger_view(const struct ledger *l, const struct view *cum, struct view *out
 		out->nmops += m->nops;
 	}
 	return 0;
+}
+
+int ledger_dup(struct ledger *dst, const struct ledger *src)
+{
+	memset(dst, 0, sizeof(*dst));
+	if (!src)
+		return 0;
+	memcpy(dst->counters, src->counters, sizeof(dst->counters));
+	if (GROW(dst->x, dst->capx, src->nx + 1, 16) || GROW(dst->m, dst->capm, src->nm + 1, 8))
+		goto fail;
+	memcpy(dst->x, src->x, src->nx * sizeof(*src->x));
+	dst->nx = src->nx;
+	for (size_t i = 0; i < src->nm; i++) {
+		const struct mount_sum *s = &src->m[i];
+		struct mount_sum *d = &dst->m[dst->nm];
+
+		*d = *s;
+		d->ops = NULL;
+		d->capops = 0;
+		d->total.mountpoint = strdup(s->total.mountpoint);
+		if (!d->total.mountpoint)
+			goto fail;
+		dst->nm++;
+		if (GROW(d->ops, d->capops, s->nops + 1, 4))
+			goto fail;
+		memcpy(d->ops, s->ops, s->nops * sizeof(*s->ops));
+		for (size_t k = 0; k < s->nops; k++)
+			d->ops[k].mountpoint = d->total.mountpoint;
+	}
+	return 0;
+fail:
+	ledger_free(dst);
+	return -ENOMEM;
 }
 
 void ledger_view_free(struct view *out)

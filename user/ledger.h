@@ -41,6 +41,7 @@ struct mount_sum {
 };
 
 struct ledger {
+	__u64 counters[NCOUNTERS];	/* the views' counters, since attach */
 	size_t nx, capx, nm, capm;
 	struct xprt_sum *x;
 	struct mount_sum *m;
@@ -48,12 +49,16 @@ struct ledger {
 
 /* add a finished interval view; 0 or -ENOMEM (what found no room is not counted) */
 int ledger_add(struct ledger *l, const struct view *iv);
+/* @dst: a deep copy of @src (NULL: empty); 0 or -ENOMEM, @dst then empty */
+int ledger_dup(struct ledger *dst, const struct ledger *src);
 /*
- * @out: @cum with the counters of its transports and mounts replaced by the sums, one transport
- * per series, for the textfile. It points into @l and @cum: free it with ledger_view_free()
- * before either changes. 0 or -ENOMEM.
+ * @out: the textfile's view of the sums, one transport per series: @iv's transports (their
+ * gauges and labels) with the sums as counters, and the mounts the sums know that are live (in
+ * @iv or in @mt; ops of no mount while the sums have them). No links: its caller's. It points
+ * into @l, @iv and @mt: free it with ledger_view_free() before they change. 0 or -ENOMEM.
  */
-int ledger_view(const struct ledger *l, const struct view *cum, struct view *out);
+int ledger_view(const struct ledger *l, const struct view *iv, const struct mount_table *mt,
+		struct view *out);
 void ledger_view_free(struct view *out);
 void ledger_free(struct ledger *l);
 

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 #include <netinet/in.h>
+#include "engine.h"
 #include "linkmap.h"
 #include "slotscope.h"
 #include "nl.h"
@@ -123,28 +124,17 @@ static int from_table(const char *procfs_root, const struct lm_xprt *x, struct l
 	return 0;
 }
 
-int linkmap_path(struct linkmap *m, const char *procfs_root, const struct lm_xprt *x,
-		 struct link_path *p)
+static int path_of(struct linkmap *m, const struct lm_xprt *x, double t)
 {
 	struct lm_entry *e = NULL;
-	double t;
-	size_t i, j;
-	int err;
+	size_t i;
 
-	if (!m || !m->live)
-		return from_table(m ? m->procfs_root : procfs_root, x, p);
-	t = clock_s(CLOCK_MONOTONIC);
 	for (i = 0; i < m->n && !e; i++)
 		if (m->e[i].key == x->key && m->e[i].first_seen == x->first_seen)
 			e = &m->e[i];
 	if (!e) {
-		for (i = j = 0; i < m->n; i++)
-			if (t - m->e[i].used < LINK_FORGET_S)
-				m->e[j++] = m->e[i];
-		m->n = j;
-		err = GROW(m->e, m->cap, m->n + 1, 8);
-		if (err)
-			return err;
+		if (GROW(m->e, m->cap, m->n + 1, 8))
+			return -ENOMEM;
 		e = &m->e[m->n++];
 		memset(e, 0, sizeof(*e));
 		e->key = x->key;
@@ -153,10 +143,43 @@ int linkmap_path(struct linkmap *m, const char *procfs_root, const struct lm_xpr
 	}
 	e->used = t;
 	if (t - e->at >= LINK_REFRESH_S) {
-		if (resolve(m, x, &e->p) && from_table(m->procfs_root, x, &e->p))
+		if ((!m->live || resolve(m, x, &e->p)) && from_table(m->procfs_root, x, &e->p))
 			memset(&e->p, 0, sizeof(e->p));
 		e->at = t;
 	}
-	*p = e->p;
-	return p->from ? 0 : -ENOENT;
+	return 0;
+}
+
+int linkmap_update(struct linkmap *m, const struct snapshot *s)
+{
+	double t = clock_s(CLOCK_MONOTONIC);
+	size_t i, j;
+
+	for (i = j = 0; i < m->n; i++)
+		if (t - m->e[i].used < LINK_FORGET_S)
+			m->e[j++] = m->e[i];
+	m->n = j;
+	for (i = 0; i < s->nxprts; i++) {
+		const struct xprt_stats *x = &s->xprts[i].s;
+		char addr[ADDR_LEN], port[PORT_LEN];
+		struct lm_xprt lx = { .key = s->xprts[i].key, .first_seen = x->first_seen_ns, .id = x->id,
+				      .ident = x->ident, .addr = addr, .port = port };
+
+		memcpy(addr, x->addr, sizeof(addr));
+		memcpy(port, x->port, sizeof(port));
+		addr[ADDR_LEN - 1] = port[PORT_LEN - 1] = 0;
+		if (path_of(m, &lx, t))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int linkmap_get(const struct linkmap *m, __u64 key, __u64 first_seen, struct link_path *p)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (m->e[i].key == key && m->e[i].first_seen == first_seen) {
+			*p = m->e[i].p;
+			return p->from ? 0 : -ENOENT;
+		}
+	return -ENOENT;
 }

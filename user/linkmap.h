@@ -53,8 +53,13 @@ struct lm_xprt {
 	const char *addr, *port;
 };
 
-/* the path of @x (0) or -ENOENT when nothing knows it; @m NULL: the table, under @procfs_root */
-int linkmap_path(struct linkmap *m, const char *procfs_root, const struct lm_xprt *x,
-		 struct link_path *p);
+struct snapshot;
+/*
+ * Ask for the paths of @s's transports whose answer is older than LINK_REFRESH_S (or new): the
+ * kernel where it can be asked, else the longest prefix in ROOT/proc/net/route. 0 or -ENOMEM.
+ */
+int linkmap_update(struct linkmap *m, const struct snapshot *s);
+/* the path of a transport as last asked (0), or -ENOENT when nothing knows it */
+int linkmap_get(const struct linkmap *m, __u64 key, __u64 first_seen, struct link_path *p);
 
 #endif

@@ -8,12 +8,12 @@
 #include <string.h>
 #include <pwd.h>
 #include "log.h"
-#include "session.h"
+#include "run.h"
 
-static struct session_opts env = {
+static struct run_opts env = {
 	.procfs_root = "/",
 	.sysfs_root = "/",
-	.ckpt = { .threshold_Bps = 10e6, .restore_threshold_Bps = 10e6, .quiet_intervals = 2 },
+	.win = { .threshold_Bps = 10e6, .restore_threshold_Bps = 10e6, .quiet_intervals = 2 },
 };
 static bool have_interval;
 
@@ -140,20 +140,20 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_CKPT_MBPS:
 		if (parse_num(arg, 0.001, 1e9, &v))
 			argp_error(state, "invalid --ckpt-threshold '%s': give MB/s, e.g. 100", arg);
-		env.ckpt.threshold_Bps = v * 1e6;
+		env.win.threshold_Bps = v * 1e6;
 		break;
 	case OPT_RESTORE_MBPS:
 		if (parse_num(arg, 0.001, 1e9, &v))
 			argp_error(state, "invalid --restore-threshold '%s': give MB/s, e.g. 100", arg);
-		env.ckpt.restore_threshold_Bps = v * 1e6;
+		env.win.restore_threshold_Bps = v * 1e6;
 		break;
 	case OPT_NO_JOBS:
-		env.ckpt.no_jobs = true;
+		env.win.no_jobs = true;
 		break;
 	case OPT_CKPT_QUIET:
 		if (parse_num(arg, 1, 1000, &v) || v != (unsigned int)v)
 			argp_error(state, "invalid --ckpt-quiet '%s': give a whole number of intervals >= 1", arg);
-		env.ckpt.quiet_intervals = (unsigned int)v;
+		env.win.quiet_intervals = (unsigned int)v;
 		break;
 	case OPT_PROM:
 		env.prom_file = arg;
@@ -218,7 +218,7 @@ int main(int argc, char **argv)
 {
 	static const struct argp argp = { options, parse_arg, args_doc, doc, NULL, NULL, NULL };
 	const char *attach = getenv("SLOTSCOPE_ATTACH"), *events = getenv("SLOTSCOPE_EVENTS");
-	struct session *s;
+	struct run *s;
 	int dashdash = argc, rc;
 
 	/* everything after "--" is the command; argp must not see it */
@@ -245,10 +245,10 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	env.events_tp = events && !strcmp(events, "tracepoints");
-	rc = session_new(&s, &env);
+	rc = run_new(&s, &env);
 	if (rc)
 		return rc;
-	rc = session_run(s);
-	session_free(s);
+	rc = run_main(s);
+	run_free(s);
 	return rc;
 }

@@ -3,6 +3,7 @@
  * Where RPC time goes: folded stacks (flamegraph.pl, inferno, speedscope read them) and a
  * self-contained SVG drawn from the same stacks, plus a time x latency heat map of slot waits.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +25,7 @@ struct stacks {
 
 static const char *bucket_label(char *buf, size_t len, unsigned int b)
 {
-	double lo = b ? (double)((__u64)1 << b) : 0, hi = (double)lat_bucket_hi(b);
+	double lo = (double)lat_bucket_lo(b), hi = (double)lat_bucket_hi(b);
 	const char *u = "us";
 	double div = 1e3;
 
@@ -78,11 +79,11 @@ static void add_hist(struct stacks *st, const char *prefix, const __u64 *b, __u6
 	double est = 0;
 
 	for (unsigned int i = 0; i < LAT_BUCKETS; i++)
-		est += (double)b[i] * ((i ? (double)((__u64)1 << i) : 0) + (double)lat_bucket_hi(i)) / 2;
+		est += (double)b[i] * ((double)lat_bucket_lo(i) + (double)lat_bucket_hi(i)) / 2;
 	if (est <= 0 || !sum_ns)
 		return;
 	for (unsigned int i = 0; i < LAT_BUCKETS; i++) {
-		double mid = ((i ? (double)((__u64)1 << i) : 0) + (double)lat_bucket_hi(i)) / 2;
+		double mid = ((double)lat_bucket_lo(i) + (double)lat_bucket_hi(i)) / 2;
 		struct frame *f;
 		char lab[48];
 
@@ -273,6 +274,51 @@ static void icicle(FILE *f, const struct stacks *st, double y0)
 	}
 }
 
+/*
+ * The heat map's columns: one per interval, until HEAT_COLUMNS; then neighbours are merged and
+ * each column covers twice as many intervals, so a week-long trace keeps a bounded map.
+ */
+#define HEAT_COLUMNS 512
+
+int heat_add(struct heat_map *h, const struct view *v)
+{
+	struct heat_column *c;
+
+	if (!h->span)
+		h->span = 1;
+	if (h->n && h->fill < h->span) {
+		c = &h->cols[h->n - 1];
+	} else {
+		if (h->n == HEAT_COLUMNS) {
+			for (size_t k = 0; k < HEAT_COLUMNS / 2; k++) {
+				h->cols[k].wall = h->cols[2 * k].wall;
+				for (int b = 0; b < LAT_BUCKETS; b++)
+					h->cols[k].buckets[b] = h->cols[2 * k].buckets[b] +
+								h->cols[2 * k + 1].buckets[b];
+			}
+			h->n = HEAT_COLUMNS / 2;
+			h->span *= 2;
+		}
+		if (GROW(h->cols, h->cap, h->n + 1, 64))
+			return -ENOMEM;
+		c = &h->cols[h->n++];
+		memset(c, 0, sizeof(*c));
+		c->wall = v->wall;
+		h->fill = 0;
+	}
+	h->fill++;
+	for (size_t i = 0; i < v->nxprts; i++)
+		for (int b = 0; b < LAT_BUCKETS; b++)
+			c->buckets[b] += v->xprts[i].waits[WAIT_SLOT].buckets[b];
+	return 0;
+}
+
+void heat_free(struct heat_map *h)
+{
+	free(h->cols);
+	memset(h, 0, sizeof(*h));
+}
+
 static void heatmap(FILE *f, const struct heat_column *cols, size_t n, double y0)
 {
 	const double h = 200, cw = n ? (SVG_W - 80) / (double)n : 0;
@@ -314,7 +360,7 @@ static void heatmap(FILE *f, const struct heat_column *cols, size_t n, double y0
 	}
 }
 
-void out_svg(FILE *f, const struct view *v, const struct heat_column *cols, size_t ncols)
+void out_svg(FILE *f, const struct view *v, const struct heat_map *heat)
 {
 	const double heat_y = 40 + DEPTH * ROW + 60;
 	struct stacks st;
@@ -328,7 +374,7 @@ void out_svg(FILE *f, const struct view *v, const struct heat_column *cols, size
 	fprintf(f, "<text x=\"10\" y=\"20\" font-weight=\"bold\">slotscope: where RPC time went "
 		   "(server / mount / op / stage / latency; width = time; hover for numbers)</text>\n");
 	icicle(f, &st, 30);
-	heatmap(f, cols, ncols, heat_y);
+	heatmap(f, heat ? heat->cols : NULL, heat ? heat->n : 0, heat_y);
 	fputs("</svg>\n", f);
 	free(st.f);
 	fflush(f);

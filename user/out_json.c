@@ -81,14 +81,14 @@ static void xprt_json(struct jw *w, const struct view *v, const struct xprt_view
 	jw_dbl(w, "mean_in_use", x->mean_in_use);
 	jw_arr(w, "levels");
 	for (unsigned int b = 0; b < LEVEL_BUCKETS; b++) {
-		unsigned int lo = level_bucket_low(b, x->limit);
-		unsigned int hi = b + 1 < LEVEL_BUCKETS ? level_bucket_low(b + 1, x->limit) - 1 : lo;
+		unsigned int lo, hi;
 
 		if (!x->level_ns[b])
 			continue;
+		level_bucket_range(b, x->limit, &lo, &hi);
 		jw_obj(w, NULL);
 		jw_u64(w, "from", lo);
-		jw_u64(w, "to", hi < lo ? lo : hi);
+		jw_u64(w, "to", hi);
 		jw_u64(w, "ns", x->level_ns[b]);
 		jw_end_obj(w);
 	}
@@ -195,13 +195,8 @@ static void links_json(struct jw *w, const struct view *v)
 	jw_arr(w, "netdevs");
 	for (size_t i = 0; i < l->nnds; i++) {
 		const struct netdev_delta *n = &l->nds[i];
-		bool used = false;
 
-		for (size_t j = 0; j < v->nxprts && !used; j++)
-			used = v->xprts[j].link.known && !strcmp(v->xprts[j].link.netdev, n->name);
-		for (size_t j = 0; j < l->nports && !used; j++)
-			used = l->ports[j].port && !strcmp(l->ports[j].port->nd.name, n->name);
-		if (!used)
+		if (!n->used)
 			continue;
 		jw_obj(w, NULL);
 		jw_str(w, "name", n->name);
@@ -269,10 +264,10 @@ void out_json(FILE *f, const struct view *v)
 	view_json(&w, v);
 	if (v->final) {
 		jw_obj(&w, "self");
-		jw_dbl(&w, "user_s", v->self_user_s);
-		jw_dbl(&w, "sys_s", v->self_sys_s);
-		jw_u64(&w, "max_rss_kib", v->self_max_rss_kib);
-		jw_dbl(&w, "startup_cpu_s", v->startup_cpu_s);
+		jw_dbl(&w, "user_s", v->cost.user_s);
+		jw_dbl(&w, "sys_s", v->cost.sys_s);
+		jw_u64(&w, "max_rss_kib", v->cost.max_rss_kib);
+		jw_dbl(&w, "startup_cpu_s", v->cost.startup_cpu_s);
 		jw_end_obj(&w);
 	}
 	jw_end_obj(&w);
@@ -315,7 +310,7 @@ static void jobs_json(struct jw *w, const struct win_jobs *js)
 	jw_end_arr(w);
 }
 
-void out_ckpt_json(FILE *f, const struct view *v, const struct ckpt_view *c)
+void out_window_json(FILE *f, const struct view *v, const struct window_view *c)
 {
 	struct jw w;
 

@@ -24,9 +24,6 @@
 static const unsigned char wait_le[] = { 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 25, 27, 29, 31, 33, 35 };
 static const unsigned char op_le[] = { 15, 17, 19, 21, 23, 25, 27, 29, 31 };
 
-/* the ops that get a histogram per mount by default; the others are counted as "other" */
-static const char *const hist_ops[] = { "READ", "WRITE", "COMMIT" };
-
 /* a label value: the name by name_next() (utf8.h), then the text format's \\ and \" */
 static void lv(FILE *f, const char *s)
 {
@@ -110,14 +107,6 @@ static void op_labels(FILE *f, const void *arg)
 	fputs("mountpoint=\"", f);
 	lv(f, o->m->mountpoint);
 	fprintf(f, "\",op=\"%s\",stage=\"%s\"", o->m->name, stage_names[o->stage]);
-}
-
-static bool hist_op(const char *name)
-{
-	for (size_t i = 0; i < sizeof(hist_ops) / sizeof(hist_ops[0]); i++)
-		if (!strcmp(name, hist_ops[i]))
-			return true;
-	return false;
 }
 
 #define GETTER(n, expr) static double n(const struct xprt_view *x) { return (double)(expr); }
@@ -253,7 +242,7 @@ static void per_mount(FILE *f, const struct prom_input *in)
 	for (size_t i = 0; i < cum->nmops; i++) {
 		const struct mount_op *m = &cum->mops[i];
 
-		if (!in->detail && !hist_op(m->name))
+		if (!in->detail && op_class(m->name) == OPC_OTHER)
 			continue;
 		for (int s = in->detail ? 0 : STAGE_EXECUTE; s < STAGES; s++) {
 			struct op_labels ol = { m, s };
@@ -266,22 +255,13 @@ static void per_mount(FILE *f, const struct prom_input *in)
 	 * WRITE and COMMIT series exist once it has done one; the counts are the histograms' _count.
 	 */
 	family(f, "other_ops_total", "counter", "RPCs completed that have no op_seconds histogram.");
-	for (size_t i = 0; i < cum->nmops; i++) {
-		const struct mount_op *m = &cum->mops[i];
-		__u64 n = 0;
-		bool first = true;
+	for (size_t i = 0; i < cum->nmounts; i++) {
+		const struct mount_total *t = &cum->mounts[i];
 
-		for (size_t j = 0; j < i && first; j++)
-			first = !same_mount(cum->mops[j].mountpoint, m->mountpoint);
-		if (!first)
-			continue;
-		for (size_t j = i; j < cum->nmops; j++)
-			if (same_mount(cum->mops[j].mountpoint, m->mountpoint) &&
-			    !in->detail && !hist_op(cum->mops[j].name))
-				n += cum->mops[j].count;
+		/* with --prom-detail every op has its histogram */
 		fputs("slotscope_other_ops_total{mountpoint=\"", f);
-		lv(f, m->mountpoint);
-		fprintf(f, "\"} %llu\n", (unsigned long long)n);
+		lv(f, t->mountpoint);
+		fprintf(f, "\"} %llu\n", (unsigned long long)(in->detail ? 0 : t->other_ops));
 	}
 	{
 		static const char *const what[] = { "read_bytes_total", "written_bytes_total",
@@ -367,7 +347,7 @@ static void windows(FILE *f, const struct prom_input *in)
 	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++) {
 		family(f, w[i].name, w[i].type, w[i].help);
 		for (int k = 0; k < WIN_KINDS; k++) {
-			const struct ckpt *c = in->ck ? &in->ck[k] : NULL;
+			const struct window *c = in->ck ? &in->ck[k] : NULL;
 			/* in the order of w[] */
 			const double v[] = { c ? (double)c->started : 0, c ? c->total.secs : 0,
 					     c ? c->total.bytes : 0, c ? c->total.slot_bound_secs : 0,
@@ -383,7 +363,7 @@ static void windows(FILE *f, const struct prom_input *in)
 	       "1, labelled with the job that moved most of the last completed window's bytes "
 	       "(job_kind slurm, kubernetes, systemd, cgroup or unknown); none before the first window ends.");
 	for (int k = 0; k < WIN_KINDS; k++) {
-		const struct ckpt *c = in->ck ? &in->ck[k] : NULL;
+		const struct window *c = in->ck ? &in->ck[k] : NULL;
 		const struct win_job *j = c && c->n && c->ended_jobs.nj ? &c->ended_jobs.j[0] : NULL;
 		char uid[16] = "";
 
@@ -434,7 +414,7 @@ int out_prom(FILE *f, const struct prom_input *in)
 	return 0;
 }
 
-static int prom_fn(FILE *f, const void *arg)
+int out_prom_fn(FILE *f, const void *arg)
 {
 	return out_prom(f, arg);
 }
@@ -445,7 +425,7 @@ int prom_write(const char *path, const struct prom_input *in)
 	int err = outfile_open(&o, path, false);
 
 	if (!err)
-		err = outfile_write(&o, prom_fn, in);
+		err = outfile_write(&o, out_prom_fn, in);
 	outfile_close(&o);
 	return err;
 }

@@ -86,7 +86,7 @@ static void mounts_str(char *buf, size_t len, const struct xprt_view *x)
 		snprintf(buf, len, "-");
 }
 
-void out_xprt_row(FILE *f, const struct view *v, const struct xprt_view *x, bool with_verdict)
+void out_xprt_row(FILE *f, const struct xprt_view *x, bool with_verdict)
 {
 	const struct wait_view *sw = &x->waits[WAIT_SLOT];
 	char srv[64], mnt[256], slots[32], b[16], c[16], d[16], e[16], link[16], pct[16], a[64];
@@ -96,8 +96,7 @@ void out_xprt_row(FILE *f, const struct view *v, const struct xprt_view *x, bool
 	mounts_str(mnt, sizeof(mnt), x);
 	fprintf(f, "%3u %-5s %-22.22s %.68s%s\n", x->id, proto_name(x->ident), srv, mnt,
 		x->warming_up ? " (warming up)" : "");
-	snprintf(slots, sizeof(slots), "%d/%u/%u", x->in_use, v->final ? x->peak : x->interval_peak,
-		 x->limit);
+	snprintf(slots, sizeof(slots), "%d/%u/%u", x->in_use, x->interval_peak, x->limit);
 	if (x->link.rate_gbps > 0 || x->link.bytes_from) {
 		snprintf(link, sizeof(link), "%.2f", x->link.gbps);
 		if (x->link.rate_gbps > 0)
@@ -111,7 +110,7 @@ void out_xprt_row(FILE *f, const struct view *v, const struct xprt_view *x, bool
 	snprintf(e, sizeof(e), "%s/", dur(b, sizeof(b), sw->p50_ns));
 	fprintf(f, "    %-14s %5.1f%% %4u %8s%-9s %6.0f %7.1f %7.1f %7s/%-7s %6s %5s\n", slots,
 		x->full_pct,
-		v->final || v->window ? x->backlog_max : x->backlog_now, e, dur(c, sizeof(c), sw->p99_ns),
+		x->backlog_shown, e, dur(c, sizeof(c), sw->p99_ns),
 		x->ops_per_s, x->write_Bps / 1e6, x->read_Bps / 1e6, dur(d, sizeof(d), x->rtt_p50_ns),
 		dur(b, sizeof(b), x->rtt_p99_ns), link,
 		pct);
@@ -147,25 +146,19 @@ void out_text(FILE *f, const struct view *v)
 				fprintf(f, "\n%s  interval %.1fs\n", clock_str(t, sizeof(t), v->wall), v->interval_s);
 			header(f);
 		}
-		out_xprt_row(f, v, x, true);
+		out_xprt_row(f, x, true);
 	}
 	if (v->final && !shown)
 		fprintf(f, "\nSummary: %.1fs traced; no RPC transport was active\n", v->interval_s);
 	if (v->final && v->links.sampled && !v->links.nports)
 		fprintf(f, "(%s)\n", v->links.why_empty);
-	if (v->final) {
-		__u64 drops = v->counters[CNT_INFLIGHT_FULL] + v->counters[CNT_WAITERS_FULL] +
-			      v->counters[CNT_XPRTS_FULL] + v->counters[CNT_OPS_FULL] +
-			      v->counters[CNT_CLIENTS_FULL] + v->counters[CNT_SESSIONS_FULL];
-
-		if (drops)
-			fprintf(f, "warning: %llu events not counted: BPF maps full (see --json counters)\n",
-				(unsigned long long)drops);
-	}
+	if (v->final && v->drops)
+		fprintf(f, "warning: %llu events not counted: BPF maps full (see --json counters)\n",
+			(unsigned long long)v->drops);
 	fflush(f);
 }
 
-void out_ckpt_text(FILE *f, const struct view *v, const struct ckpt_view *c)
+void out_window_text(FILE *f, const struct view *v, const struct window_view *c)
 {
 	char a[32], b[32];
 
@@ -198,11 +191,11 @@ void out_ckpt_text(FILE *f, const struct view *v, const struct ckpt_view *c)
 	header(f);
 	for (size_t i = 0; i < v->nxprts; i++) {
 		const struct xprt_view *x = &v->xprts[i];
-		const struct ckpt_sat_view *s = ckpt_view_sat(c, x->key);
+		const struct window_sat_view *s = window_view_sat(c, x->key);
 
 		if (xprt_view_idle(x))
 			continue;
-		out_xprt_row(f, v, x, true);
+		out_xprt_row(f, x, true);
 		if (s && s->secs > 0 && s->util_pct >= 0)
 			fprintf(f, "    link while the slots were full (%.1f s): %.2f%% of %.1f Gb/s\n",
 				s->secs, s->util_pct, x->link.rate_gbps);

@@ -6,13 +6,13 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include "audit.h"
-#include "ckpt.h"
+#include "window.h"
 #include "view.h"
 
 /* One JSON line: {"type":"interval"|"summary", ...} as documented in README.md. */
 void out_json(FILE *f, const struct view *v);
 /* {"type":"checkpoint", ...}: the burst's view and link use while saturated */
-void out_ckpt_json(FILE *f, const struct view *v, const struct ckpt_view *c);
+void out_window_json(FILE *f, const struct view *v, const struct window_view *c);
 /* {"type":"audit", ...} */
 void out_audit_json(FILE *f, const struct audit *a);
 
@@ -20,7 +20,7 @@ void out_audit_json(FILE *f, const struct audit *a);
 struct prom_input {
 	const struct view *cum;		/* since attach, ledger applied; NULL: not tracing yet */
 	const struct view *iv;		/* the last interval: gauges and info */
-	const struct ckpt *ck;		/* windows, [WIN_KINDS]; NULL: none */
+	const struct window *ck;		/* windows, [WIN_KINDS]; NULL: none */
 	double now_wall;
 	bool detail;			/* --prom-detail: every op, stage and wait kind; RDMA hw counters */
 	const char *version, *kernel;
@@ -30,22 +30,35 @@ struct prom_input {
 int out_prom(FILE *f, const struct prom_input *in);
 /* out_prom into PATH whole (outfile.h: no symlink, temporary file, fsync, rename); 0 or -errno */
 int prom_write(const char *path, const struct prom_input *in);
+/* out_prom as outfile_write's writer: @arg is the struct prom_input */
+int out_prom_fn(FILE *f, const void *arg);
 
-/* One slot-wait histogram per interval, for the heat map. */
+/* One slot-wait histogram per interval (or, on a long trace, per run of intervals). */
 struct heat_column {
 	double wall;
 	__u64 buckets[LAT_BUCKETS];
 };
 
+/* the heat map's state: bounded, however long the trace */
+struct heat_map {
+	struct heat_column *cols;
+	size_t n, cap;
+	unsigned int span, fill;	/* intervals per column, in the last one */
+};
+
+/* add interval view @v's slot waits; 0 or -ENOMEM (the interval is left out) */
+int heat_add(struct heat_map *h, const struct view *v);
+void heat_free(struct heat_map *h);
+
 /* folded stacks: server;mountpoint;op;stage;latency-bucket weight-in-us */
 void out_folded(FILE *f, const struct view *v);
 /* a self-contained SVG: icicle chart of the folded stacks, and a slot-wait heat map */
-void out_svg(FILE *f, const struct view *v, const struct heat_column *cols, size_t ncols);
+void out_svg(FILE *f, const struct view *v, const struct heat_map *heat);
 
 /* The terminal table of an interval (idle transports left out) or the summary, <= 100 columns. */
 void out_text(FILE *f, const struct view *v);
-void out_ckpt_text(FILE *f, const struct view *v, const struct ckpt_view *c);
-void out_xprt_row(FILE *f, const struct view *v, const struct xprt_view *x, bool with_verdict);
+void out_window_text(FILE *f, const struct view *v, const struct window_view *c);
+void out_xprt_row(FILE *f, const struct xprt_view *x, bool with_verdict);
 void print_wrapped(FILE *f, const char *prefix, const char *text);
 
 #endif

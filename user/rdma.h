@@ -127,6 +127,7 @@ struct netdev_delta {
 	double speed_gbps;
 	uint64_t tx_bytes, rx_bytes, tx_packets, rx_packets;
 	double tx_gbps, rx_gbps, tx_util_pct, rx_util_pct;
+	bool used;			/* under an RDMA port or on a transport's route (the model's) */
 };
 
 int netdev_delta(const struct link_sample *a, const struct link_sample *b, struct netdev_delta **out,

@@ -30,13 +30,13 @@ double hist_quantile(const __u64 *buckets, unsigned int n, double q)
 			seen += buckets[i];
 			continue;
 		}
-		lo = i == 0 ? 0 : (double)((uint64_t)1 << i);
+		lo = (double)lat_bucket_lo(i);
 		hi = (double)lat_bucket_hi(i);
 		if (i == n - 1)	/* open-ended: report its lower edge, not a made-up upper one */
 			return lo;
 		return lo + (hi - lo) * ((rank - (double)seen) / (double)buckets[i]);
 	}
-	return (double)((uint64_t)1 << (n - 1));
+	return (double)lat_bucket_lo(n - 1);
 }
 
 void hist_sub(__u64 *out, const __u64 *a, const __u64 *b, unsigned int n)

@@ -6,6 +6,12 @@
 #include <linux/types.h>
 #include "hist.h"
 
+/* lower bound of log2 latency bucket @b, in ns: bucket 0 holds 0 and 1 */
+static inline uint64_t lat_bucket_lo(unsigned int b)
+{
+	return b == 0 ? 0 : b >= 64 ? UINT64_MAX : (uint64_t)1 << b;
+}
+
 /* upper bound (exclusive) of log2 latency bucket @b, in ns */
 static inline uint64_t lat_bucket_hi(unsigned int b)
 {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A view: what happened between two snapshots, per transport, per op and per session, in plain
- * numbers. Renderers (JSON, text) take views; tests build views from recorded snapshots.
+ * A view: what happened between two snapshots, per transport, per op and per NFSv4.1 session, in
+ * plain numbers, every figure computed once. model_build() (model.h) makes them; renderers only
+ * format them.
  */
 #ifndef SLOTSCOPE_VIEW_H
 #define SLOTSCOPE_VIEW_H
@@ -61,7 +62,17 @@ void mount_op_add(struct mount_op *dst, const struct mount_op *src);
 struct mount_total {
 	const char *mountpoint;
 	__u64 bytes_read, bytes_written, errors;
+	__u64 other_ops;		/* ops that are not READ, WRITE or COMMIT */
 };
+
+/* What an op moves: NFS READ, WRITE and COMMIT share their names in every version. */
+enum op_class { OPC_READ, OPC_WRITE, OPC_COMMIT, OPC_OTHER };
+
+enum op_class op_class(const char *name);
+/* the payload an op moved: WRITE's bytes sent, READ's bytes received; 0 for the rest */
+void op_payload(const char *name, __u64 bytes_sent, __u64 bytes_recv, __u64 *written, __u64 *read);
+/* the slot counts level bucket @b holds for a transport of @limit slots: [*lo, *hi] */
+void level_bucket_range(unsigned int b, __u32 limit, unsigned int *lo, unsigned int *hi);
 
 struct session_view {
 	__u64 key, xprt;
@@ -126,7 +137,13 @@ struct xprt_view {
 	const char *limit_source;	/* limit_source_name() */
 	char addr[ADDR_LEN], port[PORT_LEN];
 	__s32 in_use;			/* raw: a negative value would be a counting bug */
+	/*
+	 * peak: since attach. interval_peak: over the view's span (JSON keeps the name): the
+	 * interval's, the window's (its detector's), or since attach in a summary.
+	 */
 	__u32 peak, interval_peak;
+	/* backlog_now in an interval, backlog_max in a summary or window: what the text shows */
+	__u32 backlog_shown;
 	bool warming_up, destroyed;
 	/*
 	 * Another transport in the view has the same server, protocol and kernel id and is the
@@ -172,9 +189,23 @@ struct tunables {
 	long tcp_max_slots, rdma_slots, max_session_slots;
 };
 
+/* How far a view reaches, and so what its "now" columns mean. */
+enum view_span {
+	SPAN_INTERVAL,			/* one tick */
+	SPAN_SUMMARY,			/* since attach: maxima since attach */
+	SPAN_WINDOW,			/* a checkpoint or restore: maxima as in the summary */
+};
+
+/* what tracing cost this process: CPU until attached (loading BPF is most of it), then in all */
+struct self_cost {
+	double startup_cpu_s;
+	double user_s, sys_s;
+	__u64 max_rss_kib;
+};
+
 struct view {
-	bool final;			/* the summary since attach */
-	bool window;			/* a checkpoint: "now" columns show maxima as in the summary */
+	enum view_span span;
+	bool final;			/* span == SPAN_SUMMARY */
 	double ts_s;			/* CLOCK_MONOTONIC at the end of the view */
 	double interval_s;
 	size_t nxprts, nops, nsessions, nmops, nmounts;
@@ -184,32 +215,16 @@ struct view {
 	struct mount_op *mops;		/* by view_finish(): per mount and op, in first-seen order */
 	struct mount_total *mounts;	/* by view_finish(): per mount, same order */
 	__u64 counters[NCOUNTERS];	/* in this view */
+	__u64 drops;			/* events lost to a full map: the *_FULL counters summed */
+	__u64 bytes_written, bytes_read;	/* over the view's transports */
 	struct links_view links;
-	struct tunables tun;		/* set by the caller for the verdicts */
+	struct tunables tun;		/* the knobs the verdicts name */
 	double wall;			/* CLOCK_REALTIME at the end of the view, for display */
-	double startup_cpu_s;		/* slotscope's CPU until attached (loading BPF is most of it) */
-	/* what tracing cost this process, for a final view (view_finish: getrusage) */
-	double self_user_s, self_sys_s;
-	__u64 self_max_rss_kib;
+	struct self_cost cost;		/* what tracing cost this process (a summary shows it) */
 };
 
-/* @prev may be an empty snapshot (the start); the view points into @mt. 0 or -ENOMEM. */
-/*
- * The last step of every view, once the caller has added links and tunables and made any
- * window adjustment: the verdict of each transport, so renderers only format it.
- */
-void view_finish(struct view *v);
 /* the transport of @key in @v, or NULL */
 const struct xprt_view *view_xprt(const struct view *v, __u64 key);
-
-int view_build(struct view *v, const struct snapshot *prev, const struct snapshot *cur,
-	       const struct mount_table *mt, bool final);
-/*
- * Link deltas between two samples, and each transport's link, asked of @m (NULL: the longest
- * prefix in ROOT/proc/net/route); valid while @b lives.
- */
-int view_add_links(struct view *v, const struct link_sample *a, const struct link_sample *b,
-		   const char *procfs_root, struct linkmap *m);
 void view_free(struct view *v);
 bool xprt_view_idle(const struct xprt_view *x);
 

@@ -54,7 +54,7 @@ struct node {
 	struct rdma_port ports[2];
 	struct port_delta pd[2];
 	size_t nports;
-	struct ckpt ck[WIN_KINDS];	/* the checkpoints move; no restores */
+	struct window ck[WIN_KINDS];	/* the checkpoints move; no restores */
 	__u32 id;
 	double started;
 };

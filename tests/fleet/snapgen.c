@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include "engine.h"
 #include "ledger.h"
+#include "model.h"
 #include "output.h"
 #include "view.h"
 
@@ -359,7 +360,10 @@ int main(int argc, char **argv)
 	for (int i = 1; i <= steps; i++) {
 		struct prom_input in = { .now_wall = 1e9 + i, .version = "test", .kernel = "sim" };
 		struct mount_table mt = { 0 };
-		struct view iv, cv, tv;
+		struct model_in mi = { .span = SPAN_INTERVAL, .from = &prev, .to = &cur, .mounts = &mt,
+				       .sums = &l };
+		struct model_in ci = { .span = SPAN_SUMMARY, .from = &start, .to = &cur, .mounts = &mt };
+		struct model_out iv, cv;
 
 		s->t = i;
 		step_kernel(s);
@@ -367,27 +371,22 @@ int main(int argc, char **argv)
 			fprintf(stderr, "snapgen: step %d failed\n", i);
 			return 1;
 		}
-		if (view_build(&iv, &prev, &cur, &mt, false) || view_build(&cv, &start, &cur, &mt, true)) {
+		/* the interval and the textfile's sums in one call, as the running trace makes them */
+		if (model_build(&mi, &iv) || model_build(&ci, &cv)) {
 			fprintf(stderr, "snapgen: out of memory\n");
 			return 1;
 		}
-		view_finish(&iv);
-		view_finish(&cv);
-		if (ledger_add(&l, &iv) || ledger_view(&l, &cv, &tv)) {
-			fprintf(stderr, "snapgen: out of memory\n");
-			return 1;
-		}
+		model_keep_sums(&iv, &l);
 		/* SNAPGEN_CUMULATIVE=1: the textfile as it was made before the ledger (a control) */
-		in.cum = getenv("SNAPGEN_CUMULATIVE") ? &cv : &tv;
-		in.iv = &iv;
+		in.cum = getenv("SNAPGEN_CUMULATIVE") ? &cv.view : &iv.totals;
+		in.iv = &iv.view;
 		snprintf(path, sizeof(path), "%s/%04d.prom", argv[1], i);
 		if (prom_write(path, &in)) {
 			fprintf(stderr, "snapgen: cannot write %s\n", path);
 			return 1;
 		}
-		ledger_view_free(&tv);
-		view_free(&iv);
-		view_free(&cv);
+		model_out_free(&iv);
+		model_out_free(&cv);
 		mounts_free(&mt);
 		reap(s);
 		snapshot_free(&prev);

@@ -86,7 +86,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	folded_lines(buf);
 	free(buf);
 	f = open_memstream(&buf, &len);
-	out_svg(f, &v, NULL, 0);
+	out_svg(f, &v, NULL);
 	fclose(f);
 	check_utf8(buf, len);
 	free(buf);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include "json.h"
+#include "modelfix.h"
 #include "output.h"
 #include "utf8.h"
 
@@ -65,7 +66,7 @@ static void test_terminal(void **state)
 {
 	struct win_job j = { .id = { .kind = "cgroup", .step = "" }, .uid = 1000, .nprocs = 1, .share = -1 };
 	struct win_jobs js = { .j = &j, .nj = 1 };
-	struct ckpt_view cv = { .kind = WIN_CHECKPOINT, .n = 1, .jobs = &js };
+	struct window_view cv = { .kind = WIN_CHECKPOINT, .n = 1, .jobs = &js };
 	struct view v = { 0 };
 	char *buf = NULL;
 	size_t len;
@@ -74,7 +75,7 @@ static void test_terminal(void **state)
 	(void)state;
 	snprintf(j.id.id, sizeof(j.id.id), "/user.slice/\x1b]0;owned\x07\rjob");
 	snprintf(j.user, sizeof(j.user), "ev\x1b[2Jil");
-	out_ckpt_text(f, &v, &cv);
+	out_window_text(f, &v, &cv);
 	fclose(f);
 	clean_text(buf, "\n");
 	assert_non_null(strstr(buf, "job: cgroup /user.slice/\\x1B]0;owned\\x07\\x0Djob"));
@@ -84,31 +85,26 @@ static void test_terminal(void **state)
 
 static void test_folded_and_svg(void **state)
 {
-	static struct xprt_view x;
-	static struct op_view op;
-	struct view v = { .final = true, .interval_s = 1, .nxprts = 1, .xprts = &x, .nops = 1, .ops = &op };
 	const char *mnt = "/mnt/a;b c\x01\xff";
+	struct nfs_mount nm = { .minor = 77, .mountpoint = (char *)mnt };
+	struct mount_table mt = { .n = 1, .m = &nm };
+	struct snapfix *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
 	char path[] = "/tmp/slotscope-names-XXXXXX.svg", cmd[128], *buf = NULL;
+	struct model_out m;
+	struct view v;
 	size_t len;
 	FILE *f;
 	int fd;
 
 	(void)state;
-	x.key = 1;
-	x.id = 1;
-	x.ident = IDENT_TCP;
-	x.limit = 16;
-	snprintf(x.addr, sizeof(x.addr), "10.0.0.1");
-	snprintf(x.port, sizeof(x.port), "2049");
-	op.k.xprt = 1;
-	op.mountpoint = mnt;
-	snprintf(op.name, sizeof(op.name), "WRITE");
-	op.count = 10;
-	op.sum_ns[STAGE_EXECUTE] = 10000000;
-	op.sum_ns[STAGE_RTT] = 5000000;
-	op.hist[STAGE_EXECUTE][lat_bucket(1000000)] = 10;
-	op.hist[STAGE_RTT][lat_bucket(500000)] = 10;
-	view_finish(&v);
+	fx_init(a, 1000000000ull);
+	fx_init(b, 2000000000ull);
+	fx_xprt(a, 1, 1, IDENT_TCP, "10.0.0.1", 16);
+	fx_xprt(b, 1, 1, IDENT_TCP, "10.0.0.1", 16);
+	fx_op(b, 1, 5, 7, "WRITE", 10, 1000000, 500000);
+	fx_client(b, 5, 77, 0);
+	assert_int_equal(fx_model(&m, SPAN_SUMMARY, a, b, &mt), 0);
+	v = m.view;
 	f = open_memstream(&buf, &len);
 	out_folded(f, &v);
 	fclose(f);
@@ -126,14 +122,15 @@ static void test_folded_and_svg(void **state)
 	fd = mkstemps(path, 4);
 	assert_true(fd >= 0);
 	f = fdopen(fd, "w");
-	out_svg(f, &v, NULL, 0);
+	out_svg(f, &v, NULL);
 	fclose(f);
 	snprintf(cmd, sizeof(cmd), "xmllint --noout %s", path);
 	if (system("command -v xmllint >/dev/null") == 0)
 		assert_int_equal(system(cmd), 0);
 	unlink(path);
-	free(v.mops);
-	free(v.mounts);
+	model_out_free(&m);
+	free(a);
+	free(b);
 }
 
 int main(void)

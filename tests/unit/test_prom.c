@@ -11,6 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "ledger.h"
+#include "modelfix.h"
 #include "output.h"
 #include "utf8.h"
 
@@ -167,19 +168,23 @@ static void test_fixed_buckets(void **state)
 /* the kernel gave a new transport to the same server the id of one destroyed this interval */
 static void test_id_reuse_one_series(void **state)
 {
-	struct fixture *f = calloc(1, sizeof(*f));
+	static struct snapfix a, b;
+	struct xprt_stats *x;
+	struct model_out m;
 	char *s;
 
 	(void)state;
-	add_xprt(f, 3, "10.0.0.1", "/mnt/a");
-	add_xprt(f, 3, "10.0.0.1", "/mnt/a");
-	f->x[0].destroyed = true;
-	f->x[0].limit = 8;
-	f->x[1].key = f->x[0].key;	/* even the same address */
-	f->x[1].first_seen_ns = 99;
-	view_finish(&f->v);
-	assert_true(f->x[0].shadowed && !f->x[1].shadowed);
-	s = render(&f->v, false);
+	fx_init(&a, 1000000000ull);
+	fx_init(&b, 2000000000ull);
+	/* the old transport seen destroyed, the new one under its key and id */
+	x = fx_xprt(&b, 0x1003, 3, IDENT_TCP, "10.0.0.1", 8);
+	x->flags |= XF_DESTROYED;
+	x = fx_xprt(&b, 0x1003, 3, IDENT_TCP, "10.0.0.1", 16);
+	x->first_seen_ns = 99;
+	assert_int_equal(fx_model(&m, SPAN_INTERVAL, &a, &b, NULL), 0);
+	assert_true(m.view.xprts[0].shadowed != m.view.xprts[1].shadowed);
+	assert_int_equal(m.view.xprts[m.view.xprts[0].shadowed ? 1 : 0].limit, 16);
+	s = render(&m.view, false);
 	assert_int_equal(count_series(s, "slotscope_slot_limit{", NULL), 1);
 	assert_int_equal(sample(s, "slotscope_slot_limit{server=\"10.0.0.1\",proto=\"tcp\",xprt=\"3\"} "), 16);
 	/* no two sample lines share name and labels */
@@ -196,9 +201,7 @@ static void test_id_reuse_one_series(void **state)
 		l = nl + 1;
 	}
 	free(s);
-	free(f->v.mops);
-	free(f->v.mounts);
-	free(f);
+	model_out_free(&m);
 }
 
 static void test_labels_stay_utf8(void **state)
@@ -307,7 +310,7 @@ static void test_ledger(void **state)
 	b->x[0].first_seen_ns = 7;
 	b->x[1].acquires = 9;
 	b->v.ts_s = 103;
-	assert_int_equal(ledger_view(&l, &b->v, &out), 0);
+	assert_int_equal(ledger_view(&l, &b->v, NULL, &out), 0);
 	x = series(&out, 0, "10.0.0.1");
 	assert_non_null(x);
 	assert_true(x->verdict_s[V_SLOT] == 2 && x->verdict_s[V_SERVER] == 2);
@@ -324,7 +327,7 @@ static void test_ledger(void **state)
 	b->x[0].acquires = 1;
 	b->v.ts_s = 104;
 	assert_int_equal(ledger_add(&l, &b->v), 0);
-	assert_int_equal(ledger_view(&l, &b->v, &out), 0);
+	assert_int_equal(ledger_view(&l, &b->v, NULL, &out), 0);
 	assert_int_equal(series(&out, 1, "10.0.0.2")->acquires, 4 + 4 + 1);
 	ledger_view_free(&out);
 	/* more series gone than are remembered: those gone longest are forgotten */

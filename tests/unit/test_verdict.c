@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Every verdict class from a hand-made view: the inputs that select it, the knob it names. */
+/* Every verdict class from the model: the inputs that select it, the knob it names. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <math.h>
+#include "modelfix.h"
 #include "verdict.h"
 
 struct row {
@@ -45,6 +47,47 @@ static const struct row rows[] = {
 	  "the writer itself" },
 };
 
+/*
+ * A row as the maps and the machine would hold it: 100 WRITEs of 1 MB in one second, a second of
+ * busy time with full_pct of it at the limit, the waits' totals, a 100 Gb/s netdev under the
+ * transport at link_util_pct.
+ */
+static int row_view(const struct row *w, struct model_out *m)
+{
+	static struct snapfix a, b;
+	struct netdev_stat nd[2] = { { .name = "eth9", .valid = true, .speed_gbps = 100 } };
+	struct link_sample la = { .ts_ns = 1000000000ull, .nnd = 1, .nds = &nd[0] };
+	struct link_sample lb = { .ts_ns = 2000000000ull, .nnd = 1, .nds = &nd[1] };
+	struct lm_entry e = { .key = 1, .first_seen = 1, .p = { .netdev = "eth9", .from = "route" } };
+	struct linkmap lm = { .e = &e, .n = 1, .cap = 1 };
+	struct model_in in = { .span = SPAN_INTERVAL, .from = &a.s, .to = &b.s, .lfrom = &la, .lto = &lb,
+			       .paths = &lm,
+			       .tun = { .tcp_max_slots = 16, .rdma_slots = 128, .max_session_slots = 64 } };
+	struct xprt_stats *x;
+
+	nd[1] = nd[0];
+	nd[1].tx_bytes = (uint64_t)(w->link_util_pct / 100 * 100e9 / 8);
+	fx_init(&a, 1000000000ull);
+	fx_init(&b, 2000000000ull);
+	fx_xprt(&a, 1, 3, w->ident, "10.0.0.1", 16);
+	x = fx_xprt(&b, 1, 3, w->ident, "10.0.0.1", 16);
+	fx_levels(x, 1e9, w->full_pct);
+	x->cwnd = w->cwnd;
+	x->cong_max = w->cong_max;
+	x->waits[WAIT_SLOT].sum_ns = (__u64)(w->slot_ms * 1e6 * 100);
+	x->waits[WAIT_SLOT].count = w->slot_ms > 0 ? 100 : 0;
+	x->waits[WAIT_SEND].sum_ns = (__u64)(w->send_ms * 1e6 * 100);
+	x->waits[WAIT_SESSION].sum_ns = (__u64)(w->session_ms * 1e6 * 100);
+	if (!w->no_ops)
+		fx_op(&b, 1, 2, 7, "WRITE", 100, (__u64)(w->exec_ms * 1e6),
+		      (__u64)(w->rtt_ms * 1e6))->bytes_sent = 100000000;
+	if (w->v41) {
+		b.ss[0] = (struct session_snap){ .key = 9, .s = { .xprt = 1, .clid = 2, .max_slots = 64 } };
+		b.s.nsessions = 1;
+	}
+	return model_build(&in, m);
+}
+
 static void test_every_class(void **state)
 {
 	bool seen[VERDICTS] = { false };
@@ -52,44 +95,18 @@ static void test_every_class(void **state)
 	(void)state;
 	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
 		const struct row *w = &rows[r];
-		struct xprt_view x = { .key = 1, .id = 3, .ident = w->ident, .limit = 16, .max_reqs = 16,
-				       .full_pct = w->full_pct, .cwnd = w->cwnd, .cong_max = w->cong_max,
-				       .bytes_written = 100000000 };
-		struct op_view op = { .k = { .xprt = 1, .clid = 2 }, .count = 100, .bytes_sent = 100000000 };
-		struct session_view s = { .xprt = 1 };
-		struct view v = { .interval_s = 1, .nxprts = 1, .xprts = &x, .ops = &op, .nops = 1,
-				  .tun = { .tcp_max_slots = 16, .rdma_slots = 128, .max_session_slots = 64 } };
+		struct model_out m;
 		struct verdict d;
 
-		strcpy(x.addr, "10.0.0.1");
-		strcpy(x.port, "2049");
-		strcpy(op.name, "WRITE");
-		op.sum_ns[STAGE_EXECUTE] = (__u64)(w->exec_ms * 1e6 * 100);
-		op.sum_ns[STAGE_RTT] = (__u64)(w->rtt_ms * 1e6 * 100);
-		x.waits[WAIT_SLOT].sum_ns = (__u64)(w->slot_ms * 1e6 * 100);
-		x.waits[WAIT_SLOT].count = w->slot_ms > 0 ? 100 : 0;
-		x.waits[WAIT_SEND].sum_ns = (__u64)(w->send_ms * 1e6 * 100);
-		x.waits[WAIT_SESSION].sum_ns = (__u64)(w->session_ms * 1e6 * 100);
-		x.link.rate_gbps = 100;
-		x.link.tx_util_pct = w->link_util_pct;
-		if (w->v41) {
-			v.sessions = &s;
-			v.nsessions = 1;
-		}
-		if (w->no_ops) {
-			v.nops = 0;
-			x.bytes_written = 0;
-		}
-		/* the way every view gets its verdict: the figures first (the link's busier side) */
-		view_finish(&v);
-		d = x.verdict;
-		free(v.mops);
-		free(v.mounts);
+		assert_int_equal(row_view(w, &m), 0);
+		assert_int_equal(m.view.nxprts, 1);
+		d = m.view.xprts[0].verdict;
+		model_out_free(&m);
 		print_message("%s: %s (%s)\n", w->what, verdict_names[d.cls], d.knob);
 		assert_int_equal(d.cls, w->want);
 		if (w->knob)
 			assert_non_null(strstr(d.knob, w->knob));
-		assert_true(d.full_pct == w->full_pct);
+		assert_true(fabs(d.full_pct - w->full_pct) < 1e-6);
 		seen[d.cls] = true;
 	}
 	for (int c = 0; c < VERDICTS; c++)

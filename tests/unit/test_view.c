@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* view_build on recorded snapshots, and the JSON and text renderers against golden files. */
+/* model_build on recorded snapshots, and the renderers of its views against golden files. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -9,8 +9,8 @@
 #include <string.h>
 #include <cmocka.h>
 #include "output.h"
+#include "model.h"
 #include "verdict.h"
-#include "view.h"
 
 #ifndef FIXTURES
 #define FIXTURES "tests/fixtures"
@@ -102,6 +102,19 @@ static void make_snaps(struct snapshot *prev, struct snapshot *cur)
 	cur->clients = &cs;
 }
 
+/* an interval view of @a .. @b, made as the running trace makes it */
+static int build(struct view *v, const struct snapshot *a, const struct snapshot *b,
+		 const struct mount_table *mt)
+{
+	struct model_in in = { .span = SPAN_INTERVAL, .from = a, .to = b, .mounts = mt,
+			       .tun = { .tcp_max_slots = 16, .rdma_slots = 128, .max_session_slots = 64 } };
+	struct model_out m;
+	int err = model_build(&in, &m);
+
+	*v = m.view;
+	return err;
+}
+
 static void test_interval(void **state)
 {
 	struct snapshot prev, cur;
@@ -116,7 +129,7 @@ static void test_interval(void **state)
 	ops[1] = os_other;
 	cur.ops = ops;
 	assert_int_equal(mounts_load(&(struct mount_src){ FIXTURES, "self" }, &mt), 0);
-	assert_int_equal(view_build(&v, &prev, &cur, &mt, false), 0);
+	assert_int_equal(build(&v, &prev, &cur, &mt), 0);
 	assert_int_equal(v.nxprts, 1);
 	x = &v.xprts[0];
 	assert_true(v.interval_s > 0.999 && v.interval_s < 1.001);
@@ -152,7 +165,7 @@ static void test_quiet_interval_peak(void **state)
 	make_snaps(&prev, &cur);
 	cur.nops = 0;
 	cur.epoch = 9;
-	assert_int_equal(view_build(&v, &prev, &cur, NULL, false), 0);
+	assert_int_equal(build(&v, &prev, &cur, NULL), 0);
 	assert_int_equal(v.xprts[0].interval_peak, 16);
 	view_free(&v);
 }
@@ -166,7 +179,7 @@ static void test_warming_up(void **state)
 	make_snaps(&prev, &cur);
 	cur.nops = 0;
 	xs_cur.s.preattach_releases = 3;
-	assert_int_equal(view_build(&v, &prev, &cur, NULL, false), 0);
+	assert_int_equal(build(&v, &prev, &cur, NULL), 0);
 	assert_true(v.xprts[0].warming_up);
 	view_free(&v);
 }
@@ -212,16 +225,20 @@ static struct win_job prom_jobs[] = {
 	{ .id = { .kind = "slurm", .id = "4242", .step = "step_0", .uid = JOB_UNKNOWN_UID }, .uid = 1000,
 	  .user = "alice", .nprocs = 3, .bytes = 3000, .share = 1 },
 };
-static const struct ckpt prom_ck[WIN_KINDS] = {
+static const struct window prom_ck[WIN_KINDS] = {
 	{ .kind = WIN_CHECKPOINT, .started = 2, .n = 1, .total = { 12.5, 3e9, 4 }, .ended = { 10, 2.5e9, 4 },
 	  .ended_wall = 1799999990, .ended_jobs = { .j = prom_jobs, .nj = 1 } },
 	{ .kind = WIN_RESTORE, .started = 1, .n = 1, .total = { 3, 1e9, 3 }, .ended = { 3, 1e9, 3 },
 	  .ended_wall = 1799999980 },
 };
 
+/* the textfile's view of the sums when a test has one, else @v stands for it */
+static const struct view *prom_totals;
+
 static void prom_render(FILE *f, const struct view *v)
 {
-	struct prom_input in = { .cum = v, .iv = v, .ck = prom_ck, .now_wall = 1800000000.0,
+	struct prom_input in = { .cum = prom_totals ? prom_totals : v, .iv = v, .ck = prom_ck,
+				 .now_wall = 1800000000.0,
 				 .version = "0.0.0-test", .kernel = "6.1.0-test" };
 
 	assert_int_equal(out_prom(f, &in), 0);
@@ -234,7 +251,7 @@ static void svg_render(FILE *f, const struct view *v)
 	cols[0].buckets[20] = 5;
 	cols[1].buckets[21] = 50;
 	cols[2].buckets[25] = 1;
-	out_svg(f, v, cols, 3);
+	out_svg(f, v, &(struct heat_map){ .cols = cols, .n = 3, .cap = 3, .span = 1, .fill = 1 });
 }
 
 /* every histogram's buckets are cumulative and end in +Inf with _count's value */
@@ -275,6 +292,10 @@ static void test_golden_outputs(void **state)
 	struct op_snap ops[2];
 	struct mount_table mt;
 	struct link_sample la, lb;
+	struct model_in in, earlier;
+	struct model_out m;
+	struct ledger sums = { 0 };
+	struct linkmap lm;
 	struct view v;
 	size_t len;
 	char *s;
@@ -286,14 +307,25 @@ static void test_golden_outputs(void **state)
 	ops[1] = os_other;
 	cur.ops = ops;
 	assert_int_equal(mounts_load(&(struct mount_src){ FIXTURES, "self" }, &mt), 0);
-	assert_int_equal(view_build(&v, &prev, &cur, &mt, false), 0);
-	v.tun = (struct tunables){ .tcp_max_slots = 16, .rdma_slots = 128, .max_session_slots = 64 };
 	/* links from the fixture trees, two seconds apart: every RDMA metric family appears */
 	assert_int_equal(link_sample(FIXTURES "/links/t0", NULL, 0, NULL, &la), 0);
 	assert_int_equal(link_sample(FIXTURES "/links/t1", NULL, 0, NULL, &lb), 0);
 	lb.ts_ns = la.ts_ns + 2000000000ull;
-	assert_int_equal(view_add_links(&v, &la, &lb, FIXTURES, NULL), 0);
-	view_finish(&v);
+	linkmap_init(&lm, FIXTURES, FIXTURES);
+	assert_int_equal(linkmap_update(&lm, &cur), 0);
+	in = (struct model_in){ .span = SPAN_INTERVAL, .from = &prev, .to = &cur, .lfrom = &la, .lto = &lb,
+				.mounts = &mt, .paths = &lm,
+				.tun = { .tcp_max_slots = 16, .rdma_slots = 128, .max_session_slots = 64 },
+				/* the textfile's sums before this interval: an earlier one, replayed */
+				.sums = &sums, .lstart = &la };
+	earlier = in;
+	earlier.sums = NULL;
+	assert_int_equal(model_build(&earlier, &m), 0);
+	assert_int_equal(ledger_add(&sums, &m.view), 0);
+	model_out_free(&m);
+	assert_int_equal(model_build(&in, &m), 0);
+	assert_true(m.have_totals);
+	v = m.view;
 	s = render(out_json, &v, &len);
 	golden("interval.json", s, len);
 	free(s);
@@ -307,10 +339,15 @@ static void test_golden_outputs(void **state)
 		assert_true(nl - line <= 100);
 	}
 	free(s);
+	prom_totals = &m.totals;
 	s = render(prom_render, &v, &len);
+	prom_totals = NULL;
 	golden("metrics.prom", s, len);
 	check_cumulative(s);
 	assert_non_null(strstr(s, "le=\"+Inf\""));
+	/* two intervals summed: a second in each verdict, twice the interval's acquires */
+	assert_non_null(strstr(s, "slotscope_verdict_seconds_total{server=\"127.0.0.11\",proto=\"tcp\",xprt=\"4\",class=\"slot-bound\"} 2.000000\n"));
+	assert_non_null(strstr(s, "slotscope_slot_acquires_total{server=\"127.0.0.11\",proto=\"tcp\",xprt=\"4\"} 280\n"));
 	free(s);
 	s = render(out_folded, &v, &len);
 	golden("stacks.folded", s, len);
@@ -318,7 +355,9 @@ static void test_golden_outputs(void **state)
 	s = render(svg_render, &v, &len);
 	golden("flame.svg", s, len);
 	free(s);
-	view_free(&v);
+	model_out_free(&m);
+	ledger_free(&sums);
+	linkmap_free(&lm);
 	link_sample_free(&la);
 	link_sample_free(&lb);
 	mounts_free(&mt);
@@ -347,13 +386,12 @@ static void test_one_series_per_mount(void **state)
 	cur.nclients = 2;
 	cur.clients = cls;
 	assert_int_equal(mounts_load(&(struct mount_src){ FIXTURES, "self" }, &mt), 0);
-	assert_int_equal(view_build(&v, &prev, &cur, &mt, false), 0);
+	assert_int_equal(build(&v, &prev, &cur, &mt), 0);
 	x = &v.xprts[0];
 	assert_int_equal(x->nmounts, 1);
 	assert_string_equal(x->mounts[0].mountpoint, "/mnt/a");
 	assert_int_equal(x->mounts[0].clid, 3);
 	assert_int_equal(x->mounts[0].ops, 128 + 10);
-	view_finish(&v);
 	s = render(prom_render, &v, &len);
 	for (p = s; (p = strstr(p, "\nslotscope_op_seconds_count{")); p++) {
 		n++;
@@ -391,11 +429,9 @@ static void test_nconnect_knob(void **state)
 	ops[0] = os_cur;
 	cur.ops = ops;
 	cur.nops = 1;
-	assert_int_equal(view_build(&v, &prev, &cur, NULL, false), 0);
-	v.tun = (struct tunables){ .tcp_max_slots = 16, .rdma_slots = 128, .max_session_slots = 64 };
+	assert_int_equal(build(&v, &prev, &cur, NULL), 0);
 	assert_int_equal(v.nxprts, 2);
 	assert_int_equal(v.xprts[0].id, 4);	/* id order */
-	view_finish(&v);
 	d = v.xprts[0].verdict;
 	assert_int_equal(d.cls, V_SLOT);
 	assert_non_null(strstr(d.knob, "or a higher nconnect (2 transports to 127.0.0.11 now"));
@@ -421,8 +457,7 @@ static void test_one_full_pct(void **state)
 	xs_cur.s.level_ns[0] += 1000000000ull;
 	cur.ts_ns += 1000000000ull;
 	assert_int_equal(mounts_load(&(struct mount_src){ FIXTURES, "self" }, &mt), 0);
-	assert_int_equal(view_build(&v, &prev, &cur, &mt, false), 0);
-	view_finish(&v);
+	assert_int_equal(build(&v, &prev, &cur, &mt), 0);
 	assert_true(v.xprts[0].span_ns == 2e9 && v.xprts[0].busy_ns == 1e9);
 	assert_true(v.xprts[0].full_pct == 60.0);
 	assert_true(v.xprts[0].verdict.full_pct == 60.0);
@@ -454,8 +489,7 @@ static void test_folded_stages_add_up(void **state)
 	ops[0].s.hist[STAGE_QUEUE][21] = 128;
 	cur.ops = ops;
 	cur.nops = 1;
-	assert_int_equal(view_build(&v, &prev, &cur, NULL, false), 0);
-	view_finish(&v);
+	assert_int_equal(build(&v, &prev, &cur, NULL), 0);
 	s = render(out_folded, &v, &len);
 	for (line = strtok(s, "\n"); line; line = strtok(NULL, "\n")) {
 		assert_int_equal(sscanf(line, "%255s %lf", frame, &us), 2);
@@ -482,12 +516,12 @@ static void test_session_made_anew(void **state)
 	struct view v;
 
 	(void)state;
-	assert_int_equal(view_build(&v, &prev, &cur, NULL, false), 0);
+	assert_int_equal(build(&v, &prev, &cur, NULL), 0);
 	assert_int_equal(v.sessions[0].sequences, 5);
 	view_free(&v);
 	sc.s.first_ns = 1;
 	sc.s.sequences = 1500;
-	assert_int_equal(view_build(&v, &prev, &cur, NULL, false), 0);
+	assert_int_equal(build(&v, &prev, &cur, NULL), 0);
 	assert_int_equal(v.sessions[0].sequences, 500);
 	view_free(&v);
 }
@@ -507,14 +541,14 @@ static void test_op_under_reused_address(void **state)
 	(void)state;
 	oc.s.count = 30;
 	oc.s.bytes_sent = 30 << 20;
-	assert_int_equal(view_build(&v, &prev, &cur, NULL, false), 0);
+	assert_int_equal(build(&v, &prev, &cur, NULL), 0);
 	assert_int_equal(v.ops[0].count, 30);
 	assert_int_equal(v.ops[0].bytes_sent, 30 << 20);
 	view_free(&v);
 	/* the same transport: the difference */
 	xc.s.first_seen_ns = 10;
 	oc.s.count = 130;
-	assert_int_equal(view_build(&v, &prev, &cur, NULL, false), 0);
+	assert_int_equal(build(&v, &prev, &cur, NULL), 0);
 	assert_int_equal(v.ops[0].count, 30);
 	view_free(&v);
 }
@@ -545,30 +579,38 @@ static void test_level_marks(void **state)
 
 /*
  * Ops of no known mount are one mount whose mountpoint is NULL, never "": a window's job scan
- * (session.c) takes the view's mountpoints as path prefixes, and "" would take in every process.
+ * takes the view's mountpoints as path prefixes, and "" would take in every process.
  */
 static void test_no_mount_is_null(void **state)
 {
-	static struct xprt_view x = { .key = 1, .id = 1, .limit = 16 };
-	static struct op_view ops[3];
-	struct view v = { .nxprts = 1, .xprts = &x, .nops = 3, .ops = ops, .interval_s = 1 };
+	struct xprt_snap x = { .key = 1, .s = { .id = 1, .limit = 16, .first_seen_ns = 1 } };
+	struct op_snap ops[3] = {
+		{ .k = { .xprt = 1, .clid = 3, .proc = 7 }, .s = { .name = "WRITE", .count = 1 } },
+		{ .k = { .xprt = 1, .clid = 9, .proc = 1 }, .s = { .name = "RENEW", .count = 1 } },
+		{ .k = { .xprt = 1, .clid = 10, .proc = 1 }, .s = { .name = "RENEW", .count = 1 } },
+	};
+	struct snapshot prev = { .ts_ns = 1 };
+	struct snapshot cur = { .ts_ns = 1000000001ull, .nxprts = 1, .xprts = &x, .nops = 3, .ops = ops,
+				.nclients = 1, .clients = &cs };
+	struct mount_table mt;
+	struct view v;
 
 	(void)state;
-	for (int i = 0; i < 3; i++) {
-		ops[i].k.xprt = 1;
-		ops[i].count = 1;
-		snprintf(ops[i].name, sizeof(ops[i].name), i ? "RENEW" : "WRITE");
-	}
-	ops[0].mountpoint = "/mnt/a";
-	view_finish(&v);
+	assert_int_equal(mounts_load(&(struct mount_src){ FIXTURES, "self" }, &mt), 0);
+	assert_int_equal(build(&v, &prev, &cur, &mt), 0);
 	assert_int_equal(v.nmounts, 2);
 	assert_string_equal(v.mounts[0].mountpoint, "/mnt/a");
 	assert_null(v.mounts[1].mountpoint);
+	assert_int_equal(v.mounts[1].other_ops, 2);
 	assert_int_equal(v.nmops, 2);
 	assert_null(v.mops[1].mountpoint);
 	assert_int_equal(v.mops[1].count, 2);
-	free(v.mops);
-	free(v.mounts);
+	/* the transport's split by the same rule: two clients of no mount are one row */
+	assert_int_equal(v.xprts[0].nmounts, 2);
+	assert_null(v.xprts[0].mounts[1].mountpoint);
+	assert_int_equal(v.xprts[0].mounts[1].ops, 2);
+	view_free(&v);
+	mounts_free(&mt);
 }
 
 int main(void)

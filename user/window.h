@@ -6,27 +6,29 @@
  * link use while slots were full and the jobs whose processes did the I/O. Each kind has its own
  * detector; a window in which the other kind's threshold was also crossed is "mixed".
  */
-#ifndef SLOTSCOPE_CKPT_H
-#define SLOTSCOPE_CKPT_H
+#ifndef SLOTSCOPE_WINDOW_H
+#define SLOTSCOPE_WINDOW_H
 
 #include <stdbool.h>
 #include "engine.h"
 #include "jobs.h"
 #include "rdma.h"
-#include "view.h"
+#include "model.h"
 
 enum win_kind { WIN_CHECKPOINT, WIN_RESTORE, WIN_KINDS };
 
 extern const char *const win_kind_names[WIN_KINDS];	/* "checkpoint", "restore" */
 
-struct ckpt_opts {
+struct window_opts {
 	double threshold_Bps;		/* write rate that starts a checkpoint */
 	double restore_threshold_Bps;	/* read rate that starts a restore */
 	unsigned int quiet_intervals;	/* intervals below it that end one */
 	bool no_jobs;			/* do not look for the processes behind a window */
 };
 
-struct ckpt_sat {
+#define WINDOW_SAT_MAX 64
+
+struct window_sat {
 	__u64 key;			/* transport */
 	double secs;			/* time in intervals the transport spent mostly at its limit */
 	double link_bits;		/* link bits moved in those intervals */
@@ -35,13 +37,13 @@ struct ckpt_sat {
 };
 
 /* windows as rate-able sums: grown interval by interval while a window is open */
-struct ckpt_sums {
+struct window_sums {
 	double secs, bytes;
 	double slot_bound_secs;		/* intervals in which some transport read slot-bound */
 };
 
-struct ckpt {
-	struct ckpt_opts o;
+struct window {
+	struct window_opts o;
 	enum win_kind kind;
 	double threshold_Bps, other_Bps;	/* this kind's, and the other's (mixed) */
 	bool mixed;			/* the open (or last) window crossed the other threshold too */
@@ -49,10 +51,10 @@ struct ckpt {
 	struct win_jobs jobs;		/* the open window's, sampled while it lasts */
 	struct win_jobs ended_jobs;	/* the last completed window's, shares computed */
 	__u64 started;			/* windows begun, the open one included */
-	struct ckpt_sums total;		/* over every window, the open one's busy part included */
-	struct ckpt_sums cur;		/* the open (or last) window */
-	struct ckpt_sums quiet_sums;	/* its quiet tail: counted if it turns busy again */
-	struct ckpt_sums ended;		/* the last completed window */
+	struct window_sums total;		/* over every window, the open one's busy part included */
+	struct window_sums cur;		/* the open (or last) window */
+	struct window_sums quiet_sums;	/* its quiet tail: counted if it turns busy again */
+	struct window_sums ended;		/* the last completed window */
 	double ended_wall;		/* its end; 0: none yet */
 	bool active;
 	unsigned int quiet;
@@ -62,34 +64,37 @@ struct ckpt {
 	struct snapshot start, last;	/* around the burst */
 	struct link_sample lstart, llast;
 	size_t nsat;
-	struct ckpt_sat sat[64];
+	struct window_sat sat[WINDOW_SAT_MAX];
 };
 
-enum ckpt_event { CKPT_NONE, CKPT_STARTED, CKPT_ENDED };
+enum window_event { WIN_NONE, WIN_STARTED, WIN_ENDED };
 
-void ckpt_init(struct ckpt *c, const struct ckpt_opts *o, enum win_kind kind);
+void window_init(struct window *c, const struct window_opts *o, enum win_kind kind);
 /*
  * Feed one interval: @v is the view from @prev to @cur (with links from @lprev to @lcur, which
- * may be NULL). CKPT_ENDED means the burst's window is in c->start .. c->last until the next call.
+ * may be NULL). WIN_ENDED means the burst's window is in c->start .. c->last until the next call.
  */
-enum ckpt_event ckpt_step(struct ckpt *c, const struct view *v, const struct snapshot *prev,
+enum window_event window_step(struct window *c, const struct view *v, const struct snapshot *prev,
 			  const struct snapshot *cur, const struct link_sample *lprev,
 			  const struct link_sample *lcur, double now_wall);
 /* the trace ends at @now_wall: an open burst ends with it; true when there is one to report */
-bool ckpt_finish(struct ckpt *c, double now_wall, double now_mono);
+bool window_finish(struct window *c, double now_wall, double now_mono);
 /* link utilization (%) of a transport while it was saturated; -1 when never saturated or no rate */
-double ckpt_sat_util(const struct ckpt *c, __u64 key, double *secs);
-/* a burst's view (c->start .. c->last) has no interval peak of its own: set it from the burst */
-void ckpt_fix_view(const struct ckpt *c, struct view *v);
+double window_sat_util(const struct window *c, __u64 key, double *secs);
+/*
+ * A burst's view (c->start .. c->last) has no interval peak of its own: each transport's highest
+ * over the burst's intervals, into @out (WINDOW_SAT_MAX entries); how many.
+ */
+size_t window_peaks(const struct window *c, struct window_peak *out);
 /* A finished window as its renderers show it: every figure computed here, once. */
-struct ckpt_sat_view {
+struct window_sat_view {
 	__u64 key;
 	__u32 xprt_id, peak;
 	double secs;			/* mostly at the limit */
 	double util_pct;		/* link use meanwhile; < 0 unknown */
 };
 
-struct ckpt_view {
+struct window_view {
 	enum win_kind kind;
 	unsigned int n;
 	bool mixed;
@@ -97,12 +102,12 @@ struct ckpt_view {
 	double GBps;			/* of the kind's direction */
 	const struct win_jobs *jobs;	/* NULL: not looked for (--no-jobs) */
 	size_t nsat;
-	struct ckpt_sat_view sat[64];
+	struct window_sat_view sat[WINDOW_SAT_MAX];
 };
 
-/* @v: the window's finished view (c->start .. c->last, after ckpt_fix_view) */
-void ckpt_view(const struct ckpt *c, const struct view *v, struct ckpt_view *cv);
-const struct ckpt_sat_view *ckpt_view_sat(const struct ckpt_view *cv, __u64 key);
-void ckpt_free(struct ckpt *c);
+/* @v: the window's finished view (c->start .. c->last, with window_peaks) */
+void window_view(const struct window *c, const struct view *v, struct window_view *cv);
+const struct window_sat_view *window_view_sat(const struct window_view *cv, __u64 key);
+void window_free(struct window *c);
 
 #endif

@@ -1,20 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * One running trace: the engine, the ticks, signals, the traced command, the privilege drop,
- * checkpoints and every output. main.c parses the options into session_opts and hands over.
+ * A run: slotscope from its options to its exit code. main.c parses the options into run_opts
+ * and hands over; run.c starts (outputs, filters, the engine, the audit), tick.c traces,
+ * outputs.c writes the files, privs.c and command.c hold the privileges and the traced command.
  */
-#ifndef SLOTSCOPE_SESSION_H
-#define SLOTSCOPE_SESSION_H
+#ifndef SLOTSCOPE_RUN_H
+#define SLOTSCOPE_RUN_H
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "ckpt.h"
+#include "window.h"
 
 enum exit_code { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 64, EXIT_NOPERM = 77 };
 
 #define MAX_MOUNT_FILTERS 16
 
-struct session_opts {
+struct run_opts {
 	double interval;	/* seconds between printed reports; 0 = only the summary */
 	long count;		/* intervals; 0 = unlimited */
 	double duration;	/* seconds; 0 = unlimited */
@@ -24,7 +25,7 @@ struct session_opts {
 	bool events_tp;		/* waits from the tracepoints (SLOTSCOPE_EVENTS=tracepoints) */
 	size_t nmounts;
 	const char *mounts[MAX_MOUNT_FILTERS];
-	struct ckpt_opts ckpt;
+	struct window_opts win;
 	const char *prom_file;
 	bool prom_detail;	/* every op, stage and wait kind in the textfile */
 	bool prom_keep;		/* leave the textfile at exit (else it is removed) */
@@ -39,15 +40,15 @@ struct session_opts {
 	bool run_untraced;	/* COMMAND without sunrpc: run it untraced rather than exit 77 */
 };
 
-struct session;
+struct run;
 
 /*
  * Everything that can be refused without loading BPF (output directories, --mount paths): an
- * exit code, the reason said once on stderr. On EXIT_OK *out is the session, to be run.
+ * exit code, the reason said once on stderr. On EXIT_OK *out is the run, to be started.
  */
-int session_new(struct session **out, const struct session_opts *o);
+int run_new(struct run **out, const struct run_opts *o);
 /* Load, attach, trace until the end the options set, report; the process's exit code. */
-int session_run(struct session *s);
-void session_free(struct session *s);
+int run_main(struct run *r);
+void run_free(struct run *r);
 
 #endif

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <string.h>
-#include "ckpt.h"
+#include "window.h"
 
 const char *const win_kind_names[WIN_KINDS] = { "checkpoint", "restore" };
 
-void ckpt_init(struct ckpt *c, const struct ckpt_opts *o, enum win_kind kind)
+void window_init(struct window *c, const struct window_opts *o, enum win_kind kind)
 {
 	memset(c, 0, sizeof(*c));
 	c->o = *o;
@@ -13,7 +13,7 @@ void ckpt_init(struct ckpt *c, const struct ckpt_opts *o, enum win_kind kind)
 	c->other_Bps = kind == WIN_RESTORE ? o->threshold_Bps : o->restore_threshold_Bps;
 }
 
-static void drop_window(struct ckpt *c)
+static void drop_window(struct window *c)
 {
 	snapshot_free(&c->start);
 	snapshot_free(&c->last);
@@ -35,11 +35,11 @@ static int keep(struct snapshot *s, struct link_sample *l, const struct snapshot
 }
 
 /* a transport "saturated" in an interval spent at least half of it at its limit */
-static void account_saturation(struct ckpt *c, const struct view *v)
+static void account_saturation(struct window *c, const struct view *v)
 {
 	for (size_t i = 0; i < v->nxprts; i++) {
 		const struct xprt_view *x = &v->xprts[i];
-		struct ckpt_sat *s = NULL;
+		struct window_sat *s = NULL;
 
 		for (size_t j = 0; j < c->nsat && !s; j++)
 			if (c->sat[j].key == x->key)
@@ -62,7 +62,7 @@ static void account_saturation(struct ckpt *c, const struct view *v)
 	}
 }
 
-static void sums_add(struct ckpt_sums *to, const struct ckpt_sums *d)
+static void sums_add(struct window_sums *to, const struct window_sums *d)
 {
 	to->secs += d->secs;
 	to->bytes += d->bytes;
@@ -70,7 +70,7 @@ static void sums_add(struct ckpt_sums *to, const struct ckpt_sums *d)
 }
 
 /* the window ends with its last busy interval: the quiet tail is not part of it */
-static void window_ended(struct ckpt *c)
+static void window_ended(struct window *c)
 {
 	c->active = false;
 	c->n++;
@@ -88,21 +88,17 @@ static void window_ended(struct ckpt *c)
 	}
 }
 
-enum ckpt_event ckpt_step(struct ckpt *c, const struct view *v, const struct snapshot *prev,
+enum window_event window_step(struct window *c, const struct view *v, const struct snapshot *prev,
 			  const struct snapshot *cur, const struct link_sample *lprev,
 			  const struct link_sample *lcur, double now_wall)
 {
-	struct ckpt_sums d = { .secs = v->interval_s };
+	struct window_sums d = { .secs = v->interval_s };
 	bool busy, other, slot_bound = false;
-	double other_bytes = 0;
+	double other_bytes = (double)(c->kind == WIN_RESTORE ? v->bytes_written : v->bytes_read);
 
-	for (size_t i = 0; i < v->nxprts; i++) {
-		const struct xprt_view *x = &v->xprts[i];
-
-		d.bytes += (double)(c->kind == WIN_RESTORE ? x->bytes_read : x->bytes_written);
-		other_bytes += (double)(c->kind == WIN_RESTORE ? x->bytes_written : x->bytes_read);
-		slot_bound |= x->verdict.cls == V_SLOT;
-	}
+	d.bytes = (double)(c->kind == WIN_RESTORE ? v->bytes_read : v->bytes_written);
+	for (size_t i = 0; i < v->nxprts; i++)
+		slot_bound |= v->xprts[i].verdict.cls == V_SLOT;
 	if (slot_bound)
 		d.slot_bound_secs = v->interval_s;
 	busy = v->interval_s > 0 && d.bytes / v->interval_s >= c->threshold_Bps;
@@ -127,10 +123,10 @@ enum ckpt_event ckpt_step(struct ckpt *c, const struct view *v, const struct sna
 	}
 	if (!c->active) {
 		if (!busy)
-			return CKPT_NONE;
+			return WIN_NONE;
 		drop_window(c);
 		if (keep(&c->start, &c->lstart, prev, lprev) || keep(&c->last, &c->llast, cur, lcur))
-			return CKPT_NONE;
+			return WIN_NONE;
 		c->active = true;
 		c->mixed = other;
 		jobs_reset(&c->jobs);
@@ -140,7 +136,7 @@ enum ckpt_event ckpt_step(struct ckpt *c, const struct view *v, const struct sna
 		c->start_mono = v->ts_s - v->interval_s;
 		c->end_mono = v->ts_s;
 		account_saturation(c, v);
-		return CKPT_STARTED;
+		return WIN_STARTED;
 	}
 	if (busy) {
 		c->quiet = 0;
@@ -149,15 +145,15 @@ enum ckpt_event ckpt_step(struct ckpt *c, const struct view *v, const struct sna
 		c->end_mono = v->ts_s;
 		keep(&c->last, &c->llast, cur, lcur);
 		account_saturation(c, v);
-		return CKPT_NONE;
+		return WIN_NONE;
 	}
 	if (++c->quiet < c->o.quiet_intervals)
-		return CKPT_NONE;
+		return WIN_NONE;
 	window_ended(c);
-	return CKPT_ENDED;
+	return WIN_ENDED;
 }
 
-bool ckpt_finish(struct ckpt *c, double now_wall, double now_mono)
+bool window_finish(struct window *c, double now_wall, double now_mono)
 {
 	if (!c->active)
 		return false;
@@ -167,7 +163,7 @@ bool ckpt_finish(struct ckpt *c, double now_wall, double now_mono)
 	return true;
 }
 
-double ckpt_sat_util(const struct ckpt *c, __u64 key, double *secs)
+double window_sat_util(const struct window *c, __u64 key, double *secs)
 {
 	*secs = 0;
 	for (size_t i = 0; i < c->nsat; i++)
@@ -180,15 +176,14 @@ double ckpt_sat_util(const struct ckpt *c, __u64 key, double *secs)
 	return -1;
 }
 
-void ckpt_fix_view(const struct ckpt *c, struct view *v)
+size_t window_peaks(const struct window *c, struct window_peak *out)
 {
-	for (size_t i = 0; i < v->nxprts; i++)
-		for (size_t j = 0; j < c->nsat; j++)
-			if (c->sat[j].key == v->xprts[i].key)
-				v->xprts[i].interval_peak = c->sat[j].peak;
+	for (size_t j = 0; j < c->nsat; j++)
+		out[j] = (struct window_peak){ .key = c->sat[j].key, .peak = c->sat[j].peak };
+	return c->nsat;
 }
 
-void ckpt_view(const struct ckpt *c, const struct view *v, struct ckpt_view *cv)
+void window_view(const struct window *c, const struct view *v, struct window_view *cv)
 {
 	memset(cv, 0, sizeof(*cv));
 	cv->kind = c->kind;
@@ -197,25 +192,23 @@ void ckpt_view(const struct ckpt *c, const struct view *v, struct ckpt_view *cv)
 	cv->start_wall = c->start_wall;
 	cv->end_wall = c->end_wall;
 	cv->secs = c->end_mono - c->start_mono;
-	for (size_t i = 0; i < v->nxprts; i++) {
-		cv->bytes_written += (double)v->xprts[i].bytes_written;
-		cv->bytes_read += (double)v->xprts[i].bytes_read;
-	}
+	cv->bytes_written = (double)v->bytes_written;
+	cv->bytes_read = (double)v->bytes_read;
 	cv->GBps = cv->secs > 0 ?
 		(c->kind == WIN_RESTORE ? cv->bytes_read : cv->bytes_written) / cv->secs / 1e9 : 0;
 	cv->jobs = c->o.no_jobs ? NULL : &c->ended_jobs;
 	for (size_t i = 0; i < c->nsat; i++) {
-		struct ckpt_sat_view *s = &cv->sat[cv->nsat++];
+		struct window_sat_view *s = &cv->sat[cv->nsat++];
 		const struct xprt_view *x = view_xprt(v, c->sat[i].key);
 
 		s->key = c->sat[i].key;
 		s->xprt_id = x ? x->id : 0;
 		s->peak = c->sat[i].peak;
-		s->util_pct = ckpt_sat_util(c, s->key, &s->secs);
+		s->util_pct = window_sat_util(c, s->key, &s->secs);
 	}
 }
 
-const struct ckpt_sat_view *ckpt_view_sat(const struct ckpt_view *cv, __u64 key)
+const struct window_sat_view *window_view_sat(const struct window_view *cv, __u64 key)
 {
 	for (size_t i = 0; i < cv->nsat; i++)
 		if (cv->sat[i].key == key)
@@ -223,7 +216,7 @@ const struct ckpt_sat_view *ckpt_view_sat(const struct ckpt_view *cv, __u64 key)
 	return NULL;
 }
 
-void ckpt_free(struct ckpt *c)
+void window_free(struct window *c)
 {
 	drop_window(c);
 	jobs_free(&c->jobs);

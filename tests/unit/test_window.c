@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "ckpt.h"
+#include "window.h"
 #include "output.h"
 
 #define MB 1000000.0
@@ -17,24 +17,24 @@ struct step {
 	double mbps, at_limit_s;
 	__u32 peak;
 	double tx_gbps;
-	enum ckpt_event want;
+	enum window_event want;
 	bool slot_bound;		/* the interval's verdict */
 };
 
 struct feed {
 	size_t wall_step_at;		/* from this step on, the wall clock is 500 s behind */
-	struct ckpt c;
+	struct window c;
 	struct snapshot snaps[16];
 	struct xprt_snap xs[16];
 };
 
-/* feed @n steps to a fresh ckpt (threshold 100 MB/s, 2 quiet intervals end a burst) */
+/* feed @n steps to a fresh window (threshold 100 MB/s, 2 quiet intervals end a burst) */
 static void run(struct feed *f, const struct step *s, size_t n)
 {
-	struct ckpt_opts o = { .threshold_Bps = 100 * MB, .restore_threshold_Bps = 100 * MB,
+	struct window_opts o = { .threshold_Bps = 100 * MB, .restore_threshold_Bps = 100 * MB,
 			       .quiet_intervals = 2, .no_jobs = true };
 
-	ckpt_init(&f->c, &o, WIN_CHECKPOINT);
+	window_init(&f->c, &o, WIN_CHECKPOINT);
 	memset(f->snaps, 0, sizeof(f->snaps));
 	for (size_t i = 0; i <= n; i++) {
 		f->xs[i].key = 0xabc;
@@ -46,12 +46,12 @@ static void run(struct feed *f, const struct step *s, size_t n)
 		struct xprt_view x = { .key = 0xabc, .interval_peak = s[i].peak };
 		struct view v = { .interval_s = 1, .ts_s = (double)i + 2, .nxprts = 1, .xprts = &x };
 
-		x.bytes_written = (__u64)(s[i].mbps * MB);
+		x.bytes_written = v.bytes_written = (__u64)(s[i].mbps * MB);
 		x.at_limit_ns = s[i].at_limit_s * 1e9;
 		x.link.tx_gbps = x.link.gbps = s[i].tx_gbps;
 		x.verdict.cls = s[i].slot_bound ? V_SLOT : V_CLIENT;
 		x.link.rate_gbps = 10;
-		assert_int_equal(ckpt_step(&f->c, &v, &f->snaps[i], &f->snaps[i + 1], NULL, NULL,
+		assert_int_equal(window_step(&f->c, &v, &f->snaps[i], &f->snaps[i + 1], NULL, NULL,
 					   f->wall_step_at && i >= f->wall_step_at ? 500.0 + (double)i :
 					   1000.0 + (double)i + 1), s[i].want);
 	}
@@ -65,17 +65,17 @@ static void test_restore_windows(void **state)
 {
 	/* MB/s read, MB/s written */
 	static const double rw[][2] = { { 0, 0 }, { 300, 0 }, { 300, 60 }, { 0, 0 }, { 0, 0 }, { 0, 0 } };
-	static const enum ckpt_event want_r[] = { CKPT_NONE, CKPT_STARTED, CKPT_NONE, CKPT_NONE, CKPT_ENDED, CKPT_NONE };
-	struct ckpt_opts o = { .threshold_Bps = 50 * MB, .restore_threshold_Bps = 200 * MB,
+	static const enum window_event want_r[] = { WIN_NONE, WIN_STARTED, WIN_NONE, WIN_NONE, WIN_ENDED, WIN_NONE };
+	struct window_opts o = { .threshold_Bps = 50 * MB, .restore_threshold_Bps = 200 * MB,
 			       .quiet_intervals = 2, .no_jobs = true };
 	struct snapshot snaps[7] = { 0 };
 	struct xprt_snap xs[7] = { 0 };
-	struct ckpt r, w;
-	struct ckpt_view cv;
+	struct window r, w;
+	struct window_view cv;
 
 	(void)state;
-	ckpt_init(&r, &o, WIN_RESTORE);
-	ckpt_init(&w, &o, WIN_CHECKPOINT);
+	window_init(&r, &o, WIN_RESTORE);
+	window_init(&w, &o, WIN_CHECKPOINT);
 	for (size_t i = 0; i < 7; i++) {
 		xs[i].key = 0xabc;
 		snaps[i].ts_ns = (__u64)(i + 1) * 1000000000ull;
@@ -85,13 +85,14 @@ static void test_restore_windows(void **state)
 	for (size_t i = 0; i < 6; i++) {
 		struct xprt_view x = { .key = 0xabc, .bytes_read = (__u64)(rw[i][0] * MB),
 				       .bytes_written = (__u64)(rw[i][1] * MB) };
-		struct view v = { .interval_s = 1, .ts_s = (double)i + 2, .nxprts = 1, .xprts = &x };
+		struct view v = { .interval_s = 1, .ts_s = (double)i + 2, .nxprts = 1, .xprts = &x,
+				  .bytes_read = x.bytes_read, .bytes_written = x.bytes_written };
 
-		assert_int_equal(ckpt_step(&r, &v, &snaps[i], &snaps[i + 1], NULL, NULL, 1000.0 + (double)i + 1),
+		assert_int_equal(window_step(&r, &v, &snaps[i], &snaps[i + 1], NULL, NULL, 1000.0 + (double)i + 1),
 				 want_r[i]);
 		/* 60 MB/s of writes cross the checkpoint threshold for one interval */
-		assert_int_equal(ckpt_step(&w, &v, &snaps[i], &snaps[i + 1], NULL, NULL, 1000.0 + (double)i + 1),
-				 i == 2 ? CKPT_STARTED : i == 4 ? CKPT_ENDED : CKPT_NONE);
+		assert_int_equal(window_step(&w, &v, &snaps[i], &snaps[i + 1], NULL, NULL, 1000.0 + (double)i + 1),
+				 i == 2 ? WIN_STARTED : i == 4 ? WIN_ENDED : WIN_NONE);
 	}
 	assert_int_equal(r.n, 1);
 	assert_true(r.ended.secs == 2 && r.ended.bytes == 600 * MB);
@@ -101,17 +102,17 @@ static void test_restore_windows(void **state)
 	assert_true(w.mixed);
 	{
 		struct xprt_view x = { .key = 0xabc, .bytes_read = 600 * MB, .bytes_written = 60 * MB };
-		struct view v = { .nxprts = 1, .xprts = &x };
+		struct view v = { .nxprts = 1, .xprts = &x, .bytes_read = 600 * MB, .bytes_written = 60 * MB };
 
-		ckpt_view(&r, &v, &cv);
+		window_view(&r, &v, &cv);
 		assert_int_equal(cv.kind, WIN_RESTORE);
 		assert_true(cv.bytes_read == 600 * MB && cv.bytes_written == 60 * MB);
 		assert_true(cv.secs == 2 && cv.GBps == 0.3);
 		assert_null(cv.jobs);
 	}
 	assert_string_equal(win_kind_names[r.kind], "restore");
-	ckpt_free(&r);
-	ckpt_free(&w);
+	window_free(&r);
+	window_free(&w);
 }
 
 /* A window's text and JSON name its kind, its direction's bytes, whether it was mixed, its jobs */
@@ -124,7 +125,7 @@ static void test_window_render(void **state)
 		  .nprocs = 1, .bytes = 100, .share = 0.25 },
 	};
 	struct win_jobs js = { .j = j, .nj = 2 }, none = { 0 };
-	struct ckpt_view cv = { .kind = WIN_RESTORE, .n = 2, .mixed = true, .secs = 4,
+	struct window_view cv = { .kind = WIN_RESTORE, .n = 2, .mixed = true, .secs = 4,
 				.bytes_read = 8 * 1048576, .GBps = 0.002, .jobs = &js };
 	struct view v = { 0 };
 	char *buf = NULL;
@@ -133,13 +134,13 @@ static void test_window_render(void **state)
 
 	(void)state;
 	f = open_memstream(&buf, &len);
-	out_ckpt_text(f, &v, &cv);
+	out_window_text(f, &v, &cv);
 	cv.jobs = &none;
 	cv.kind = WIN_CHECKPOINT;
 	cv.mixed = false;
-	out_ckpt_text(f, &v, &cv);
+	out_window_text(f, &v, &cv);
 	cv.jobs = &js;
-	out_ckpt_json(f, &v, &cv);
+	out_window_json(f, &v, &cv);
 	fclose(f);
 	assert_non_null(strstr(buf, "Restore 2: "));
 	assert_non_null(strstr(buf, "8.0 MiB read, 0.002 GB/s (mixed: writes too)"));
@@ -157,28 +158,28 @@ static void test_window_render(void **state)
 static void test_quiet_never_starts(void **state)
 {
 	static const struct step s[] = {
-		{ 10, 0, 2, 0, CKPT_NONE, false }, { 99.9, 0, 2, 0, CKPT_NONE, false }, { 0, 0, 0, 0, CKPT_NONE, false },
+		{ 10, 0, 2, 0, WIN_NONE, false }, { 99.9, 0, 2, 0, WIN_NONE, false }, { 0, 0, 0, 0, WIN_NONE, false },
 	};
 	struct feed *f = calloc(1, sizeof(*f));
 
 	(void)state;
 	run(f, s, 3);
-	assert_false(ckpt_finish(&f->c, 2000, 100));
+	assert_false(window_finish(&f->c, 2000, 100));
 	assert_int_equal(f->c.n, 0);
 	assert_int_equal(f->c.started, 0);
 	assert_true(f->c.total.secs == 0 && f->c.total.bytes == 0 && f->c.ended_wall == 0);
-	ckpt_free(&f->c);
+	window_free(&f->c);
 	free(f);
 }
 
 static void test_burst_bounds(void **state)
 {
 	static const struct step s[] = {
-		{ 0, 0, 0, 0, CKPT_NONE, false },
-		{ 500, 0.9, 16, 1, CKPT_STARTED, true },	/* snapshots 1 .. 2 */
-		{ 500, 0.2, 12, 1, CKPT_NONE, false },		/* below half the interval: not saturated */
-		{ 10, 0, 3, 0, CKPT_NONE, false },		/* quiet 1 */
-		{ 10, 0, 0, 0, CKPT_ENDED, false },		/* quiet 2: the burst is 1 .. 3 */
+		{ 0, 0, 0, 0, WIN_NONE, false },
+		{ 500, 0.9, 16, 1, WIN_STARTED, true },	/* snapshots 1 .. 2 */
+		{ 500, 0.2, 12, 1, WIN_NONE, false },		/* below half the interval: not saturated */
+		{ 10, 0, 3, 0, WIN_NONE, false },		/* quiet 1 */
+		{ 10, 0, 0, 0, WIN_ENDED, false },		/* quiet 2: the burst is 1 .. 3 */
 	};
 	struct feed *f = calloc(1, sizeof(*f));
 	double secs;
@@ -191,33 +192,32 @@ static void test_burst_bounds(void **state)
 	assert_int_equal(f->c.last.ts_ns, 4000000000ull);
 	assert_true(f->c.start_wall == 1001.0 && f->c.end_wall == 1003.0);
 	/* saturated 1 s of it, moving 1 Gb/s over a 10 Gb/s link */
-	assert_true(ckpt_sat_util(&f->c, 0xabc, &secs) == 10.0);
+	assert_true(window_sat_util(&f->c, 0xabc, &secs) == 10.0);
 	assert_true(secs == 1.0);
-	assert_true(ckpt_sat_util(&f->c, 0xdef, &secs) == -1 && secs == 0);
+	assert_true(window_sat_util(&f->c, 0xdef, &secs) == -1 && secs == 0);
 	/* the sums: the two busy seconds, not the quiet tail; one of them slot-bound */
 	assert_int_equal(f->c.started, 1);
 	assert_true(f->c.total.secs == 2 && f->c.total.bytes == 1000 * MB);
 	assert_true(f->c.total.slot_bound_secs == 1);
 	assert_true(f->c.ended.secs == 2 && f->c.ended.bytes == 1000 * MB && f->c.ended.slot_bound_secs == 1);
 	assert_true(f->c.ended_wall == 1003.0);
-	assert_false(ckpt_finish(&f->c, 2000, 100));
-	ckpt_free(&f->c);
+	assert_false(window_finish(&f->c, 2000, 100));
+	window_free(&f->c);
 	free(f);
 }
 
 static void test_hysteresis_one_burst(void **state)
 {
 	static const struct step s[] = {
-		{ 200, 0, 4, 0, CKPT_STARTED, false },
-		{ 0, 0, 0, 0, CKPT_NONE, false },		/* one quiet interval does not end it */
-		{ 300, 0, 9, 0, CKPT_NONE, false },
-		{ 0, 0, 0, 0, CKPT_NONE, false },
-		{ 0, 0, 0, 0, CKPT_ENDED, false },
-		{ 0, 0, 0, 0, CKPT_NONE, false },
+		{ 200, 0, 4, 0, WIN_STARTED, false },
+		{ 0, 0, 0, 0, WIN_NONE, false },		/* one quiet interval does not end it */
+		{ 300, 0, 9, 0, WIN_NONE, false },
+		{ 0, 0, 0, 0, WIN_NONE, false },
+		{ 0, 0, 0, 0, WIN_ENDED, false },
+		{ 0, 0, 0, 0, WIN_NONE, false },
 	};
 	struct feed *f = calloc(1, sizeof(*f));
-	struct xprt_view x = { .key = 0xabc, .interval_peak = 1 };
-	struct view v = { .nxprts = 1, .xprts = &x };
+	struct window_peak pk[WINDOW_SAT_MAX];
 	double secs;
 
 	(void)state;
@@ -228,17 +228,18 @@ static void test_hysteresis_one_burst(void **state)
 	assert_true(f->c.total.secs == 3 && f->c.total.bytes == 500 * MB);
 	assert_true(f->c.ended.secs == 3 && f->c.total.slot_bound_secs == 0);
 	/* never saturated: no link figure, and the window's peak is the burst's */
-	assert_true(ckpt_sat_util(&f->c, 0xabc, &secs) == -1 && secs == 0);
-	ckpt_fix_view(&f->c, &v);
-	assert_int_equal(x.interval_peak, 9);
-	ckpt_free(&f->c);
+	assert_true(window_sat_util(&f->c, 0xabc, &secs) == -1 && secs == 0);
+	assert_int_equal(window_peaks(&f->c, pk), 1);
+	assert_true(pk[0].key == 0xabc);
+	assert_int_equal(pk[0].peak, 9);
+	window_free(&f->c);
 	free(f);
 }
 
 static void test_open_burst_ends_with_trace(void **state)
 {
 	static const struct step s[] = {
-		{ 1000, 1, 128, 0, CKPT_STARTED, false }, { 1000, 1, 128, 0, CKPT_NONE, false },
+		{ 1000, 1, 128, 0, WIN_STARTED, false }, { 1000, 1, 128, 0, WIN_NONE, false },
 	};
 	struct feed *f = calloc(1, sizeof(*f));
 	double secs;
@@ -248,13 +249,13 @@ static void test_open_burst_ends_with_trace(void **state)
 	/* the open window counts while open */
 	assert_int_equal(f->c.started, 1);
 	assert_true(f->c.total.secs == 2 && f->c.n == 0);
-	assert_true(ckpt_finish(&f->c, 1005.5, 3.5));
+	assert_true(window_finish(&f->c, 1005.5, 3.5));
 	assert_int_equal(f->c.n, 1);
 	assert_true(f->c.end_wall == 1005.5 && f->c.ended_wall == 1005.5 && f->c.ended.secs == 2);
-	assert_false(ckpt_finish(&f->c, 1006, 4));
+	assert_false(window_finish(&f->c, 1006, 4));
 	/* saturated both seconds; no link bytes: 0 % of a known rate */
-	assert_true(ckpt_sat_util(&f->c, 0xabc, &secs) == 0.0 && secs == 2.0);
-	ckpt_free(&f->c);
+	assert_true(window_sat_util(&f->c, 0xabc, &secs) == 0.0 && secs == 2.0);
+	window_free(&f->c);
 	free(f);
 }
 
@@ -262,23 +263,23 @@ static void test_open_burst_ends_with_trace(void **state)
 static void test_wall_clock_step(void **state)
 {
 	static const struct step s[] = {
-		{ 500, 0, 4, 0, CKPT_STARTED, false }, { 500, 0, 4, 0, CKPT_NONE, false },
-		{ 500, 0, 4, 0, CKPT_NONE, false }, { 0, 0, 0, 0, CKPT_NONE, false },
-		{ 0, 0, 0, 0, CKPT_ENDED, false },
+		{ 500, 0, 4, 0, WIN_STARTED, false }, { 500, 0, 4, 0, WIN_NONE, false },
+		{ 500, 0, 4, 0, WIN_NONE, false }, { 0, 0, 0, 0, WIN_NONE, false },
+		{ 0, 0, 0, 0, WIN_ENDED, false },
 	};
 	struct feed *f = calloc(1, sizeof(*f));
 	struct xprt_view x = { .key = 0xabc };
 	struct view v = { .nxprts = 1, .xprts = &x };
-	struct ckpt_view cv;
+	struct window_view cv;
 
 	(void)state;
 	f->wall_step_at = 2;
 	run(f, s, 5);
 	assert_int_equal(f->c.n, 1);
-	ckpt_view(&f->c, &v, &cv);
+	window_view(&f->c, &v, &cv);
 	assert_true(cv.secs == 3.0);
 	assert_true(cv.start_wall == 1000.0 && cv.end_wall == 502.0);
-	ckpt_free(&f->c);
+	window_free(&f->c);
 	free(f);
 }
 

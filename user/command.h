@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The traced command (after --): started as its user, waited for, passed our stop signal. */
+#ifndef SLOTSCOPE_COMMAND_H
+#define SLOTSCOPE_COMMAND_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+/*
+ * Fork and exec @argv as @user (privs_identity: else SUDO_UID, else as we are). The pid, or -1
+ * with errno when it cannot be started (said here when the user is wrong).
+ */
+pid_t command_start(char **argv, const char *user);
+/*
+ * Wait for @pid, first passing on our stop signal (or SIGTERM when @stdout_gone: its output
+ * went the same way); its status as a shell gives it (128 + signal).
+ */
+int command_wait(pid_t pid, bool stdout_gone);
+/* -- COMMAND --run-untraced on a node with no NFS client: the job runs anyway, as the user's */
+int command_run_untraced(char **argv, const char *user);
+
+#endif

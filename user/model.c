@@ -1,0 +1,547 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * model_build(): snapshots, links, mounts and the caller's settings in, the finished view out.
+ * The order of its steps is this file's, not its callers'.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "model.h"
+#include "uhist.h"
+#include "util.h"
+#include "verdict.h"
+
+/* a client without a superblock of its own belongs to the mount of the client it was made from */
+static const char *mountpoint_of(const struct snapshot *s, const struct mount_table *mt, __u32 clid)
+{
+	const struct nfs_mount *m;
+
+	/* the chain is short (ACL client -> mount's client -> nfs_client's): a bound, not a walk */
+	for (int depth = 0; depth < 4; depth++) {
+		const struct client_info *ci = NULL;
+
+		for (size_t i = 0; i < s->nclients && !ci; i++)
+			if (s->clients[i].clid == clid)
+				ci = &s->clients[i].ci;
+		if (!ci)
+			return NULL;
+		if (ci->dev) {
+			m = mt ? mounts_by_kdev(mt, ci->dev) : NULL;
+			return m ? m->mountpoint : NULL;
+		}
+		/* 0 is no parent: clid 0 is the first client made, so never one made from another */
+		if (!ci->parent)
+			return NULL;
+		clid = ci->parent;
+	}
+	return NULL;
+}
+
+static void wait_view(struct wait_view *w, const struct wait_hist *cur, const struct wait_hist *prev)
+{
+	w->count = delta_u64(cur->count, prev ? prev->count : 0);
+	w->sum_ns = delta_u64(cur->sum_ns, prev ? prev->sum_ns : 0);
+	w->max_ns = cur->max_ns;
+	hist_sub(w->buckets, cur->buckets, prev ? prev->buckets : NULL, LAT_BUCKETS);
+	w->p50_ns = hist_quantile(w->buckets, LAT_BUCKETS, 0.50);
+	w->p99_ns = hist_quantile(w->buckets, LAT_BUCKETS, 0.99);
+}
+
+static void xprt_view(struct xprt_view *v, const struct xprt_snap *c, const struct xprt_snap *p,
+		      __u32 epoch, enum view_span span)
+{
+	const struct xprt_stats *x = &c->s, *o = p ? &p->s : NULL;
+	double weighted = 0;
+
+	memset(v, 0, sizeof(*v));
+	v->key = c->key;
+	v->first_seen_ns = x->first_seen_ns;
+	v->id = x->id;
+	v->ident = x->ident;
+	v->limit = x->limit;
+	v->max_reqs = x->max_reqs;
+	v->limit_source = limit_source_name(x->flags);
+	v->min_reqs = x->min_reqs;
+	memcpy(v->addr, x->addr, sizeof(v->addr));
+	memcpy(v->port, x->port, sizeof(v->port));
+	v->addr[ADDR_LEN - 1] = v->port[PORT_LEN - 1] = 0;
+	v->in_use = x->in_use;
+	v->peak = x->peak;
+	/* a window's peak is its detector's (window_peaks), set once the view is made */
+	if (span == SPAN_SUMMARY)
+		v->interval_peak = x->peak;
+	else if (x->epoch_of[epoch & 1] == epoch)
+		v->interval_peak = x->epoch_peak[epoch & 1];
+	else
+		v->interval_peak = v->in_use > 0 ? (__u32)v->in_use : 0;	/* no change in it */
+	v->destroyed = x->flags & XF_DESTROYED;
+	hist_sub(v->level_ns, x->level_ns, o ? o->level_ns : NULL, LEVEL_BUCKETS);
+	for (unsigned int b = 0; b < LEVEL_BUCKETS; b++) {
+		unsigned int lo, hi;
+
+		level_bucket_range(b, x->limit, &lo, &hi);
+		v->span_ns += (double)v->level_ns[b];
+		weighted += (double)v->level_ns[b] * (lo + hi) / 2.0;
+		if (b > 0)
+			v->busy_ns += (double)v->level_ns[b];
+	}
+	v->at_limit_ns = (double)v->level_ns[LEVEL_BUCKETS - 1];
+	v->full_pct = v->busy_ns > 0 ? 100.0 * v->at_limit_ns / v->busy_ns : 0;
+	v->mean_in_use = v->span_ns > 0 ? weighted / v->span_ns : 0;
+#define D(f) delta_u64(x->f, o ? o->f : 0)
+	v->acquires = D(acquires);
+	v->handoffs = D(handoffs);
+	v->releases = D(releases);
+	v->sends = D(sends);
+	v->connects = D(connects);
+	v->preattach_releases = D(preattach_releases);
+#undef D
+	v->warming_up = v->preattach_releases > 0;
+	v->backlog_now = x->backlog_now;
+	v->backlog_max = x->backlog_max;
+	v->backlog_shown = span == SPAN_INTERVAL ? x->backlog_now : x->backlog_max;
+	v->sending_max = x->sending_max;
+	v->num_reqs = x->num_reqs;
+	v->cwnd = x->cwnd;
+	v->cong = x->cong;
+	v->cwnd_min = x->cwnd_min;
+	v->cong_max = x->cong_max;
+	for (int k = 0; k < WAIT_KINDS; k++)
+		wait_view(&v->waits[k], &x->waits[k], o ? &o->waits[k] : NULL);
+}
+
+static void op_view(struct op_view *v, const struct op_snap *c, const struct op_snap *p)
+{
+	const struct op_stats *x = &c->s, *o = p ? &p->s : NULL;
+
+	memset(v, 0, sizeof(*v));
+	v->k = c->k;
+	memcpy(v->name, x->name, sizeof(v->name));
+	v->name[OPNAME_LEN - 1] = 0;
+#define D(f) delta_u64(x->f, o ? o->f : 0)
+	v->count = D(count);
+	v->ntrans = D(ntrans);
+	v->timeouts = D(timeouts);
+	v->errors = D(errors);
+	v->bytes_sent = D(bytes_sent);
+	v->bytes_recv = D(bytes_recv);
+	for (int s = 0; s < STAGES; s++) {
+		v->sum_ns[s] = D(sum_ns[s]);
+		hist_sub(v->hist[s], x->hist[s], o ? o->hist[s] : NULL, LAT_BUCKETS);
+		v->p50_ns[s] = hist_quantile(v->hist[s], LAT_BUCKETS, 0.50);
+		v->p99_ns[s] = hist_quantile(v->hist[s], LAT_BUCKETS, 0.99);
+	}
+#undef D
+}
+
+static int by_id(const void *a, const void *b)
+{
+	const struct xprt_view *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* the transport's first sight under @key, or 0 when @s has none */
+static __u64 first_seen_of(const struct snapshot *s, __u64 key)
+{
+	for (size_t i = 0; i < s->nxprts; i++)
+		if (s->xprts[i].key == key && !(s->xprts[i].s.flags & XF_DESTROYED))
+			return s->xprts[i].s.first_seen_ns;
+	for (size_t i = 0; i < s->nxprts; i++)
+		if (s->xprts[i].key == key)
+			return s->xprts[i].s.first_seen_ns;
+	return 0;
+}
+
+/*
+ * The op's entry in @prev, if it is the same op: after a reap the kernel may put a new transport
+ * at the address of the old, whose ops start from zero under the same key.
+ */
+static const struct op_snap *prev_op(const struct snapshot *prev, const struct snapshot *cur,
+				     const struct op_key *k)
+{
+	const struct op_snap *p = snapshot_find_op(prev, k);
+
+	if (p && first_seen_of(prev, k->xprt) != first_seen_of(cur, k->xprt))
+		return NULL;
+	return p;
+}
+
+/* Every per-object view of @from .. @to, transports in the order the kernel made them. */
+static int build(struct view *v, const struct model_in *in)
+{
+	const struct snapshot *prev = in->from, *cur = in->to;
+
+	v->span = in->span;
+	v->final = in->span == SPAN_SUMMARY;
+	v->ts_s = (double)cur->ts_ns / 1e9;
+	v->interval_s = prev->ts_ns ? (double)(cur->ts_ns - prev->ts_ns) / 1e9 : 0;
+	v->tun = in->tun;
+	v->wall = in->wall;
+	v->cost = in->cost;
+	v->xprts = calloc(cur->nxprts + 1, sizeof(*v->xprts));
+	v->ops = calloc(cur->nops + 1, sizeof(*v->ops));
+	v->sessions = calloc(cur->nsessions + 1, sizeof(*v->sessions));
+	if (!v->xprts || !v->ops || !v->sessions)
+		return -ENOMEM;
+	for (size_t i = 0; i < cur->nxprts; i++) {
+		const struct xprt_snap *c = &cur->xprts[i];
+
+		xprt_view(&v->xprts[v->nxprts++], c, snapshot_find_xprt(prev, c->key, c->s.first_seen_ns),
+			  cur->epoch, in->span);
+	}
+	for (size_t i = 0; i < cur->nops; i++) {
+		struct op_view *o = &v->ops[v->nops++];
+
+		op_view(o, &cur->ops[i], prev_op(prev, cur, &cur->ops[i].k));
+		o->mountpoint = mountpoint_of(cur, in->mounts, o->k.clid);
+	}
+	for (size_t i = 0; i < cur->nsessions; i++) {
+		struct session_view *s = &v->sessions[v->nsessions++];
+		__u64 before = 0;
+
+		s->key = cur->sessions[i].key;
+		s->s = cur->sessions[i].s;
+		s->xprt = s->s.xprt;
+		s->clid = s->s.clid;
+		s->mountpoint = mountpoint_of(cur, in->mounts, s->clid);
+		/* a session made anew at a reused address starts its own count */
+		for (size_t j = 0; j < prev->nsessions; j++)
+			if (prev->sessions[j].key == s->key && prev->sessions[j].s.first_ns == s->s.first_ns)
+				before = prev->sessions[j].s.sequences;
+		s->sequences = delta_u64(s->s.sequences, before);
+	}
+	for (int c = 0; c < NCOUNTERS; c++)
+		v->counters[c] = delta_u64(cur->counters[c], prev->counters[c]);
+	for (int c = CNT_INFLIGHT_FULL; c <= CNT_SESSIONS_FULL; c++)
+		v->drops += v->counters[c];
+	/* map order is hash order: rows in the order the kernel made the transports */
+	qsort(v->xprts, v->nxprts, sizeof(*v->xprts), by_id);
+	return 0;
+}
+
+static void map_link(struct xprt_view *x, const struct links_view *l, const struct link_sample *b,
+		     const struct linkmap *m)
+{
+	struct xprt_link *k = &x->link;
+	struct link_path path;
+	int pi;
+
+	k->port = -1;
+	if (!m || linkmap_get(m, x->key, x->first_seen_ns, &path))
+		return;
+	k->from = path.from;
+	pi = path.rdma_port ? port_index(b, path.rdma_dev, path.rdma_port) : -1;
+	/* a RoCE port's netdev is the one its GIDs are bound to, whatever the route said */
+	if (pi >= 0 && b->ports[pi].nd.name[0])
+		snprintf(k->netdev, sizeof(k->netdev), "%s", b->ports[pi].nd.name);
+	else
+		snprintf(k->netdev, sizeof(k->netdev), "%s", path.netdev);
+	k->known = k->netdev[0] || pi >= 0;
+	if (pi < 0 && k->netdev[0])
+		pi = port_of_netdev(b, k->netdev);
+	if (pi >= 0)
+		for (size_t i = 0; i < l->nports; i++)
+			if (l->ports[i].port == &b->ports[pi]) {
+				const struct port_delta *d = &l->ports[i];
+
+				k->port = (int)i;
+				k->rate_gbps = b->ports[pi].rate_gbps;
+				if (d->have_bytes) {
+					k->bytes_from = d->bytes_from;
+					k->tx_gbps = d->tx_gbps;
+					k->rx_gbps = d->rx_gbps;
+					k->tx_util_pct = d->tx_util_pct;
+					k->rx_util_pct = d->rx_util_pct;
+				}
+				return;
+			}
+	for (size_t i = 0; i < l->nnds; i++)
+		if (!strcmp(l->nds[i].name, k->netdev)) {
+			const struct netdev_delta *d = &l->nds[i];
+
+			k->bytes_from = "netdev";
+			k->rate_gbps = d->speed_gbps;
+			k->tx_gbps = d->tx_gbps;
+			k->rx_gbps = d->rx_gbps;
+			k->tx_util_pct = d->tx_util_pct;
+			k->rx_util_pct = d->rx_util_pct;
+		}
+}
+
+/* link deltas over the view, and each transport's link */
+static int add_links(struct view *v, const struct model_in *in)
+{
+	struct links_view *l = &v->links;
+	int err;
+
+	if (!in->lfrom || !in->lto)
+		return 0;
+	l->sampled = true;
+	snprintf(l->why_empty, sizeof(l->why_empty), "%s", in->lto->why_empty);
+	err = link_delta(in->lfrom, in->lto, &l->ports, &l->nports);
+	if (!err)
+		err = netdev_delta(in->lfrom, in->lto, &l->nds, &l->nnds);
+	if (err)
+		return err;
+	for (size_t i = 0; i < v->nxprts; i++)
+		map_link(&v->xprts[i], l, in->lto, in->paths);
+	return 0;
+}
+
+static bool shown(const struct model_in *in, const struct xprt_view *x)
+{
+	if (!in->nfilters)
+		return true;
+	for (size_t i = 0; i < in->nfilters; i++)
+		if (!strcmp(in->filters[i].addr, x->addr) &&
+		    !strcmp(in->filters[i].proto, proto_name(x->ident)))
+			return true;
+	return false;
+}
+
+/* the transports --mount did not ask for go, and their ops and sessions with them */
+static void filter(struct view *v, const struct model_in *in)
+{
+	size_t n = 0, m = 0;
+
+	for (size_t i = 0; i < v->nxprts; i++)
+		if (shown(in, &v->xprts[i]))
+			v->xprts[n++] = v->xprts[i];
+	v->nxprts = n;
+	for (size_t i = 0; i < v->nops; i++)
+		if (view_xprt(v, v->ops[i].k.xprt))
+			v->ops[m++] = v->ops[i];
+	v->nops = m;
+	m = 0;
+	for (size_t i = 0; i < v->nsessions; i++)
+		if (view_xprt(v, v->sessions[i].xprt))
+			v->sessions[m++] = v->sessions[i];
+	v->nsessions = m;
+}
+
+static void set_peaks(struct view *v, const struct model_in *in)
+{
+	for (size_t i = 0; i < v->nxprts; i++)
+		for (size_t j = 0; j < in->npeaks; j++)
+			if (in->peaks[j].key == v->xprts[i].key)
+				v->xprts[i].interval_peak = in->peaks[j].peak;
+}
+
+/* a mount's row on @x: the one mount rule of every view (same_mount), first seen first */
+static struct mount_view *xprt_mount(struct xprt_view *x, const struct op_view *op)
+{
+	for (size_t j = 0; j < x->nmounts; j++)
+		if (same_mount(x->mounts[j].mountpoint, op->mountpoint)) {
+			if (op->k.clid < x->mounts[j].clid)
+				x->mounts[j].clid = op->k.clid;
+			return &x->mounts[j];
+		}
+	if (x->nmounts == sizeof(x->mounts) / sizeof(x->mounts[0]))
+		return NULL;
+	x->mounts[x->nmounts] = (struct mount_view){ .mountpoint = op->mountpoint, .clid = op->k.clid };
+	return &x->mounts[x->nmounts++];
+}
+
+/* a mount's entry in the view's per-mount totals */
+static struct mount_total *mount_total_of(struct view *v, const char *mp)
+{
+	for (size_t k = 0; k < v->nmounts; k++)
+		if (same_mount(v->mounts[k].mountpoint, mp))
+			return &v->mounts[k];
+	v->mounts[v->nmounts].mountpoint = mp;
+	return &v->mounts[v->nmounts++];
+}
+
+static struct mount_op *mount_op_of(struct view *v, const char *mp, const char *name)
+{
+	struct mount_op *m;
+
+	for (size_t k = 0; k < v->nmops; k++)
+		if (!strcmp(v->mops[k].name, name) && same_mount(v->mops[k].mountpoint, mp))
+			return &v->mops[k];
+	m = &v->mops[v->nmops++];
+	m->mountpoint = mp;
+	memcpy(m->name, name, sizeof(m->name));
+	return m;
+}
+
+/*
+ * Every op once: its transport's sums and per-mount split, the view's per-mount and per-op series
+ * (a mount's clients and transports are one series: node_exporter rejects a textfile whose series
+ * repeat), the view's payload.
+ */
+static int op_sums(struct view *v)
+{
+	v->mops = calloc(v->nops + 1, sizeof(*v->mops));
+	v->mounts = calloc(v->nops + 1, sizeof(*v->mounts));
+	if (!v->mops || !v->mounts)
+		return -ENOMEM;
+	for (size_t i = 0; i < v->nops; i++) {
+		const struct op_view *o = &v->ops[i];
+		struct xprt_view *x = (struct xprt_view *)view_xprt(v, o->k.xprt);
+		struct mount_view *mv;
+		struct mount_total *t;
+		__u64 wr, rd;
+
+		if (!x || !o->count)
+			continue;
+		op_payload(o->name, o->bytes_sent, o->bytes_recv, &wr, &rd);
+		x->ops += o->count;
+		x->retrans += o->ntrans > o->count ? o->ntrans - o->count : 0;
+		x->bytes_written += wr;
+		x->bytes_read += rd;
+		v->bytes_written += wr;
+		v->bytes_read += rd;
+		x->op_count += (double)o->count;
+		x->exec_ns += (double)o->sum_ns[STAGE_EXECUTE];
+		x->rtt_ns += (double)o->sum_ns[STAGE_RTT];
+		x->queue_ns += (double)o->sum_ns[STAGE_QUEUE];
+		if (op_class(o->name) == OPC_READ || op_class(o->name) == OPC_WRITE) {
+			x->data_ops += (double)o->count;
+			x->data_rtt_ns += (double)o->sum_ns[STAGE_RTT];
+		}
+		for (int b = 0; b < LAT_BUCKETS; b++)
+			x->rtt_hist[b] += o->hist[STAGE_RTT][b];
+		mv = xprt_mount(x, o);
+		if (mv) {
+			mv->ops += o->count;
+			mv->bytes_written += wr;
+			mv->bytes_read += rd;
+		}
+		t = mount_total_of(v, o->mountpoint);
+		t->bytes_read += rd;
+		t->bytes_written += wr;
+		t->errors += o->errors;
+		if (op_class(o->name) == OPC_OTHER)
+			t->other_ops += o->count;
+		{
+			struct mount_op one = { .count = o->count, .ntrans = o->ntrans, .errors = o->errors,
+						.bytes_sent = o->bytes_sent, .bytes_recv = o->bytes_recv };
+
+			memcpy(one.sum_ns, o->sum_ns, sizeof(one.sum_ns));
+			memcpy(one.hist, o->hist, sizeof(one.hist));
+			mount_op_add(mount_op_of(v, o->mountpoint, o->name), &one);
+		}
+	}
+	return 0;
+}
+
+static void xprt_figures(const struct view *v, struct xprt_view *x)
+{
+	double secs = v->interval_s > 0 ? v->interval_s : 1;
+	struct xprt_link *k = &x->link;
+
+	x->ops_per_s = (double)x->ops / secs;
+	x->write_Bps = (double)x->bytes_written / secs;
+	x->read_Bps = (double)x->bytes_read / secs;
+	x->rtt_p50_ns = hist_quantile(x->rtt_hist, LAT_BUCKETS, 0.5);
+	x->rtt_p99_ns = hist_quantile(x->rtt_hist, LAT_BUCKETS, 0.99);
+	k->gbps = k->tx_gbps > k->rx_gbps ? k->tx_gbps : k->rx_gbps;
+	k->util_pct = k->tx_util_pct > k->rx_util_pct ? k->tx_util_pct : k->rx_util_pct;
+}
+
+/* the kernel reuses ids: of two transports alike in server, protocol and id, the newer stands */
+static void shadow(struct view *v)
+{
+	for (size_t i = 0; i < v->nxprts; i++) {
+		struct xprt_view *x = &v->xprts[i];
+
+		for (size_t j = 0; j < v->nxprts && !x->shadowed; j++) {
+			const struct xprt_view *y = &v->xprts[j];
+
+			if (j == i || y->id != x->id || y->ident != x->ident || strcmp(y->addr, x->addr))
+				continue;
+			x->shadowed = x->destroyed != y->destroyed ? x->destroyed
+								  : y->first_seen_ns > x->first_seen_ns ||
+								    (y->first_seen_ns == x->first_seen_ns && j > i);
+		}
+	}
+}
+
+/* the netdevs that matter: under an RDMA port or on a transport's route */
+static void netdevs_used(struct view *v)
+{
+	struct links_view *l = &v->links;
+
+	for (size_t i = 0; i < l->nnds; i++) {
+		struct netdev_delta *n = &l->nds[i];
+
+		n->used = false;
+		for (size_t j = 0; j < v->nxprts && !n->used; j++)
+			n->used = v->xprts[j].link.known && !strcmp(v->xprts[j].link.netdev, n->name);
+		for (size_t j = 0; j < l->nports && !n->used; j++)
+			n->used = l->ports[j].port && !strcmp(l->ports[j].port->nd.name, n->name);
+	}
+}
+
+/* the textfile's view: the sums with this interval added, port counters since attach */
+static int totals(const struct model_in *in, struct model_out *out)
+{
+	struct links_view *l = &out->totals.links;
+	int err = ledger_dup(&out->sums, in->sums);
+
+	if (!err)
+		err = ledger_add(&out->sums, &out->view);
+	if (!err)
+		err = ledger_view(&out->sums, &out->view, in->mounts, &out->totals);
+	if (err)
+		return err;
+	out->have_totals = true;
+	memset(l, 0, sizeof(*l));
+	if (!in->lstart || !in->lto)
+		return 0;
+	l->sampled = true;
+	snprintf(l->why_empty, sizeof(l->why_empty), "%s", in->lto->why_empty);
+	err = link_delta(in->lstart, in->lto, &l->ports, &l->nports);
+	return err ? err : netdev_delta(in->lstart, in->lto, &l->nds, &l->nnds);
+}
+
+int model_build(const struct model_in *in, struct model_out *out)
+{
+	struct view *v = &out->view;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	err = build(v, in);
+	if (!err)
+		err = add_links(v, in);
+	if (!err) {
+		filter(v, in);
+		if (in->span == SPAN_WINDOW)
+			set_peaks(v, in);
+		shadow(v);
+		err = op_sums(v);
+	}
+	if (!err) {
+		netdevs_used(v);
+		for (size_t i = 0; i < v->nxprts; i++) {
+			xprt_figures(v, &v->xprts[i]);
+			verdict_for(v, &v->xprts[i], &v->xprts[i].verdict);
+		}
+		if (in->sums && in->span == SPAN_INTERVAL)
+			err = totals(in, out);
+	}
+	if (err)
+		model_out_free(out);
+	return err;
+}
+
+void model_keep_sums(struct model_out *out, struct ledger *keep)
+{
+	ledger_free(keep);
+	*keep = out->sums;
+	memset(&out->sums, 0, sizeof(out->sums));
+}
+
+void model_out_free(struct model_out *out)
+{
+	if (out->have_totals || out->totals.xprts || out->totals.mounts || out->totals.mops) {
+		free(out->totals.links.ports);
+		free(out->totals.links.nds);
+		ledger_view_free(&out->totals);
+	}
+	ledger_free(&out->sums);
+	view_free(&out->view);
+	memset(out, 0, sizeof(*out));
+}

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The model: one call from everything a view needs to the finished view. Its inputs are read
+ * only; it reads no file and no clock, so a test gives it recorded snapshots and gets what the
+ * running trace would print. The caller gathers the inputs (maps, links, mounts, link paths) and
+ * keeps what must run on (the textfile's sums, which come back with the interval added).
+ */
+#ifndef SLOTSCOPE_MODEL_H
+#define SLOTSCOPE_MODEL_H
+
+#include "ledger.h"
+#include "linkmap.h"
+#include "view.h"
+
+/* --mount: a server address and protocol whose transports are shown */
+struct xprt_filter {
+	char addr[64], proto[8];
+};
+
+/* a transport's highest slots in use over a window, as its detector saw them interval by interval */
+struct window_peak {
+	__u64 key;
+	__u32 peak;
+};
+
+struct model_in {
+	enum view_span span;
+	const struct snapshot *from, *to;	/* from: an empty snapshot at the start */
+	const struct link_sample *lfrom, *lto;	/* NULL: links not sampled (--no-rdma) */
+	const struct mount_table *mounts;	/* NULL: no mount known */
+	const struct linkmap *paths;		/* each transport's link path; NULL: none known */
+	size_t nfilters;
+	const struct xprt_filter *filters;	/* none: every transport */
+	struct tunables tun;
+	double wall;				/* CLOCK_REALTIME at @to, for display */
+	struct self_cost cost;
+	size_t npeaks;
+	const struct window_peak *peaks;	/* SPAN_WINDOW */
+	/*
+	 * The textfile's running sums before this interval (SPAN_INTERVAL; NULL: no textfile), and
+	 * the links at attach, for its port counters since attach.
+	 */
+	const struct ledger *sums;
+	const struct link_sample *lstart;
+};
+
+struct model_out {
+	struct view view;
+	/*
+	 * With in->sums: the sums with this interval added, for the caller to keep (model_keep_sums)
+	 * and the textfile's view of them, one transport per series, since attach.
+	 */
+	bool have_totals;
+	struct ledger sums;
+	struct view totals;
+};
+
+/* 0 or -ENOMEM (then @out holds nothing to free). The views point into in->mounts and @out. */
+int model_build(const struct model_in *in, struct model_out *out);
+/* *@keep becomes @out's sums; @out's views stay valid until @keep changes again */
+void model_keep_sums(struct model_out *out, struct ledger *keep);
+void model_out_free(struct model_out *out);
+
+#endif

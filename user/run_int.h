@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* A run's state, shared by its rooms: run.c (start), tick.c (the trace), outputs.c (the files). */
+#ifndef SLOTSCOPE_RUN_INT_H
+#define SLOTSCOPE_RUN_INT_H
+
+#include "engine.h"
+#include "ledger.h"
+#include "linkmap.h"
+#include "model.h"
+#include "mounts.h"
+#include "outfile.h"
+#include "output.h"
+#include "rdma.h"
+#include "run.h"
+#include "window.h"
+
+enum out_kind { OUT_PROM, OUT_FOLDED, OUT_SVG, OUTS };
+
+struct run {
+	struct run_opts o;
+	struct engine *e;
+	struct tunables tun;		/* from the audit: the knobs the verdicts name */
+	double startup_cpu_s;
+	struct port_attrs port_attrs;	/* state and rate (verbs too), read once per PORT_ATTR_REFRESH_NS */
+	size_t nfilters;		/* --mount: the transports shown */
+	struct xprt_filter filters[MAX_MOUNT_FILTERS];
+	struct mount_src msrc;		/* whose mount table: --procfs-root, --mounts-of */
+	/*
+	 * A mount may come or go at any time: the table is read once per tick, and every view of
+	 * that tick (interval, textfile, window) points into it, so views are freed before the
+	 * next read.
+	 */
+	struct mount_table mounts_now;
+	int prom_err;			/* the textfile's last error, said once until it changes */
+	bool out_gone;			/* stdout closed (EPIPE): nothing more printed */
+	struct ledger ledger;		/* the textfile's counters: sums over intervals */
+	struct linkmap links;		/* each transport's link, asked of the kernel */
+	struct outfile out[OUTS];	/* by enum out_kind; dirfd -1 when not asked for */
+	char kernel[65];		/* uname release, for slotscope_build_info */
+	struct heat_map heat;		/* for --svg */
+};
+
+/* a textfile and no command: left running on a node, where NFS comes and goes with the jobs */
+static inline bool run_exporter(const struct run *r)
+{
+	return r->o.prom_file && !r->o.command;
+}
+
+/* tick.c: take the start, trace until the options' end, report; -errno (said), *rc the command's */
+int run_trace(struct run *r, int *rc);
+
+/* outputs.c */
+/* Output files before anything is loaded: directories opened, the textfile locked; an exit code. */
+int outputs_open(struct run *r);
+/* after the privilege drop: the directories must still be writable by who we are now; -errno */
+int outputs_check(const struct run *r);
+/*
+ * The textfile from the interval view and the textfile's view of the sums (both NULL while
+ * waiting for NFS): a failure is said once (until it changes), tracing goes on.
+ */
+void outputs_prom(struct run *r, const struct view *totals, const struct view *iv,
+		  const struct window *w /* [WIN_KINDS] or NULL */);
+/* --folded and --svg at exit, whole or not at all; -EIO when one was not written (said) */
+int outputs_files(struct run *r, const struct view *summary);
+void outputs_close(struct run *r);
+
+#endif

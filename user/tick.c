@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The trace: an empty start, then one tick per interval (its view printed, the textfile
+ * rewritten, windows stepped, the dead reaped), then the summary, whatever ended it.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/resource.h>
+#include "command.h"
+#include "log.h"
+#include "privs.h"
+#include "run_int.h"
+#include "signals.h"
+#include "util.h"
+#include "verbs.h"
+
+/* A snapshot and its link sample, taken together: one instant of the model's inputs. */
+struct sample {
+	struct snapshot snap;
+	struct link_sample links;
+};
+
+/* The state of the trace loop: what is compared with what. */
+struct trace {
+	struct sample start, prev;
+	struct window win[WIN_KINDS];	/* checkpoints and restores */
+	pid_t child;
+};
+
+static void links_init(struct run *r)
+{
+	if (r->o.no_rdma)
+		return;
+	/* libibverbs knows the real rate (and XDR); a fixture tree has no verbs to ask */
+	if (!strcmp(r->o.sysfs_root, "/"))
+		r->port_attrs.read_rates = verbs_rates;
+}
+
+static int take(struct run *r, struct sample *x)
+{
+	int err = engine_snapshot(r->e, &x->snap);
+
+	memset(&x->links, 0, sizeof(x->links));
+	if (err || r->o.no_rdma)
+		return err;
+	return link_sample(r->o.sysfs_root, NULL, 0, &r->port_attrs, &x->links);
+}
+
+static void sample_free(struct sample *x)
+{
+	snapshot_free(&x->snap);
+	link_sample_free(&x->links);
+	memset(x, 0, sizeof(*x));
+}
+
+/*
+ * The inputs of a tick or of the summary: a sample, the mount table and the link paths as they
+ * are now. A failure is said here, naming @what the sample was for; the sample is then empty.
+ */
+static int take_now(struct run *r, struct sample *x, const char *what)
+{
+	int err = take(r, x);
+
+	if (err) {
+		pr_err("cannot read the BPF maps or links for %s: %s\n", what, strerror(-err));
+		sample_free(x);
+		return err;
+	}
+	mounts_free(&r->mounts_now);
+	if (mounts_load(&r->msrc, &r->mounts_now))
+		pr_debug("cannot read mountinfo: mount points left out\n");
+	if (!r->o.no_rdma && linkmap_update(&r->links, &x->snap))
+		pr_debug("out of memory: some transports' links are unknown this time\n");
+	return 0;
+}
+
+/* the model's inputs from @a to @b: everything but the span's own (peaks, sums) */
+static struct model_in model_in(const struct run *r, enum view_span span, const struct sample *a,
+				const struct sample *b)
+{
+	struct model_in in = {
+		.span = span, .from = &a->snap, .to = &b->snap,
+		.lfrom = r->o.no_rdma ? NULL : &a->links, .lto = r->o.no_rdma ? NULL : &b->links,
+		.mounts = &r->mounts_now, .paths = r->o.no_rdma ? NULL : &r->links,
+		.nfilters = r->nfilters, .filters = r->filters, .tun = r->tun,
+		.wall = clock_s(CLOCK_REALTIME), .cost = { .startup_cpu_s = r->startup_cpu_s },
+	};
+
+	return in;
+}
+
+static void report_window(struct run *r, const struct window *w)
+{
+	struct sample a = { .snap = w->start, .links = w->lstart };
+	struct sample b = { .snap = w->last, .links = w->llast };
+	struct window_peak peaks[WINDOW_SAT_MAX];
+	struct model_in in = model_in(r, SPAN_WINDOW, &a, &b);
+	struct window_view cv;
+	struct model_out m;
+
+	in.peaks = peaks;
+	in.npeaks = window_peaks(w, peaks);
+	if (model_build(&in, &m))
+		return;
+	window_view(w, &m.view, &cv);
+	if (r->o.json)
+		out_window_json(stdout, &m.view, &cv);
+	else if (log_level > LOG_QUIET)
+		out_window_text(stdout, &m.view, &cv);
+	model_out_free(&m);
+}
+
+/*
+ * Take the empty start, arm the programs, start the command, drop privileges. Errors are said
+ * here; *rc is set when the command must report its own status.
+ */
+static int trace_begin(struct run *r, struct trace *t, int *rc)
+{
+	int err;
+
+	for (int k = 0; k < WIN_KINDS; k++)
+		window_init(&t->win[k], &r->o.win, (enum win_kind)k);
+	t->child = -1;
+	links_init(r);
+	err = take(r, &t->start);
+	/* the start snapshot is empty: everything counted comes after it */
+	engine_arm(r->e);
+	r->startup_cpu_s = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+	if (!err)
+		err = snapshot_dup(&t->prev.snap, &t->start.snap);
+	if (!err)
+		err = link_sample_dup(&t->prev.links, &t->start.links);
+	if (err) {
+		pr_err("cannot read the BPF maps: %s\n", strerror(-err));
+		return err;
+	}
+	if (!r->o.no_rdma && !t->start.links.n)
+		pr_warn("%s: RDMA columns stay empty; TCP transports get their netdev\n",
+			t->start.links.why_empty);
+	if (r->o.command && sig_stop()) {
+		/* stopped while loading: the job never ran, and says so as a shell would */
+		*rc = 128 + sig_stop();
+	} else if (r->o.command) {
+		sig_watch_child();
+		t->child = command_start(r->o.command, r->o.user);
+		if (t->child < 0) {
+			pr_err("cannot start %s: %s\n", r->o.command[0], strerror(errno));
+			return -errno;
+		}
+	}
+	err = privs_drop(r->o.user, !r->o.win.no_jobs && !r->o.user);
+	return err ? err : outputs_check(r);
+}
+
+/*
+ * The processes behind an open window: those using the mounts that moved its kind's bytes in
+ * this interval (every NFS mount of the view when none did), and the command's tree.
+ */
+static void sample_jobs(struct run *r, struct trace *t, struct window *w, const struct view *v)
+{
+	const char *mnts[64];
+	struct jobs_scan sc = { .procfs_root = r->o.procfs_root, .mounts = mnts,
+				.tree = t->child > 0 ? t->child : 0, .writes = w->kind == WIN_CHECKPOINT };
+
+	if (r->o.win.no_jobs)
+		return;
+	for (int pass = 0; pass < 2 && !sc.nmounts; pass++)
+		for (size_t i = 0; i < v->nmounts && sc.nmounts < 64; i++) {
+			const struct mount_total *m = &v->mounts[i];
+			__u64 b = w->kind == WIN_CHECKPOINT ? m->bytes_written : m->bytes_read;
+
+			if (m->mountpoint && (b || pass))
+				mnts[sc.nmounts++] = m->mountpoint;
+		}
+	if (jobs_sample(&w->jobs, &sc))
+		pr_debug("cannot list processes: the window's jobs are unknown\n");
+}
+
+/* the interval from t->prev to @cur, with the textfile's sums when there is a textfile */
+static int interval(struct run *r, struct trace *t, const struct sample *cur, struct model_out *m)
+{
+	struct model_in in = model_in(r, SPAN_INTERVAL, &t->prev, cur);
+
+	if (r->o.prom_file) {
+		in.sums = &r->ledger;
+		in.lstart = r->o.no_rdma ? NULL : &t->start.links;
+	}
+	return model_build(&in, m);
+}
+
+/* One interval: its view printed, the textfile rewritten, windows stepped, the dead reaped. */
+static int trace_tick(struct run *r, struct trace *t)
+{
+	enum window_event ev[WIN_KINDS];
+	struct sample cur = { 0 };
+	struct model_out m;
+	size_t reaped;
+	int err;
+
+	err = take_now(r, &cur, "an interval");
+	if (err)
+		return err;
+	if (interval(r, t, &cur, &m) == 0) {
+		const struct view *v = &m.view;
+
+		if (r->o.interval > 0 && r->o.json)
+			out_json(stdout, v);
+		else if (r->o.interval > 0 && log_level > LOG_QUIET)
+			out_text(stdout, v);
+		if (r->o.svg_file && heat_add(&r->heat, v))
+			pr_debug("out of memory: an interval left out of the heat map\n");
+		for (int k = 0; k < WIN_KINDS; k++) {
+			ev[k] = window_step(&t->win[k], v, &t->prev.snap, &cur.snap, &t->prev.links,
+					    &cur.links, v->wall);
+			if (t->win[k].active)
+				sample_jobs(r, t, &t->win[k], v);
+		}
+		if (m.have_totals) {
+			model_keep_sums(&m, &r->ledger);
+			outputs_prom(r, &m.totals, v, t->win);
+		}
+		for (int k = 0; k < WIN_KINDS; k++)
+			if (ev[k] == WIN_ENDED)
+				report_window(r, &t->win[k]);
+		model_out_free(&m);
+	} else {
+		pr_debug("out of memory: an interval left out\n");
+	}
+	/* transports seen destroyed were just reported, in this interval and the textfile */
+	if (engine_reap(r->e, &cur.snap, &reaped))
+		pr_debug("cannot reap destroyed transports: out of memory\n");
+	sample_free(&t->prev);
+	t->prev = cur;
+	return 0;
+}
+
+/*
+ * stdout closed under us (| head): stop as for a signal, the files still written. The job, whose
+ * output went the same way, is told to stop too.
+ */
+static bool stdout_gone(struct run *r)
+{
+	if (!r->out_gone && (fflush(stdout) == EOF || ferror(stdout))) {
+		r->out_gone = true;
+		pr_debug("stdout closed: stopping\n");
+	}
+	return r->out_gone;
+}
+
+/* the summary's own costs: what tracing took of this process */
+static struct self_cost self_cost(const struct run *r)
+{
+	struct self_cost c = { .startup_cpu_s = r->startup_cpu_s };
+	struct rusage ru;
+
+	if (!getrusage(RUSAGE_SELF, &ru)) {
+		c.user_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
+		c.sys_s = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+		c.max_rss_kib = (__u64)ru.ru_maxrss;
+	}
+	return c;
+}
+
+static void warn_misses(const struct run *r, const struct view *v)
+{
+	char who[512];
+
+	if (!v->counters[CNT_RECURSION_MISSES])
+		return;
+	engine_misses(r->e, who, sizeof(who));
+	pr_warn("the kernel skipped %llu runs of slotscope's programs, each fired while it ran on "
+		"that CPU (%s): counts may be short by as many events\n",
+		(unsigned long long)v->counters[CNT_RECURSION_MISSES], who);
+}
+
+/* The summary, whatever ended the trace: an open window ends with it; files written. */
+static int trace_end(struct run *r, struct trace *t)
+{
+	struct sample cur = { 0 };
+	struct model_out m;
+	struct model_in in;
+	int err;
+
+	err = take_now(r, &cur, "the summary");
+	if (err)
+		return err;
+	for (int k = 0; k < WIN_KINDS; k++) {
+		struct window *w = &t->win[k];
+		struct snapshot tmp = w->last;
+		struct link_sample ltmp = w->llast;
+
+		if (!window_finish(w, clock_s(CLOCK_REALTIME), (double)cur.snap.ts_ns / 1e9))
+			continue;
+		if (!snapshot_dup(&w->last, &cur.snap) && !link_sample_dup(&w->llast, &cur.links)) {
+			snapshot_free(&tmp);
+			link_sample_free(&ltmp);
+		} else {
+			w->last = tmp;
+			w->llast = ltmp;
+		}
+		report_window(r, w);
+	}
+	/* the last interval's share of the textfile's sums, up to the summary */
+	if (r->o.prom_file && interval(r, t, &cur, &m) == 0) {
+		if (m.have_totals) {
+			model_keep_sums(&m, &r->ledger);
+			outputs_prom(r, &m.totals, &m.view, t->win);
+		}
+		model_out_free(&m);
+	}
+	in = model_in(r, SPAN_SUMMARY, &t->start, &cur);
+	in.cost = self_cost(r);
+	if (model_build(&in, &m) == 0) {
+		warn_misses(r, &m.view);
+		if (r->o.json)
+			out_json(stdout, &m.view);
+		else if (log_level > LOG_QUIET)
+			out_text(stdout, &m.view);
+		err = outputs_files(r, &m.view);
+		model_out_free(&m);
+	}
+	sample_free(&cur);
+	return err;
+}
+
+int run_trace(struct run *r, int *rc)
+{
+	/* windows need intervals even when none are printed */
+	double tick = r->o.interval > 0 ? r->o.interval : 1, t0, next, end;
+	struct trace t = { 0 };
+	long intervals = 0;
+	int err, end_err;
+
+	err = trace_begin(r, &t, rc);
+	if (err)
+		goto out;
+	t0 = clock_s(CLOCK_MONOTONIC);
+	next = t0 + tick;
+	end = r->o.duration > 0 ? t0 + r->o.duration : 1e18;
+	for (;;) {
+		double now;
+
+		sig_wait_until(next < end ? next : end);
+		if (sig_stop() || sig_child_exited() || clock_s(CLOCK_MONOTONIC) >= end)
+			break;
+		err = trace_tick(r, &t);
+		if (err)
+			break;
+		if (stdout_gone(r))
+			break;
+		if (r->o.count && ++intervals >= r->o.count)
+			break;
+		/*
+		 * After a stall (a stopped slotscope, a starved VM) the missed ticks are skipped, not
+		 * run back to back: intervals near 0 s would start windows and use up COUNT.
+		 */
+		next += tick;
+		now = clock_s(CLOCK_MONOTONIC);
+		if (now > next)
+			next += tick * (floor((now - next) / tick) + 1);
+	}
+	if (t.child > 0)
+		*rc = command_wait(t.child, r->out_gone);
+	/* the first error decides the exit status; the summary is still made */
+	end_err = trace_end(r, &t);
+	if (!err)
+		err = end_err;
+out:
+	for (int k = 0; k < WIN_KINDS; k++)
+		window_free(&t.win[k]);
+	sample_free(&t.start);
+	sample_free(&t.prev);
+	return err;
+}
