@@ -234,21 +234,6 @@ static bool uses_mounts(int pdir, const struct jobs_scan *sc)
 	return hit;
 }
 
-static int read_at(int dir, const char *name, char *buf, size_t len)
-{
-	int fd = openat(dir, name, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
-	return 0;
-}
-
 /* ppid and starttime from /proc/PID/stat; the command name may hold anything, ')' included */
 static int stat_of(int pdir, pid_t *ppid, unsigned long long *start)
 {
@@ -256,7 +241,7 @@ static int stat_of(int pdir, pid_t *ppid, unsigned long long *start)
 	const char *p;
 	int pp;
 
-	if (read_at(pdir, "stat", buf, sizeof(buf)) || !(p = strrchr(buf, ')')))
+	if (read_file_at(pdir, "stat", buf, sizeof(buf)) || !(p = strrchr(buf, ')')))
 		return -EINVAL;
 	/* ") S PPID PGRP SESSION TTY TPGID FLAGS MINFLT CMINFLT MAJFLT CMAJFLT UTIME STIME
 	 *  CUTIME CSTIME PRIORITY NICE THREADS ITREALVALUE STARTTIME" */
@@ -271,7 +256,7 @@ static int io_of(int pdir, bool writes, uint64_t *v)
 {
 	char buf[512], *p;
 
-	if (read_at(pdir, "io", buf, sizeof(buf)))
+	if (read_file_at(pdir, "io", buf, sizeof(buf)))
 		return -EACCES;
 	p = strstr(buf, writes ? "wchar:" : "rchar:");
 	if (!p)
@@ -284,7 +269,7 @@ static uint32_t uid_of(int pdir)
 {
 	char buf[2048], *p;
 
-	if (read_at(pdir, "status", buf, sizeof(buf)) || !(p = strstr(buf, "\nUid:")))
+	if (read_file_at(pdir, "status", buf, sizeof(buf)) || !(p = strstr(buf, "\nUid:")))
 		return JOB_UNKNOWN_UID;
 	return (uint32_t)strtoul(p + 5, NULL, 10);
 }
@@ -321,7 +306,7 @@ static int job_index(struct win_jobs *w, int pdir, size_t *idx)
 	 * A process that exited since it was listed has no file to read: it is skipped. No cgroup
 	 * hierarchy mounted shows an empty file: the process counts, its job is unknown.
 	 */
-	if (read_at(pdir, "cgroup", buf, sizeof(buf)))
+	if (read_file_at(pdir, "cgroup", buf, sizeof(buf)))
 		return -ESRCH;
 	f = fmemopen(buf, strlen(buf) + 1, "r");
 	if (!f)

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <assert.h>
 #include <inttypes.h>
 #include <math.h>
 #include "json.h"
@@ -37,8 +38,9 @@ static void open(struct jw *w, const char *key, char c)
 {
 	prefix(w, key);
 	fputc(c, w->f);
-	if (w->depth < 31)
-		w->need_comma[++w->depth] = false;
+	/* a nesting the renderers never make: their bug, not the input's (bpftool asserts too) */
+	assert((size_t)w->depth + 1 < sizeof(w->need_comma) / sizeof(w->need_comma[0]));
+	w->need_comma[++w->depth] = false;
 }
 
 void jw_obj(struct jw *w, const char *key) { open(w, key, '{'); }
@@ -47,15 +49,15 @@ void jw_arr(struct jw *w, const char *key) { open(w, key, '['); }
 void jw_end_obj(struct jw *w)
 {
 	fputc('}', w->f);
-	if (w->depth > 0)
-		w->depth--;
+	assert(w->depth > 0);
+	w->depth--;
 }
 
 void jw_end_arr(struct jw *w)
 {
 	fputc(']', w->f);
-	if (w->depth > 0)
-		w->depth--;
+	assert(w->depth > 0);
+	w->depth--;
 }
 
 void jw_u64(struct jw *w, const char *key, uint64_t v)

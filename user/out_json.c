@@ -239,14 +239,11 @@ static void op_json(struct jw *w, const struct view *v, const struct op_view *o)
 	jw_u64(w, "bytes_sent", o->bytes_sent);
 	jw_u64(w, "bytes_recv", o->bytes_recv);
 	for (int s = 0; s < STAGES; s++) {
-		char key[32];
-
 		jw_obj(w, stage_names[s]);
 		jw_u64(w, "sum_ns", o->sum_ns[s]);
 		jw_dbl(w, "p50_ns", o->p50_ns[s]);
 		jw_dbl(w, "p99_ns", o->p99_ns[s]);
-		snprintf(key, sizeof(key), "hist");
-		hist_json(w, key, o->hist[s]);
+		hist_json(w, "hist", o->hist[s]);
 		jw_end_obj(w);
 	}
 	jw_end_obj(w);

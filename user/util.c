@@ -51,9 +51,9 @@ int root_parse(int (*parse)(FILE *f, void *arg), void *arg, const char *root, co
  * open/read/close rather than stdio: a tick reads dozens of these sysfs files, and stdio adds a
  * buffer allocation and an fstat to each.
  */
-int read_line(const char *path, char *buf, size_t len)
+int read_file_at(int dirfd, const char *name, char *buf, size_t len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
+	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC), err = 0;
 	ssize_t n;
 
 	if (fd < 0)
@@ -65,11 +65,18 @@ int read_line(const char *path, char *buf, size_t len)
 		err = -errno;
 	else if (n == 0)
 		err = -ENODATA;
-	else {
+	else
 		buf[n] = 0;
-		buf[strcspn(buf, "\n")] = 0;
-	}
 	close(fd);
+	return err;
+}
+
+int read_line(const char *path, char *buf, size_t len)
+{
+	int err = read_file_at(AT_FDCWD, path, buf, len);
+
+	if (!err)
+		buf[strcspn(buf, "\n")] = 0;
 	return err;
 }
 

@@ -27,6 +27,11 @@ int root_path(char *buf, size_t len, const char *root, const char *fmt, ...)
 int root_parse(int (*parse)(FILE *f, void *arg), void *arg, const char *root, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+/*
+ * @name under directory @dirfd (AT_FDCWD: a path), up to @len - 1 bytes in one read, NUL ended;
+ * -ENODATA when empty
+ */
+int read_file_at(int dirfd, const char *name, char *buf, size_t len);
 /* the first line of a file (at most @len - 1 bytes), newline stripped; -ENODATA when empty */
 int read_line(const char *path, char *buf, size_t len);
 /* a file's first field as a number; -EINVAL when it is not one ("N/A (no PMA)") */
