@@ -20,7 +20,7 @@ void pr_log(enum log_level lvl, const char *fmt, ...)
 int log_libbpf(enum libbpf_print_level level, const char *fmt, va_list args)
 {
 	/*
-	 * Only with -v: a refused program is expected (its hook falls back, see engine.c), and
+	 * Only with -v: a refused program is expected (its hook falls back, see engine_load.c), and
 	 * every failure that matters is said once, in one line, by the caller that decides.
 	 */
 	(void)level;

@@ -8,7 +8,7 @@
 extern const char *const verdict_names[VERDICTS];
 
 /*
- * the verdict on transport @x over view @v; knobs named from v->tun. view_finish() calls it,
+ * the verdict on transport @x over view @v; knobs named from v->tun. model_build() calls it,
  * after the transport's op sums (op_count, exec_ns, ...) it reads are made.
  */
 void verdict_for(const struct view *v, const struct xprt_view *x, struct verdict *out);

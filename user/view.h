@@ -168,13 +168,13 @@ struct xprt_view {
 	__u64 retrans;			/* transmissions beyond an RPC's first, over its ops */
 	double ops_per_s, write_Bps, read_Bps;	/* over the view's interval (1 s when it has none) */
 	double rtt_p50_ns, rtt_p99_ns;	/* over every op on the transport */
-	/* sums over the transport's ops, by view_finish() in one pass: figures, verdict, stacks */
+	/* sums over the transport's ops, in one pass (model.c): figures, verdict, stacks */
 	double op_count, exec_ns, rtt_ns, queue_ns, data_ops, data_rtt_ns;
 	__u64 rtt_hist[LAT_BUCKETS];
 	size_t nmounts;
 	struct mount_view mounts[16];	/* per-mount split of the ops on this transport */
 	struct xprt_link link;
-	struct verdict verdict;		/* set by view_finish() */
+	struct verdict verdict;		/* the model's last step */
 	/*
 	 * Sums over intervals, in the textfile's view only (ledger.h): time in each verdict class,
 	 * and link bytes while the transport was busy (each interval's link rate times its busy
@@ -212,8 +212,8 @@ struct view {
 	struct xprt_view *xprts;
 	struct op_view *ops;
 	struct session_view *sessions;
-	struct mount_op *mops;		/* by view_finish(): per mount and op, in first-seen order */
-	struct mount_total *mounts;	/* by view_finish(): per mount, same order */
+	struct mount_op *mops;		/* per mount and op, in first-seen order */
+	struct mount_total *mounts;	/* per mount, same order */
 	__u64 counters[NCOUNTERS];	/* in this view */
 	__u64 drops;			/* events lost to a full map: the *_FULL counters summed */
 	__u64 bytes_written, bytes_read;	/* over the view's transports */
