@@ -56,6 +56,17 @@ static __always_inline void rdma_pool_raise(struct xprt_stats *x, __u32 in_use)
 }
 
 /*
+ * The stretch @from .. @to spent at @level (of @limit slots) belongs to *@bucket; false when it is
+ * empty. The one rule for time at each level: the events' (slot_change()) and the open stretch
+ * a snapshot adds up to its own time (engine_read.c).
+ */
+static __always_inline bool level_stretch(__s32 level, __u32 limit, __u64 from, __u64 to, __u32 *bucket)
+{
+	*bucket = level_bucket(level > 0 ? (__u32)level : 0, limit);
+	return to > from && *bucket < LEVEL_BUCKETS;
+}
+
+/*
  * Occupancy changes by @delta at @now, in interval @epoch (user space bumps it at every interval
  * boundary). The time since the previous change (on any CPU) goes to the level it was at: the
  * xchg on last_change_ns chains all changes, so no nanosecond is lost or counted twice even when
@@ -73,8 +84,7 @@ static __always_inline void slot_change(struct xprt_stats *x, int delta, __u64 n
 	if (new > 0 && (__u32)new > x->limit && (x->flags & (XF_LIMIT_ASSUMED | XF_LIMIT_INFERRED)))
 		rdma_pool_raise(x, new);
 	prev = __sync_lock_test_and_set(&x->last_change_ns, now);
-	b = level_bucket(old > 0 ? old : 0, x->limit);
-	if (now > prev && b < LEVEL_BUCKETS)
+	if (level_stretch(old, x->limit, prev, now, &b))
 		__sync_fetch_and_add(&x->level_ns[b], now - prev);
 	if (new <= 0)
 		return;

@@ -43,9 +43,8 @@ static __always_inline void FN(init_identity)(struct xprt_stats *z, struct rpc_x
 static __always_inline struct xprt_stats *FN(get_xprt)(struct rpc_xprt *xprt, __u64 now)
 {
 	__u64 key = (__u64)xprt;
-	struct xprt_stats *x, *s, *z;
+	struct xprt_stats *x, *s;
 	__u32 zero = 0;
-	int err;
 
 	if (!xprt)
 		return NULL;
@@ -58,17 +57,11 @@ static __always_inline struct xprt_stats *FN(get_xprt)(struct rpc_xprt *xprt, __
 		return x;
 	}
 	s = bpf_map_lookup_elem(&xprt_scratch, &zero);
-	z = bpf_map_lookup_elem(&xprt_zero, &zero);
 	/* too large for an inline memset: copy the zeros */
-	if (!s || !z || bpf_probe_read_kernel(s, sizeof(*s), z))
+	if (!s || bpf_probe_read_kernel(s, sizeof(*s), &zero_xprt))
 		return NULL;
 	FN(init_identity)(s, xprt, now);
-	err = bpf_map_update_elem(&xprts, &key, s, x ? BPF_ANY : BPF_NOEXIST);
-	if (err && err != -17 /* EEXIST: another CPU made it */) {
-		count(CNT_XPRTS_FULL);
-		return NULL;
-	}
-	return bpf_map_lookup_elem(&xprts, &key);
+	return insert_or_get(&xprts, &key, s, x ? BPF_ANY : BPF_NOEXIST, CNT_XPRTS_FULL, NULL);
 }
 
 /*
@@ -111,7 +104,7 @@ static __always_inline void FN(slot_acquired)(struct rpc_rqst *rqst, struct rpc_
 	 * Helper errors are ints: compare them as such (6.1 zero-extends them in R0).
 	 */
 	err = bpf_map_update_elem(&inflight, &key, &val, BPF_NOEXIST);
-	if (err && err != -17 /* EEXIST */)
+	if (err && err != ERR_EXIST)
 		count(CNT_INFLIGHT_FULL);
 	account_acquire(x, !err, handoff, now, epoch);
 }
@@ -154,8 +147,8 @@ static __always_inline void FN(release_slot)(struct rpc_rqst *rqst, __u64 now)
 /* The waiter entry of task @key, of @kind, is gone: so is its count if it was there. */
 static __always_inline void FN(waiter_drop)(__u64 key, __u32 kind)
 {
-	if (!bpf_map_delete_elem(&waiters, &key) && kind < WAIT_KINDS)
-		__sync_fetch_and_add(&nwaiting[kind], -1);
+	if (!bpf_map_delete_elem(&waiters, &key))
+		waiting_move(nwaiting, kind, WAIT_KINDS);
 }
 
 /* A wait of @w ended at @end on @xprt (the task's own transport, a trusted pointer). */
@@ -163,20 +156,14 @@ static __always_inline void FN(wait_done)(struct waiter *w, struct rpc_xprt *xpr
 {
 	struct xprt_stats *x = FN(get_xprt)(xprt, end);
 
-	if (x && w->kind < WAIT_KINDS && end > w->start_ns)
-		hist_add(&x->waits[w->kind], end - w->start_ns);
+	if (x)
+		wait_account(x, w, end);
 }
 
-/*
- * When a wait for the send queue ended: when its request went out. rq_xtime is stamped
- * (ktime_get(), the clock of bpf_ktime_get_ns()) by every transmission, whoever held the
- * transport's lock for it. 0: not sent since the wait began.
- */
+/* when the send-queue wait @w ended: wait_sent_at() of its request's last transmission */
 static __always_inline __u64 FN(sent_at)(const struct waiter *w, struct rpc_rqst *rqst, __u64 now)
 {
-	__u64 xt = rqst ? (__u64)RD(rqst, rq_xtime) : 0;
-
-	return xt > w->start_ns ? (xt < now ? xt : now) : 0;
+	return wait_sent_at(w->start_ns, rqst ? (__u64)RD(rqst, rq_xtime) : 0, now);
 }
 
 /*
@@ -188,27 +175,19 @@ static __always_inline __u64 FN(sent_at)(const struct waiter *w, struct rpc_rqst
 static __always_inline void FN(wait_end)(struct rpc_task *task, struct rpc_rqst *rqst, __u64 now,
 					 __u32 only_kind, bool final)
 {
-	__u64 key = (__u64)task, end = now;
+	__u64 key = (__u64)task, end = now, sent;
+	enum wait_step step;
 	struct waiter *w;
 
 	w = bpf_map_lookup_elem(&waiters, &key);
 	if (!w)
 		return;
-	if (w->task_start != (__u64)RD(task, tk_start)) {
-		FN(waiter_drop)(key, w->kind);
+	sent = w->kind == WAIT_SEND ? FN(sent_at)(w, rqst, now) : 0;
+	step = wait_close(w, (__u64)RD(task, tk_start), only_kind, final, sent, now, &end);
+	if (step == WAIT_GOES_ON)
 		return;
-	}
-	if (only_kind < WAIT_KINDS && w->kind != only_kind)
-		return;
-	if (w->kind == WAIT_SEND) {
-		__u64 sent = FN(sent_at)(w, rqst, now);
-
-		if (!sent && !final)
-			return;
-		if (sent)
-			end = sent;
-	}
-	FN(wait_done)(w, RD(task, tk_xprt), end);
+	if (step == WAIT_ENDED)
+		FN(wait_done)(w, RD(task, tk_xprt), end);
 	FN(waiter_drop)(key, w->kind);
 }
 
@@ -259,15 +238,7 @@ static __always_inline __u32 FN(wait_kind)(struct rpc_xprt *xprt, struct rpc_wai
 	qn = RD(q, name);
 	if (!qn || bpf_probe_read_kernel_str(name, sizeof(name), qn) < 0)
 		return WAIT_KINDS;
-	/* fs/nfs/nfs4session.c: rpc_init_priority_wait_queue(..., "ForeChannel Slot table") */
-	if (name[0] == 'F' && name[1] == 'o' && name[2] == 'r' && name[3] == 'e' &&
-	    name[12] == 'S' && name[17] == 't')
-		return WAIT_SESSION;
-	/* net/sunrpc/sched.c: rpc_init_wait_queue(&delay_queue, "delayq") */
-	if (name[0] == 'd' && name[1] == 'e' && name[2] == 'l' && name[3] == 'a' &&
-	    name[4] == 'y' && name[5] == 'q' && name[6] == 0)
-		return WAIT_DELAY;
-	return WAIT_KINDS;
+	return wait_kind_of_name(name);
 }
 
 /*
@@ -296,17 +267,8 @@ static __always_inline int FN(wait_begin)(struct rpc_task *task, struct rpc_wait
 	w.start_ns = bpf_ktime_get_ns();
 	w.task_start = (__u64)RD(task, tk_start);
 	x = FN(get_xprt)(xprt, w.start_ns);
-	if (x && q) {
-		__u32 qlen = RD(q, qlen) + 1;
-
-		if (kind == WAIT_SLOT) {
-			/* tasks stuck on a backlog with free slots fire only this: keep it fresh */
-			x->backlog_now = qlen;
-			atomic_max(&x->backlog_max, qlen);
-		} else if (kind == WAIT_SEND) {
-			atomic_max(&x->sending_max, qlen);
-		}
-	}
+	if (x && q)
+		wait_queued(x, kind, RD(q, qlen) + 1);
 	old = by_fn ? bpf_map_lookup_elem(&waiters, &key) : NULL;
 	if (old) {
 		if (old->task_start == w.task_start && old->kind < WAIT_KINDS) {
@@ -315,16 +277,14 @@ static __always_inline int FN(wait_begin)(struct rpc_task *task, struct rpc_wait
 
 			FN(wait_done)(old, xprt, sent ? sent : w.start_ns);
 		}
-		if (old->kind < WAIT_KINDS)
-			__sync_fetch_and_add(&nwaiting[old->kind], -1);
-		__sync_fetch_and_add(&nwaiting[kind], 1);
+		waiting_move(nwaiting, old->kind, kind);
 		bpf_map_update_elem(&waiters, &key, &w, BPF_EXIST);
 		return 0;
 	}
 	if (bpf_map_update_elem(&waiters, &key, &w, BPF_ANY))
 		count(CNT_WAITERS_FULL);
 	else if (by_fn)
-		__sync_fetch_and_add(&nwaiting[kind], 1);
+		waiting_move(nwaiting, WAIT_KINDS, kind);
 	return 0;
 }
 
@@ -450,7 +410,7 @@ static __always_inline void FN(note_client)(struct rpc_task *task, struct rpc_cl
 		parent = BPF_CORE_READ(clnt, cl_parent);
 		if (parent && parent != clnt)
 			ci.parent = BPF_CORE_READ(parent, cl_clid);
-		if ((int)bpf_map_update_elem(&clients, &clid, &ci, BPF_NOEXIST) == -7 /* E2BIG */)
+		if ((int)bpf_map_update_elem(&clients, &clid, &ci, BPF_NOEXIST) == ERR_TOO_BIG)
 			count(CNT_CLIENTS_FULL);
 		return;
 	}
@@ -461,7 +421,7 @@ static __always_inline void FN(note_client)(struct rpc_task *task, struct rpc_cl
 		return;
 	/* with a superblock of its own the parent link is not followed: none is kept */
 	ci.dev = BPF_CORE_READ(sb, s_dev);
-	if ((int)bpf_map_update_elem(&clients, &clid, &ci, BPF_ANY) == -7 /* E2BIG */)
+	if ((int)bpf_map_update_elem(&clients, &clid, &ci, BPF_ANY) == ERR_TOO_BIG)
 		count(CNT_CLIENTS_FULL);
 }
 
@@ -475,7 +435,8 @@ static __always_inline int FN(handle_stats_latency)(struct rpc_task *task, __s64
 	struct rpc_clnt *clnt;
 	struct op_key k = {};
 	struct op_stats *o;
-	__u32 zero = 0, timeouts;
+	__u32 timeouts;
+	bool made;
 	int ntrans;
 	__u64 now;
 
@@ -498,20 +459,11 @@ static __always_inline int FN(handle_stats_latency)(struct rpc_task *task, __s64
 	k.prog = RD(clnt, cl_prog);
 	k.vers = RD(clnt, cl_vers);
 	k.proc = proc ? RD(proc, p_statidx) : 0xffffffff;
-	o = bpf_map_lookup_elem(&ops, &k);
-	if (!o) {
-		o = bpf_map_lookup_elem(&op_zero, &zero);
-		if (!o)
-			return 0;
-		bpf_map_update_elem(&ops, &k, o, BPF_NOEXIST);
-		o = bpf_map_lookup_elem(&ops, &k);
-		if (!o) {
-			count(CNT_OPS_FULL);
-			return 0;
-		}
-		if (proc && !o->name[0])
-			bpf_probe_read_kernel_str(o->name, sizeof(o->name), RD(proc, p_name));
-	}
+	o = lookup_or_init(&ops, &k, &zero_op, CNT_OPS_FULL, &made);
+	if (!o)
+		return 0;
+	if (made && proc && !o->name[0])
+		bpf_probe_read_kernel_str(o->name, sizeof(o->name), RD(proc, p_name));
 	/* once this op's client is placed, or cannot be placed from this op, no lookup per RPC */
 	if (!o->client_done) {
 		ci = bpf_map_lookup_elem(&clients, &k.clid);
@@ -583,9 +535,7 @@ static __always_inline int FN(handle_session)(struct nfs4_session *session)
 		z.first_ns = bpf_ktime_get_ns();
 		z.clid = RD(clnt, cl_clid);
 		z.xprt = (__u64)RD(clnt, cl_xprt);
-		if ((int)bpf_map_update_elem(&sessions, &key, &z, BPF_NOEXIST) == -7 /* E2BIG */)
-			count(CNT_SESSIONS_FULL);
-		s = bpf_map_lookup_elem(&sessions, &key);
+		s = insert_or_get(&sessions, &key, &z, BPF_NOEXIST, CNT_SESSIONS_FULL, NULL);
 		if (!s)
 			return 0;
 	}

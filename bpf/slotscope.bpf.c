@@ -13,6 +13,7 @@
 #include <bpf/bpf_core_read.h>
 #include "slotscope.h"
 #include "account.h"
+#include "waits.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -105,21 +106,12 @@ struct {
 	__type(value, struct xprt_stats);
 } xprt_scratch SEC(".maps");
 
-/* all zero, never written: the scratch entry starts as a copy of it */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct xprt_stats);
-} xprt_zero SEC(".maps");
-
-/* all zero, never written: a new op entry is inserted from here (BPF_NOEXIST), then filled */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct op_stats);
-} op_zero SEC(".maps");
+/*
+ * Zero values too large for the 512-byte stack, as read-only globals (a map value the helpers
+ * take): the scratch entry starts as a copy of zero_xprt, a new op entry is inserted from zero_op.
+ */
+static const struct xprt_stats zero_xprt;
+static const struct op_stats zero_op;
 
 
 #define ARMED_OR_RETURN()		\
@@ -134,6 +126,40 @@ static __always_inline void count(__u32 c)
 
 	if (v)
 		*v += 1;
+}
+
+/* what the map helpers return, as ints (6.1 zero-extends them in R0: compare them as such) */
+enum { ERR_TOO_BIG = -7 /* E2BIG: the map is full */, ERR_EXIST = -17 /* EEXIST */ };
+
+/*
+ * @val stored under @key with @flags, and the entry as it is now: when two CPUs make it at once
+ * (BPF_NOEXIST), the loser takes the winner's. NULL when there is no room: counted in @full.
+ * *@made (may be NULL): the entry is new, this CPU's or a racing one's, so fields its maker fills
+ * after the insert may still be empty.
+ */
+static __always_inline void *insert_or_get(void *map, const void *key, const void *val, __u64 flags,
+					   __u32 full, bool *made)
+{
+	int err = bpf_map_update_elem(map, key, val, flags);
+
+	if (made)
+		*made = !err || err == ERR_EXIST;
+	if (err && err != ERR_EXIST) {
+		count(full);
+		return NULL;
+	}
+	return bpf_map_lookup_elem(map, key);
+}
+
+/* the entry of @key in @map, made from @init when absent (insert_or_get()) */
+static __always_inline void *lookup_or_init(void *map, const void *key, const void *init, __u32 full,
+					    bool *made)
+{
+	void *v = bpf_map_lookup_elem(map, key);
+
+	if (made)
+		*made = false;
+	return v ? v : insert_or_get(map, key, init, BPF_NOEXIST, full, made);
 }
 
 /*

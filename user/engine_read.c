@@ -10,6 +10,7 @@
 #include <bpf/bpf.h>
 #include <linux/bpf.h>
 #include "btfmerge.h"
+#include "account.h"
 #include "engine_int.h"
 #include "log.h"
 #include "util.h"
@@ -232,10 +233,10 @@ int engine_snapshot(struct engine *e, struct snapshot *snap)
 	for (size_t i = 0; i < snap->nxprts; i++) {
 		struct xprt_stats *x = &snap->xprts[i].s;
 		__u64 end = x->destroyed_ns ? x->destroyed_ns : snap->ts_ns;
-		__s32 lvl = x->in_use > 0 ? x->in_use : 0;
+		__u32 b;
 
-		if (end > x->last_change_ns)
-			x->level_ns[level_bucket((unsigned int)lvl, x->limit)] += end - x->last_change_ns;
+		if (level_stretch(x->in_use, x->limit, x->last_change_ns, end, &b))
+			x->level_ns[b] += end - x->last_change_ns;
 	}
 	err = level_marks_apply(&e->marks, snap);
 	if (err) {
