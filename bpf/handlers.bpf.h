@@ -570,3 +570,53 @@ static __always_inline int FN(handle_clnt_free)(struct rpc_clnt *clnt)
 	bpf_for_each_map_elem(&ops, forget_client, &clid, 0);
 	return 0;
 }
+
+/*
+ * A process enters NFS's write or read with @it's bytes at @iocb's file position: counted for
+ * its cgroup and the file's superblock. At entry, so both attach methods count alike: the bytes
+ * asked for, a read's capped at the file's size (what a read past the end returns is not asked
+ * of a copy to come); a call that then fails (ENOSPC, EINTR) still counts.
+ */
+static __always_inline int FN(handle_file_io)(struct kiocb *iocb, struct iov_iter *it, __u32 dir)
+{
+	struct job_key k = { .dir = dir };
+	struct job_task t = {};
+	struct inode *ino;
+	struct file *f;
+	struct job_io *v;
+	__u64 n, now, *seen;
+	bool made;
+
+	ARMED_OR_RETURN();
+	if (!iocb || !it)
+		return 0;
+	n = RD(it, count);
+	f = RD(iocb, ki_filp);
+	if (!f)
+		return 0;
+	ino = RD(f, f_inode);
+	if (!ino)
+		return 0;
+	if (dir == JOB_READ) {
+		__s64 size = RD(ino, i_size), pos = RD(iocb, ki_pos);
+
+		n = pos >= size ? 0 : n < (__u64)(size - pos) ? n : (__u64)(size - pos);
+	}
+	k.cgid = bpf_get_current_cgroup_id();
+	k.dev = RD(ino, i_sb, s_dev);
+	v = lookup_or_init(&jobio, &k, &zero_jobio, CNT_JOBS_FULL, &made);
+	if (!v)
+		return 0;
+	if (made && !v->uid)
+		v->uid = (__u32)bpf_get_current_uid_gid();
+	__sync_fetch_and_add(&v->bytes, n);
+	__sync_fetch_and_add(&v->calls, 1);
+	/* who did it: one lookup per call, an update only when it was not seen in the last 100 ms */
+	now = bpf_ktime_get_ns();
+	t.cgid = k.cgid;
+	t.tgid = (__u32)(bpf_get_current_pid_tgid() >> 32);
+	seen = bpf_map_lookup_elem(&jobtasks, &t);
+	if (!seen || now - *seen > 100000000ull)
+		bpf_map_update_elem(&jobtasks, &t, &now, BPF_ANY);
+	return 0;
+}

@@ -80,6 +80,20 @@ struct {
 } sessions SEC(".maps");
 
 struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, MAX_JOBIO);
+	__type(key, struct job_key);
+	__type(value, struct job_io);
+} jobio SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, MAX_JOBTASKS);
+	__type(key, struct job_task);
+	__type(value, __u64);		/* CLOCK_MONOTONIC ns it was last seen */
+} jobtasks SEC(".maps");
+
+struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, COUNTERS);
 	__type(key, __u32);
@@ -112,6 +126,7 @@ struct {
  */
 static const struct xprt_stats zero_xprt;
 static const struct op_stats zero_op;
+static const struct job_io zero_jobio;
 
 
 #define ARMED_OR_RETURN()		\
@@ -264,6 +279,12 @@ FN_PAIR(rpc_sleep_on_priority_timeout, handle_sleep_on, (q, task), struct rpc_wa
 FN_PAIR(rpc_delay, handle_delay, (task), struct rpc_task *task)
 FN_PAIR(__rpc_atrun, handle_atrun, (task), struct rpc_task *task)
 FN_PAIR(__xprt_set_rq, handle_set_rq, (task, rqst), struct rpc_task *task, struct rpc_rqst *rqst)
+/*
+ * NFS's own file write and read (its file_operations' write_iter and read_iter in v2, v3 and v4),
+ * buffered and O_DIRECT alike, entered in the caller's context: its cgroup is the job's.
+ */
+FN_PAIR(nfs_file_write, handle_file_io, (iocb, it, JOB_WRITE), struct kiocb *iocb, struct iov_iter *it)
+FN_PAIR(nfs_file_read, handle_file_io, (iocb, it, JOB_READ), struct kiocb *iocb, struct iov_iter *it)
 
 /*
  * The RDMA request pool as it is built (see effective_limit()). kprobes only: vendor builds of

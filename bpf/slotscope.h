@@ -14,6 +14,8 @@
 #define MAX_OPS		8192
 #define MAX_CLIENTS	4096
 #define MAX_SESSIONS	256
+#define MAX_JOBIO	16384	/* (cgroup, mount, direction): user space forgets the gone ones */
+#define MAX_JOBTASKS	8192	/* processes seen doing NFS file I/O, least recent forgotten first */
 
 #define ADDR_LEN	48
 #define PORT_LEN	8
@@ -41,6 +43,7 @@ enum counter {
 	CNT_OPS_FULL,		/* an op not counted: ops map full */
 	CNT_CLIENTS_FULL,
 	CNT_SESSIONS_FULL,
+	CNT_JOBS_FULL,		/* NFS file I/O of a (cgroup, mount) not counted: jobio map full */
 	CNT_PREATTACH_RELEASE,	/* released a slot taken before attach */
 	CNT_BC_RELEASE,		/* released a backchannel preallocated request (never a slot) */
 	COUNTERS,
@@ -158,6 +161,32 @@ struct session_stats {
 	__u64 first_ns;		/* with the key: a session made anew at the same address is another */
 };
 
+/*
+ * NFS file I/O entered by a process of cgroup @cgid (the v2 id: its directory's inode) on the
+ * superblock @dev, by direction: what names a window's jobs, counted in the writer's own context.
+ */
+enum { JOB_WRITE, JOB_READ };
+
+struct job_key {
+	__u64 cgid;
+	__u32 dev;		/* MAJOR << 20 | MINOR, as client_info */
+	__u32 dir;		/* JOB_WRITE, JOB_READ */
+};
+
+struct job_io {
+	__u64 bytes;
+	__u64 calls;
+	__u32 uid;		/* of the call that made the entry */
+	__u32 __pad;
+};
+
+/* a process of a cgroup seen doing NFS file I/O, and when last */
+struct job_task {
+	__u64 cgid;
+	__u32 tgid;
+	__u32 __pad;
+};
+
 struct waiter {
 	__u64 start_ns;
 	__u64 task_start;	/* task->tk_start: tells a live task from a dead one at its address */
@@ -170,6 +199,8 @@ _Static_assert(sizeof(struct op_key) == 24, "op_key ABI");
 _Static_assert(sizeof(struct client_info) == 8, "client_info ABI");
 _Static_assert(sizeof(struct session_stats) == 56, "session_stats ABI");
 _Static_assert(sizeof(struct waiter) == 24, "waiter ABI");
+_Static_assert(sizeof(struct job_key) == 16 && sizeof(struct job_io) == 24 &&
+	       sizeof(struct job_task) == 16, "job ABI");
 _Static_assert(sizeof(struct xprt_stats) == 1752, "xprt_stats ABI");
 
 #endif

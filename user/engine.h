@@ -59,14 +59,21 @@ struct session_snap {
 	struct session_stats s;
 };
 
+/* NFS file I/O of a cgroup on a mount, in a direction, since attach (or since forgotten) */
+struct jobio_snap {
+	struct job_key k;
+	struct job_io v;
+};
+
 struct snapshot {
 	__u64 ts_ns;			/* CLOCK_MONOTONIC, the clock of bpf_ktime_get_ns() */
 	__u32 epoch;			/* the interval that ended with this snapshot */
-	size_t nxprts, nops, nclients, nsessions;
+	size_t nxprts, nops, nclients, nsessions, njobio;
 	struct xprt_snap *xprts;
 	struct op_snap *ops;
 	struct client_snap *clients;
 	struct session_snap *sessions;
+	struct jobio_snap *jobio;
 	__u64 counters[NCOUNTERS];
 };
 
@@ -112,6 +119,16 @@ const char *events_name(enum events ev);
  */
 int engine_reap(struct engine *e, const struct snapshot *snap, size_t *nreaped);
 void engine_close(struct engine *e);
+/* a process seen doing NFS file I/O: its cgroup, and when last (CLOCK_MONOTONIC ns) */
+struct task_seen {
+	struct job_task k;
+	__u64 last_ns;
+};
+
+/* the processes seen doing NFS file I/O (the most recent MAX_JOBTASKS); 0 or -errno */
+int engine_tasks(struct engine *e, struct task_seen **out, size_t *n);
+/* forget the file I/O counts of @keys (their cgroups are gone, their last counts reported) */
+void engine_forget_jobio(struct engine *e, const struct job_key *keys, size_t n);
 /* runs the kernel skipped since attach; @who (may be NULL) gets "section count, ..." */
 __u64 engine_misses(const struct engine *e, char *who, size_t len);
 

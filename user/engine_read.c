@@ -224,6 +224,10 @@ int engine_snapshot(struct engine *e, struct snapshot *snap)
 		err = read_map(bpf_map__fd(s->maps.sessions), sizeof(__u64), sizeof(struct session_stats),
 			       offsetof(struct session_snap, key), offsetof(struct session_snap, s),
 			       sizeof(struct session_snap), (void **)&snap->sessions, &snap->nsessions);
+	if (!err)
+		err = read_map(bpf_map__fd(s->maps.jobio), sizeof(struct job_key), sizeof(struct job_io),
+			       offsetof(struct jobio_snap, k), offsetof(struct jobio_snap, v),
+			       sizeof(struct jobio_snap), (void **)&snap->jobio, &snap->njobio);
 	if (err) {
 		snapshot_free(snap);
 		return err;
@@ -327,7 +331,21 @@ void snapshot_free(struct snapshot *snap)
 	free(snap->ops);
 	free(snap->clients);
 	free(snap->sessions);
+	free(snap->jobio);
 	memset(snap, 0, sizeof(*snap));
+}
+
+int engine_tasks(struct engine *e, struct task_seen **out, size_t *n)
+{
+	return read_map(bpf_map__fd(e->skel->maps.jobtasks), sizeof(struct job_task), sizeof(__u64),
+			offsetof(struct task_seen, k), offsetof(struct task_seen, last_ns),
+			sizeof(struct task_seen), (void **)out, n);
+}
+
+void engine_forget_jobio(struct engine *e, const struct job_key *keys, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		bpf_map_delete_elem(bpf_map__fd(e->skel->maps.jobio), &keys[i]);
 }
 
 static int dup_array(void **dst, const void *src, size_t n, size_t size)
@@ -345,7 +363,14 @@ static int dup_array(void **dst, const void *src, size_t n, size_t size)
 int snapshot_dup(struct snapshot *dst, const struct snapshot *src)
 {
 	*dst = *src;
+	/* none of @src's arrays, so a failure part way frees only the copies */
+	dst->xprts = NULL;
+	dst->ops = NULL;
+	dst->clients = NULL;
+	dst->sessions = NULL;
+	dst->jobio = NULL;
 	if (dup_array((void **)&dst->xprts, src->xprts, src->nxprts, sizeof(*src->xprts)) ||
+	    dup_array((void **)&dst->jobio, src->jobio, src->njobio, sizeof(*src->jobio)) ||
 	    dup_array((void **)&dst->ops, src->ops, src->nops, sizeof(*src->ops)) ||
 	    dup_array((void **)&dst->clients, src->clients, src->nclients, sizeof(*src->clients)) ||
 	    dup_array((void **)&dst->sessions, src->sessions, src->nsessions, sizeof(*src->sessions))) {

@@ -3,276 +3,370 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <linux/magic.h>
 #include "jobs.h"
+#include "uhist.h"
 #include "util.h"
 
-/* the component of @path that starts at @p, up to the next '/' */
-static void component(const char *p, char *out, size_t len)
-{
-	size_t n = strcspn(p, "/");
+#define MAX_DEPTH 16
 
-	if (n >= len)
-		n = len - 1;
-	memcpy(out, p, n);
-	out[n] = '\0';
+/* @path's components, at most MAX_DEPTH (a deeper path is none of the layouts below) */
+static size_t split(const char *path, char comp[][128])
+{
+	size_t n = 0;
+
+	for (const char *p = path; *p && n < MAX_DEPTH; ) {
+		size_t len;
+
+		p += strspn(p, "/");
+		len = strcspn(p, "/");
+		if (!len)
+			break;
+		snprintf(comp[n++], 128, "%.*s", (int)(len < 127 ? len : 127), p);
+		p += len;
+	}
+	return n;
 }
 
-/* "/PREFIX" followed by a component: where the component starts, else NULL */
-static const char *after(const char *path, const char *prefix)
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+
+	return a >= b && !strcmp(s + a - b, suffix);
+}
+
+/* "PREFIX<digits>": the digits, else NULL */
+static const char *number_after(const char *c, const char *prefix)
 {
 	size_t n = strlen(prefix);
 
-	for (const char *p = path; (p = strchr(p, '/')); p++)
-		if (!strncmp(p + 1, prefix, n) && p[1 + n] && p[1 + n] != '/')
-			return p + 1 + n;
-	return NULL;
+	if (strncmp(c, prefix, n) || !c[n] || strspn(c + n, "0123456789") != strlen(c + n))
+		return NULL;
+	return c + n;
 }
 
-static bool slurm(const char *path, struct job_id *j)
+static bool slurm(char comp[][128], size_t n, struct job_id *j)
 {
-	const char *p = after(path, "job_"), *u = after(path, "uid_");
-	char num[32];
+	const char *job, *uid = NULL;
+	size_t at;
 
-	if (!p || !isdigit((unsigned char)*p))
+	/* slurmstepd's own scope (cgroup/v2), one per slurmd: [NODE_]slurmstepd.scope */
+	if (n >= 3 && !strcmp(comp[0], "system.slice") &&
+	    (!strcmp(comp[1], "slurmstepd.scope") || ends_with(comp[1], "_slurmstepd.scope")))
+		at = 2;
+	/* cgroup/v1: /slurm[_NODE]/uid_U/job_N */
+	else if (n >= 3 && (!strcmp(comp[0], "slurm") || !strncmp(comp[0], "slurm_", 6)) &&
+		 (uid = number_after(comp[1], "uid_")))
+		at = 2;
+	else
 		return false;
-	component(p, num, sizeof(num));
-	if (strspn(num, "0123456789") != strlen(num))
+	job = number_after(comp[at], "job_");
+	if (!job)
 		return false;
 	j->kind = "slurm";
-	snprintf(j->id, sizeof(j->id), "%s", num);
-	if ((p = after(path, "step_")))
-		component(p, j->step, sizeof(j->step));
-	/* cgroup v1's /slurm/uid_N/job_M: the job's owner, whoever its processes run as */
-	if (u) {
-		component(u, num, sizeof(num));
-		if (strspn(num, "0123456789") == strlen(num) && strlen(num) < 10)
-			j->uid = (uint32_t)strtoul(num, NULL, 10);
-	}
+	snprintf(j->id, sizeof(j->id), "%s", job);
+	if (n > at + 1 && !strncmp(comp[at + 1], "step_", 5))
+		snprintf(j->step, sizeof(j->step), "%s", comp[at + 1] + 5);
+	if (uid && strlen(uid) < 10)
+		j->uid = (uint32_t)strtoul(uid, NULL, 10);
 	return true;
 }
 
-/*
- * Kubelet's two layouts. systemd driver: .../kubepods-burstable-pod<UID, '_' for '-'>.slice/
- * cri-containerd-<ID>.scope; cgroupfs driver: /kubepods/burstable/pod<UID>/<ID>.
- */
-static bool kubernetes(const char *path, struct job_id *j)
+static bool is_qos(const char *q)
 {
-	const char *p, *pod = NULL;
-	char c[160];
+	return !strcmp(q, "besteffort") || !strcmp(q, "burstable");
+}
 
-	if (!strstr(path, "kubepods"))
-		return false;
-	for (p = path; *p; p += strcspn(p, "/")) {
-		const char *m;
-
-		p += strspn(p, "/");
-		component(p, c, sizeof(c));
-		if (!strncmp(c, "pod", 3) && c[3])
-			pod = p + 3;
-		else if ((m = strstr(c, "-pod")) && m[4])
-			pod = p + (m - c) + 4;
-		else if (pod && c[0]) {
-			/* the container: after the pod, its runtime's prefix and ".scope" dropped */
-			const char *dash = strrchr(c, '-');
-			char *dot = strstr(c, ".scope");
-
-			if (dot)
-				*dot = '\0';
-			snprintf(j->step, sizeof(j->step), "%s", dash && dot ? dash + 1 : c);
-		}
-	}
-	if (!pod)
-		return false;
-	j->kind = "kubernetes";
-	component(pod, j->id, sizeof(j->id));
-	{
-		char *dot = strstr(j->id, ".slice");
-
-		if (dot)
-			*dot = '\0';
-	}
+static void pod_uid(struct job_id *j, const char *uid, size_t len)
+{
+	snprintf(j->id, sizeof(j->id), "%.*s", (int)len, uid);
 	for (char *q = j->id; *q; q++)
 		if (*q == '_')
 			*q = '-';
+}
+
+static bool kubernetes(char comp[][128], size_t n, struct job_id *j)
+{
+	size_t at = 1;
+
+	if (n >= 2 && !strcmp(comp[0], "kubepods")) {
+		/* cgroupfs driver: /kubepods[/besteffort|/burstable]/pod<UID>[/<CID>] */
+		if (n >= 3 && is_qos(comp[1]))
+			at = 2;
+		if (strncmp(comp[at], "pod", 3) || !comp[at][3])
+			return false;
+		pod_uid(j, comp[at] + 3, strlen(comp[at] + 3));
+		if (n > at + 1)
+			snprintf(j->step, sizeof(j->step), "%s", comp[at + 1]);
+	} else if (n >= 2 && !strcmp(comp[0], "kubepods.slice")) {
+		/* systemd driver: kubepods[-QOS].slice/kubepods[-QOS]-pod<UID_>.slice/<RT>-<CID>.scope */
+		const char *p, *dash;
+		char qos[32];
+
+		if (n >= 3 && sscanf(comp[1], "kubepods-%31[a-z].slice", qos) == 1 && is_qos(qos) &&
+		    ends_with(comp[1], ".slice") && strlen(comp[1]) == strlen("kubepods-.slice") + strlen(qos))
+			at = 2;
+		p = strstr(comp[at], "-pod");
+		if (strncmp(comp[at], "kubepods-", 9) || !p || !ends_with(comp[at], ".slice") ||
+		    p[4] == '.')
+			return false;
+		/* between "kubepods" and "-pod": nothing, or the QoS level of the slice above */
+		if (p != comp[at] + 8 && (at != 2 || (size_t)(p - comp[at] - 9) != strlen(qos) ||
+					  strncmp(comp[at] + 9, qos, strlen(qos))))
+			return false;
+		pod_uid(j, p + 4, strlen(p + 4) - strlen(".slice"));
+		if (n > at + 1 && ends_with(comp[at + 1], ".scope") && (dash = strrchr(comp[at + 1], '-')))
+			snprintf(j->step, sizeof(j->step), "%.*s",
+				 (int)(strlen(dash + 1) - strlen(".scope")), dash + 1);
+	} else {
+		return false;
+	}
+	j->kind = "kubernetes";
 	return j->id[0] != '\0';
 }
 
-static bool systemd_unit(const char *path, struct job_id *j)
+static bool systemd_unit(char comp[][128], size_t n, struct job_id *j)
 {
-	const char *best = NULL;
-	char c[96];
-
-	for (const char *p = path; *p; p += strcspn(p, "/")) {
-		size_t n;
-
-		p += strspn(p, "/");
-		n = strcspn(p, "/");
-		if ((n > 8 && !strncmp(p + n - 8, ".service", 8)) || (n > 6 && !strncmp(p + n - 6, ".scope", 6)))
-			best = p;
-	}
-	if (!best)
-		return false;
-	component(best, c, sizeof(c));
-	j->kind = "systemd";
-	snprintf(j->id, sizeof(j->id), "%s", c);
-	return true;
+	for (size_t i = 0; i < n; i++)
+		if (ends_with(comp[i], ".service") || ends_with(comp[i], ".scope")) {
+			j->kind = "systemd";
+			snprintf(j->id, sizeof(j->id), "%s", comp[i]);
+			return true;
+		}
+	return false;
 }
 
 void job_from_cgroup(const char *path, struct job_id *j)
 {
+	char comp[MAX_DEPTH][128];
+	size_t n = split(path, comp);
+
 	memset(j, 0, sizeof(*j));
 	j->uid = JOB_UNKNOWN_UID;
-	if (slurm(path, j) || kubernetes(path, j))
+	if (slurm(comp, n, j) || kubernetes(comp, n, j))
 		return;
 	memset(j, 0, sizeof(*j));
 	j->uid = JOB_UNKNOWN_UID;
-	if (systemd_unit(path, j))
+	if (systemd_unit(comp, n, j))
 		return;
 	j->kind = "cgroup";
 	snprintf(j->id, sizeof(j->id), "%s", path);
 }
 
-int cgroup_path_parse(FILE *f, char *path, size_t len)
+/* ---- cgroup ids to paths */
+
+struct cg2_query {
+	char *mnt;
+	size_t len;
+};
+
+static int find_cgroup2(FILE *f, void *arg)
 {
-	char line[1024], first[1024] = "", named[1024] = "", job[1024] = "", v2[1024] = "";
-	bool have_v2 = false;
+	struct cg2_query *q = arg;
+	char *line = NULL, mp[4096];
+	size_t cap = 0;
+	int err = -ENOENT;
 
-	while (fgets(line, sizeof(line), f)) {
-		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-		const char *p;
-		struct job_id j;
+	while (getline(&line, &cap, f) > 0) {
+		const char *sep = strstr(line, " - ");
 
-		if (!c2)
+		if (!sep || strncmp(sep + 3, "cgroup2 ", 8) ||
+		    sscanf(line, "%*s %*s %*s %*s %4095s", mp) != 1)
 			continue;
-		line[strcspn(line, "\n")] = '\0';
-		p = c2 + 1;
-		/* hybrid hosts list v2 last: a v1 hierarchy that names the job (Slurm's v1 plugin) wins */
-		if (!strncmp(line, "0::", 3)) {
-			snprintf(v2, sizeof(v2), "%s", p);
-			have_v2 = true;
+		/* mountinfo escapes; a cgroup2 mount point needs none in practice, and one that does
+		 * is not found rather than misread */
+		if (strchr(mp, '\\'))
 			continue;
+		snprintf(q->mnt, q->len, "%s", mp);
+		err = 0;
+		break;
+	}
+	free(line);
+	return err;
+}
+
+void cgroups_init_at(struct cgroups *c, const char *dir)
+{
+	memset(c, 0, sizeof(*c));
+	snprintf(c->root, sizeof(c->root), "%s", dir);
+}
+
+int cgroups_init(struct cgroups *c, const char *procfs_root, const char *sysfs_root)
+{
+	char mnt[4096];
+	struct cg2_query q = { mnt, sizeof(mnt) };
+	struct statfs sf;
+	int err;
+
+	memset(c, 0, sizeof(*c));
+	/*
+	 * The host's hierarchy under --sysfs-root first (a container's own /sys/fs/cgroup shows
+	 * its namespace's subtree alone, and the ids BPF counts by are the host's)
+	 */
+	if (!root_path(c->root, sizeof(c->root), sysfs_root, "/sys/fs/cgroup") &&
+	    !statfs(c->root, &sf) && sf.f_type == CGROUP2_SUPER_MAGIC)
+		return 0;
+	c->root[0] = '\0';
+	err = root_parse(find_cgroup2, &q, procfs_root, "/proc/self/mountinfo");
+	if (err)
+		return err == -ENOENT ? err : -ENOENT;
+	return root_path(c->root, sizeof(c->root), procfs_root, "%s", mnt);
+}
+
+static struct cg_ent *entry(const struct cgroups *c, __u64 id)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (c->e[i].id == id)
+			return &c->e[i];
+	return NULL;
+}
+
+/* room for one more: the least recently asked for goes when full */
+static struct cg_ent *add(struct cgroups *c, __u64 id)
+{
+	struct cg_ent *e;
+
+	if (c->n == CGROUPS_MAX) {
+		size_t old = 0;
+
+		for (size_t i = 1; i < c->n; i++)
+			if (c->e[i].used < c->e[old].used)
+				old = i;
+		free(c->e[old].path);
+		c->e[old] = c->e[--c->n];
+	}
+	if (GROW(c->e, c->cap, c->n + 1, 64))
+		return NULL;
+	e = &c->e[c->n++];
+	memset(e, 0, sizeof(*e));
+	e->id = id;
+	return e;
+}
+
+struct scan {
+	struct cgroups *c;
+	double now;
+	unsigned int dirs;
+	char path[4096];		/* under c->root */
+};
+
+/* every directory under scan->path: its inode is the cgroup's id. Bounded in depth and count. */
+static void walk(struct scan *s, size_t len, int depth)
+{
+	char full[8192];
+	struct dirent *d;
+	DIR *dir;
+
+	snprintf(full, sizeof(full), "%s%s", s->c->root, s->path);
+	dir = opendir(full);
+	if (!dir)
+		return;
+	while ((d = readdir(dir)) && s->dirs < 100000) {
+		struct cg_ent *e;
+		size_t n;
+
+		if (d->d_type != DT_DIR || d->d_name[0] == '.')
+			continue;
+		n = strlen(d->d_name);
+		if (len + 1 + n >= sizeof(s->path))
+			continue;
+		s->path[len] = '/';
+		memcpy(s->path + len + 1, d->d_name, n + 1);
+		s->dirs++;
+		e = entry(s->c, d->d_ino);
+		if (!e) {
+			e = add(s->c, d->d_ino);
+			if (e)
+				e->used = s->now;
 		}
-		if (!first[0])
-			snprintf(first, sizeof(first), "%s", p);
-		if (!strncmp(c1 + 1, "name=systemd:", 13))
-			snprintf(named, sizeof(named), "%s", p);
-		job_from_cgroup(p, &j);
-		if (!job[0] && (!strcmp(j.kind, "slurm") || !strcmp(j.kind, "kubernetes")))
-			snprintf(job, sizeof(job), "%s", p);
+		if (e) {
+			e->gone = false;
+			if (!e->path || strcmp(e->path, s->path)) {
+				free(e->path);
+				e->path = strdup(s->path);
+			}
+		}
+		if (depth < MAX_DEPTH)
+			walk(s, len + 1 + n, depth + 1);
+		s->path[len] = '\0';
 	}
-	if (job[0])
-		snprintf(path, len, "%s", job);
-	else if (have_v2)
-		snprintf(path, len, "%s", v2);
-	else if (named[0] || first[0])
-		snprintf(path, len, "%s", named[0] ? named : first);
-	else
-		return -ENOENT;
+	closedir(dir);
+}
+
+static void scan(struct cgroups *c, double now)
+{
+	struct scan *s = calloc(1, sizeof(*s));
+	struct stat st;
+	struct cg_ent *e;
+
+	if (!s)
+		return;
+	s->c = c;
+	s->now = now;
+	for (size_t i = 0; i < c->n; i++)
+		c->e[i].gone = true;
+	/* the root cgroup is the hierarchy's own directory */
+	if (!stat(c->root, &st) && ((e = entry(c, st.st_ino)) || (e = add(c, st.st_ino)))) {
+		e->gone = false;
+		if (!e->path)
+			e->path = strdup("/");
+		e->used = now;
+	}
+	walk(s, 0, 0);
+	c->scanned = now;
+	free(s);
+}
+
+int cgroups_learn(struct cgroups *c, const struct snapshot *snap, double now)
+{
+	bool unknown = false;
+
+	if (!c->root[0])
+		return 0;
+	for (size_t i = 0; i < snap->njobio; i++) {
+		struct cg_ent *e = entry(c, snap->jobio[i].k.cgid);
+
+		if (e)
+			e->used = now;
+		else
+			unknown = true;
+	}
+	/* a cgroup made since the last scan: one more, but never more than once a second */
+	if (unknown && (!c->scanned || now - c->scanned >= 1))
+		scan(c, now);
 	return 0;
 }
 
-void jobs_reset(struct win_jobs *w)
+const char *cgroups_path(const struct cgroups *c, __u64 id)
 {
-	w->np = w->nj = 0;
-	w->total = 0;
-	w->samples = 0;
+	const struct cg_ent *e = entry(c, id);
+
+	return e ? e->path : NULL;
 }
 
-void jobs_free(struct win_jobs *w)
+bool cgroups_gone(const struct cgroups *c, __u64 id)
 {
-	free(w->p);
-	free(w->j);
-	memset(w, 0, sizeof(*w));
+	const struct cg_ent *e = entry(c, id);
+
+	return e && e->gone;
 }
 
-static bool on_mount(const char *target, const struct jobs_scan *sc)
+void cgroups_free(struct cgroups *c)
 {
-	for (size_t i = 0; i < sc->nmounts; i++)
-		if (path_under(target, sc->mounts[i]))
-			return true;
-	return false;
+	for (size_t i = 0; i < c->n; i++)
+		free(c->e[i].path);
+	free(c->e);
+	memset(c, 0, sizeof(*c));
 }
 
-/* the process's working directory or any open file is on one of the mounts */
-static bool uses_mounts(int pdir, const struct jobs_scan *sc)
-{
-	char target[4096], name[32];
-	struct dirent *de;
-	bool hit = false;
-	ssize_t n;
-	DIR *d;
-	int fd;
-
-	n = readlinkat(pdir, "cwd", target, sizeof(target) - 1);
-	if (n > 0) {
-		target[n] = '\0';
-		if (on_mount(target, sc))
-			return true;
-	}
-	fd = openat(pdir, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return false;
-	}
-	while (!hit && (de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(name, sizeof(name), "%s", de->d_name);
-		n = readlinkat(dirfd(d), name, target, sizeof(target) - 1);
-		if (n <= 0 || target[0] != '/')
-			continue;
-		target[n] = '\0';
-		hit = on_mount(target, sc);
-	}
-	closedir(d);
-	return hit;
-}
-
-/* ppid and starttime from /proc/PID/stat; the command name may hold anything, ')' included */
-static int stat_of(int pdir, pid_t *ppid, unsigned long long *start)
-{
-	char buf[1024];
-	const char *p;
-	int pp;
-
-	if (read_file_at(pdir, "stat", buf, sizeof(buf)) || !(p = strrchr(buf, ')')))
-		return -EINVAL;
-	/* ") S PPID PGRP SESSION TTY TPGID FLAGS MINFLT CMINFLT MAJFLT CMAJFLT UTIME STIME
-	 *  CUTIME CSTIME PRIORITY NICE THREADS ITREALVALUE STARTTIME" */
-	if (sscanf(p + 1, " %*c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
-		   &pp, start) != 2)
-		return -EINVAL;
-	*ppid = pp;
-	return 0;
-}
-
-static int io_of(int pdir, bool writes, uint64_t *v)
-{
-	char buf[512], *p;
-
-	if (read_file_at(pdir, "io", buf, sizeof(buf)))
-		return -EACCES;
-	p = strstr(buf, writes ? "wchar:" : "rchar:");
-	if (!p)
-		return -EINVAL;
-	*v = strtoull(p + 6, NULL, 10);
-	return 0;
-}
-
-static uint32_t uid_of(int pdir)
-{
-	char buf[2048], *p;
-
-	if (read_file_at(pdir, "status", buf, sizeof(buf)) || !(p = strstr(buf, "\nUid:")))
-		return JOB_UNKNOWN_UID;
-	return (uint32_t)strtoul(p + 5, NULL, 10);
-}
+/* ---- a window's jobs */
 
 /* the name of @uid in /etc/passwd, without NSS: a directory service never stalls a tick */
 static void user_name(uint32_t uid, char *out, size_t len)
@@ -286,7 +380,7 @@ static void user_name(uint32_t uid, char *out, size_t len)
 	while (fgets(line, sizeof(line), f)) {
 		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
 
-		if (c2 && strtoul(c2 + 1, NULL, 10) == uid && isdigit((unsigned char)c2[1])) {
+		if (c2 && isdigit((unsigned char)c2[1]) && strtoul(c2 + 1, NULL, 10) == uid) {
 			*c1 = '\0';
 			snprintf(out, len, "%s", line);
 			break;
@@ -295,171 +389,51 @@ static void user_name(uint32_t uid, char *out, size_t len)
 	fclose(f);
 }
 
-static int job_index(struct win_jobs *w, int pdir, size_t *idx)
+static bool dev_in(const struct jobs_in *in, __u32 dev)
 {
-	char buf[4096], path[1024];
-	struct job_id id;
-	FILE *f;
-	int err;
+	if (!in->ndevs)
+		return true;
+	for (size_t i = 0; i < in->ndevs; i++)
+		if (in->devs[i] == dev)
+			return true;
+	return false;
+}
 
-	/*
-	 * A process that exited since it was listed has no file to read: it is skipped. No cgroup
-	 * hierarchy mounted shows an empty file: the process counts, its job is unknown.
-	 */
-	if (read_file_at(pdir, "cgroup", buf, sizeof(buf)))
-		return -ESRCH;
-	f = fmemopen(buf, strlen(buf) + 1, "r");
-	if (!f)
-		return -ENOMEM;
-	err = cgroup_path_parse(f, path, sizeof(path));
-	fclose(f);
-	if (err) {
-		memset(&id, 0, sizeof(id));
-		id.kind = "unknown";
-		id.uid = JOB_UNKNOWN_UID;
-	} else {
-		job_from_cgroup(path, &id);
-	}
+static const struct job_io *io_before(const struct snapshot *s, const struct job_key *k)
+{
+	for (size_t i = 0; i < s->njobio; i++)
+		if (!memcmp(&s->jobio[i].k, k, sizeof(*k)))
+			return &s->jobio[i].v;
+	return NULL;
+}
+
+static struct win_job *job_of(struct win_jobs *w, const struct job_id *id)
+{
+	struct win_job *j;
+
 	for (size_t i = 0; i < w->nj; i++)
-		if (!strcmp(w->j[i].id.kind, id.kind) && !strcmp(w->j[i].id.id, id.id)) {
-			*idx = i;
-			return 0;
-		}
-	err = GROW(w->j, w->capj, w->nj + 1, 4);
-	if (err)
-		return err;
-	memset(&w->j[w->nj], 0, sizeof(w->j[w->nj]));
-	w->j[w->nj].id = id;
-	w->j[w->nj].uid = id.uid != JOB_UNKNOWN_UID ? id.uid : uid_of(pdir);
-	if (w->j[w->nj].uid != JOB_UNKNOWN_UID)
-		user_name(w->j[w->nj].uid, w->j[w->nj].user, sizeof(w->j[w->nj].user));
-	*idx = w->nj++;
-	return 0;
+		if (!strcmp(w->j[i].id.kind, id->kind) && !strcmp(w->j[i].id.id, id->id))
+			return &w->j[i];
+	if (GROW(w->j, w->capj, w->nj + 1, 4))
+		return NULL;
+	j = &w->j[w->nj++];
+	memset(j, 0, sizeof(*j));
+	j->id = *id;
+	j->uid = JOB_UNKNOWN_UID;
+	return j;
 }
 
-static void see(struct win_jobs *w, int pdir, pid_t pid, unsigned long long start, bool writes)
+static void id_of(const struct jobs_in *in, __u64 cgid, struct job_id *id)
 {
-	struct job_proc *p = NULL;
-	uint64_t io = 0;
-	bool have_io;
+	const char *path = in->cg ? cgroups_path(in->cg, cgid) : NULL;
 
-	for (size_t i = 0; i < w->np && !p; i++)
-		if (w->p[i].pid == pid && w->p[i].start == start)
-			p = &w->p[i];
-	have_io = io_of(pdir, writes, &io) == 0;
-	if (p) {
-		/* a process first seen without its io counts from its first reading, not from 0 */
-		if (have_io && !p->have_io)
-			p->io_first = io;
-		if (have_io)
-			p->io_last = io;
-		p->have_io |= have_io;
+	if (path) {
+		job_from_cgroup(path, id);
 		return;
 	}
-	if (GROW(w->p, w->capp, w->np + 1, 16))
-		return;
-	p = &w->p[w->np];
-	if (job_index(w, pdir, &p->job))
-		return;
-	p->pid = pid;
-	p->start = start;
-	p->have_io = have_io;
-	p->io_first = p->io_last = io;
-	w->j[p->job].nprocs++;
-	w->np++;
-}
-
-struct proc_ent {
-	pid_t pid, ppid;
-	unsigned long long start;
-	bool in_tree;
-};
-
-static int by_pid(const void *a, const void *b)
-{
-	const struct proc_ent *x = a, *y = b;
-
-	return (x->pid > y->pid) - (x->pid < y->pid);
-}
-
-/* every descendant of @root: a pass per generation, each parent found by binary search */
-static void mark_tree(struct proc_ent *all, size_t n, pid_t root)
-{
-	bool grew = true;
-
-	qsort(all, n, sizeof(*all), by_pid);
-	for (size_t i = 0; i < n; i++)
-		all[i].in_tree = all[i].pid == root;
-	while (grew) {
-		grew = false;
-		for (size_t i = 0; i < n; i++) {
-			struct proc_ent key = { .pid = all[i].ppid }, *parent;
-
-			if (all[i].in_tree)
-				continue;
-			parent = bsearch(&key, all, n, sizeof(*all), by_pid);
-			if (parent && parent->in_tree)
-				grew = all[i].in_tree = true;
-		}
-	}
-}
-
-int jobs_sample(struct win_jobs *w, const struct jobs_scan *sc)
-{
-	struct proc_ent *all = NULL;
-	size_t n = 0, cap = 0;
-	char proc[512];
-	struct dirent *de;
-	DIR *d;
-	int err = root_path(proc, sizeof(proc), sc->procfs_root, "/proc");
-
-	if (err)
-		return err;
-	d = opendir(proc);
-	if (!d)
-		return -errno;
-	while ((de = readdir(d))) {
-		pid_t pid, ppid;
-		unsigned long long start;
-		int pdir;
-
-		if (!isdigit((unsigned char)de->d_name[0]))
-			continue;
-		pid = (pid_t)strtol(de->d_name, NULL, 10);
-		pdir = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (pdir < 0)
-			continue;
-		if (stat_of(pdir, &ppid, &start) == 0) {
-			if (sc->tree > 0 && !GROW(all, cap, n + 1, 256))
-				all[n++] = (struct proc_ent){ pid, ppid, start, false };
-			if (uses_mounts(pdir, sc))
-				see(w, pdir, pid, start, sc->writes);
-		}
-		close(pdir);
-	}
-	if (n)
-		mark_tree(all, n, sc->tree);
-	for (size_t i = 0; i < n; i++) {
-		unsigned long long start;
-		char name[16];
-		pid_t ppid;
-		int pdir;
-
-		if (!all[i].in_tree)
-			continue;
-		snprintf(name, sizeof(name), "%d", (int)all[i].pid);
-		pdir = openat(dirfd(d), name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (pdir < 0)
-			continue;
-		/* the pid may have been reused since it was listed: then it is another process */
-		if (stat_of(pdir, &ppid, &start) == 0 && start == all[i].start)
-			see(w, pdir, all[i].pid, all[i].start, sc->writes);
-		close(pdir);
-	}
-	closedir(d);
-	free(all);
-	w->samples++;
-	return 0;
+	memset(id, 0, sizeof(*id));
+	id->kind = "unknown";
+	id->uid = JOB_UNKNOWN_UID;
 }
 
 static int by_bytes(const void *a, const void *b)
@@ -473,23 +447,81 @@ static int by_bytes(const void *a, const void *b)
 	return strcmp(x->id.id, y->id.id);
 }
 
-void jobs_finish(struct win_jobs *w)
+static struct win_job *find_job(struct win_jobs *w, const struct job_id *id)
 {
-	w->total = 0;
 	for (size_t i = 0; i < w->nj; i++)
-		w->j[i].bytes = 0;
-	for (size_t i = 0; i < w->np; i++) {
-		const struct job_proc *p = &w->p[i];
+		if (!strcmp(w->j[i].id.kind, id->kind) && !strcmp(w->j[i].id.id, id->id))
+			return &w->j[i];
+	return NULL;
+}
 
-		if (p->have_io && p->io_last > p->io_first)
-			w->j[p->job].bytes += p->io_last - p->io_first;
+int jobs_of_window(struct win_jobs *w, const struct jobs_in *in)
+{
+	uint64_t *best = NULL;		/* per job: the bytes of the cgroup that named its step */
+	size_t capbest = 0;
+
+	jobs_reset(w);
+	for (size_t i = 0; i < in->to->njobio; i++) {
+		const struct jobio_snap *e = &in->to->jobio[i];
+		const struct job_io *b = io_before(in->from, &e->k);
+		uint64_t d = b ? delta_u64(e->v.bytes, b->bytes) : e->v.bytes;
+		struct job_id id;
+		struct win_job *j;
+		size_t at;
+
+		if (e->k.dir != in->dir || !dev_in(in, e->k.dev) || !d)
+			continue;
+		id_of(in, e->k.cgid, &id);
+		j = job_of(w, &id);
+		if (!j || GROW(best, capbest, w->nj, 4)) {
+			free(best);
+			return -ENOMEM;
+		}
+		at = (size_t)(j - w->j);
+		if (!j->bytes)
+			best[at] = 0;
+		/* several cgroups of one job (its steps, its containers): the step that moved most */
+		if (d > best[at]) {
+			best[at] = d;
+			snprintf(j->id.step, sizeof(j->id.step), "%s", id.step);
+		}
+		j->bytes += d;
+		if (j->uid == JOB_UNKNOWN_UID)
+			j->uid = id.uid != JOB_UNKNOWN_UID ? id.uid : e->v.uid;
+	}
+	free(best);
+	/* the processes seen in the window, each in the job its cgroup names */
+	for (size_t t = 0; t < in->ntasks; t++) {
+		struct job_id id;
+		struct win_job *j;
+
+		if (in->tasks[t].last_ns < in->since_ns)
+			continue;
+		id_of(in, in->tasks[t].k.cgid, &id);
+		j = find_job(w, &id);
+		if (j)
+			j->nprocs++;
+	}
+	for (size_t i = 0; i < w->nj; i++) {
+		w->total += w->j[i].bytes;
+		if (w->j[i].uid != JOB_UNKNOWN_UID)
+			user_name(w->j[i].uid, w->j[i].user, sizeof(w->j[i].user));
 	}
 	for (size_t i = 0; i < w->nj; i++)
-		w->total += w->j[i].bytes;
-	for (size_t i = 0; i < w->nj; i++)
 		w->j[i].share = w->total ? (double)w->j[i].bytes / (double)w->total : -1;
-	/* the processes keep pointing at jobs by index: they are not needed once shared out */
 	if (w->nj > 1)
 		qsort(w->j, w->nj, sizeof(*w->j), by_bytes);
-	w->np = 0;
+	return 0;
+}
+
+void jobs_reset(struct win_jobs *w)
+{
+	w->nj = 0;
+	w->total = 0;
+}
+
+void jobs_free(struct win_jobs *w)
+{
+	free(w->j);
+	memset(w, 0, sizeof(*w));
 }

@@ -1,12 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Whose I/O a window was: the processes that hold files (or their working directory) on the
- * window's mounts, sampled once per tick while it is open, and for -- COMMAND the command's own
- * process tree; each named by its cgroup as a Slurm job, a Kubernetes pod, a systemd unit, or the
- * cgroup path itself. A process's share is its /proc/PID/io delta (wchar for a checkpoint, rchar
- * for a restore) over the window, from when it was first seen. What is never seen (a process
- * that came and went between two samples) is not guessed at: a window with no process is
- * "unknown".
+ * Whose I/O a window was, as the kernel counted it: the bytes each cgroup's processes moved
+ * through NFS's own file write and read on the window's mounts (struct job_io, counted in BPF in
+ * the writer's context, however short it lived), named by the cgroup's path as a Slurm job, a
+ * Kubernetes pod, a systemd unit, or the path itself. Naming needs no privilege: cgroup v2 ids
+ * are the inode numbers of the cgroup directories, which anyone may list.
  */
 #ifndef SLOTSCOPE_JOBS_H
 #define SLOTSCOPE_JOBS_H
@@ -14,66 +12,94 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <sys/types.h>
+#include "engine.h"
 
 #define JOB_UNKNOWN_UID UINT32_MAX
 #define WIN_JOBS_SHOWN 8
 
 struct job_id {
 	const char *kind;		/* "slurm", "kubernetes", "systemd", "cgroup"; "unknown":
-					 * no cgroup to read (no hierarchy mounted) */
+					 * no cgroup v2 hierarchy to name it by */
 	char id[96];			/* job id, pod UID, unit name, or the cgroup path */
 	char step[80];			/* Slurm step, Kubernetes container id; "" when none */
-	uint32_t uid;			/* Slurm v1's uid_N, else JOB_UNKNOWN_UID (the process's) */
+	uint32_t uid;			/* Slurm v1's uid_N, else JOB_UNKNOWN_UID (the writer's) */
 };
 
-/* The job of a cgroup path ("/system.slice/slurmstepd.scope/job_42/step_0/user/task_0"). */
-void job_from_cgroup(const char *path, struct job_id *j);
 /*
- * The path to name a process by, from its /proc/PID/cgroup: the v2 line ("0::PATH"), or on v1
- * the first hierarchy whose path names a job or pod, else name=systemd's, else the first.
- * 0 or -ENOENT.
+ * The job of a cgroup path, recognised only in the layouts the tools themselves create, so no
+ * user can name a cgroup of theirs into another's job: slurmstepd's
+ * /system.slice/[NODE_]slurmstepd.scope/job_N/step_S, Slurm's v1 /slurm[_NODE]/uid_U/job_N/step_S,
+ * kubelet's /kubepods[/QOS]/podUID[/CID] (cgroupfs driver) and
+ * /kubepods.slice[/kubepods-QOS.slice]/kubepods[-QOS]-podUID.slice[/RUNTIME-CID.scope] (systemd
+ * driver); else the outermost systemd service or scope (a unit the system's manager made, not one
+ * inside a user's delegated subtree); else the path.
  */
-int cgroup_path_parse(FILE *f, char *path, size_t len);
+void job_from_cgroup(const char *path, struct job_id *j);
+
+/* cgroup v2 ids to paths, from the hierarchy's directories; bounded */
+#define CGROUPS_MAX 8192
+
+struct cgroups {
+	char root[4096];		/* the cgroup2 mount, as we can open it; "" when none */
+	struct cg_ent {
+		__u64 id;
+		char *path;		/* from the hierarchy's root: "/system.slice/..." */
+		bool gone;		/* not found by the last scan: its directory was removed */
+		double used;		/* CLOCK_MONOTONIC s it was last asked for */
+	} *e;
+	size_t n, cap;
+	double scanned;			/* CLOCK_MONOTONIC s of the last scan; 0: never */
+};
+
+/*
+ * The cgroup2 hierarchy: SYSFS_ROOT/sys/fs/cgroup when it is one (a container given the host's),
+ * else the first in PROCFS_ROOT/proc/self/mountinfo; 0, or -ENOENT when there is none (cgroup v1
+ * alone: no job can be named).
+ */
+int cgroups_init(struct cgroups *c, const char *procfs_root, const char *sysfs_root);
+/* the same at @dir, a cgroup2 hierarchy's root (tests) */
+void cgroups_init_at(struct cgroups *c, const char *dir);
+/*
+ * Learn the paths of @snap's cgroups not known yet: one scan of the hierarchy when some are new,
+ * at most once a second; 0 or -ENOMEM.
+ */
+int cgroups_learn(struct cgroups *c, const struct snapshot *snap, double now);
+/* the path of cgroup @id, or NULL when never seen */
+const char *cgroups_path(const struct cgroups *c, __u64 id);
+/* cgroup @id was seen and its directory is gone */
+bool cgroups_gone(const struct cgroups *c, __u64 id);
+void cgroups_free(struct cgroups *c);
 
 struct win_job {
 	struct job_id id;
-	uint32_t uid;			/* of its first process seen */
+	uint32_t uid;			/* of the writer that made its first count */
 	char user[33];			/* from /etc/passwd; "" when not there */
-	unsigned int nprocs;
-	uint64_t bytes;			/* its processes' io deltas over the window */
-	double share;			/* of every attributed process's bytes; < 0: none moved */
+	unsigned int nprocs;		/* processes seen doing its NFS I/O in the window */
+	uint64_t bytes;			/* through NFS on the window's mounts, in its direction */
+	double share;			/* of every job's bytes; < 0: none moved */
 };
 
 struct win_jobs {
-	struct job_proc {
-		pid_t pid;
-		unsigned long long start;	/* starttime: a reused pid is another process */
-		size_t job;
-		bool have_io;		/* io_first is a real reading: io may be unreadable at first */
-		uint64_t io_first, io_last;
-	} *p;
-	size_t np, capp;
 	struct win_job *j;
 	size_t nj, capj;
-	uint64_t total;			/* bytes over every job (jobs_finish) */
-	unsigned int samples;
+	uint64_t total;			/* bytes over every job */
 };
 
-struct jobs_scan {
-	const char *procfs_root;
-	const char *const *mounts;	/* mount points whose users are wanted */
-	size_t nmounts;
-	pid_t tree;			/* and every descendant of this pid (0: none) */
-	bool writes;			/* wchar (a checkpoint), else rchar (a restore) */
+/* What a window's jobs are made of: its ends, its mounts and direction, who was seen. */
+struct jobs_in {
+	const struct snapshot *from, *to;
+	const __u32 *devs;		/* the window's mounts (kernel dev_t); none: every mount */
+	size_t ndevs;
+	__u32 dir;			/* JOB_WRITE (a checkpoint) or JOB_READ (a restore) */
+	const struct cgroups *cg;	/* NULL: nothing can be named ("unknown") */
+	const struct task_seen *tasks;	/* processes seen, and when */
+	size_t ntasks;
+	__u64 since_ns;			/* the window's start, on the clock of task_seen */
 };
 
+/* The window's jobs, largest first, with their shares; 0 or -ENOMEM. */
+int jobs_of_window(struct win_jobs *w, const struct jobs_in *in);
 void jobs_reset(struct win_jobs *w);
-/* One sample; 0 or -errno (/proc unreadable). Processes we may not look into are skipped. */
-int jobs_sample(struct win_jobs *w, const struct jobs_scan *sc);
-/* Bytes and shares per job, largest first. */
-void jobs_finish(struct win_jobs *w);
 void jobs_free(struct win_jobs *w);
 
 #endif

@@ -248,7 +248,7 @@ int ledger_view(const struct ledger *l, const struct view *iv, const struct moun
 	out->wall = iv->wall;
 	out->tun = iv->tun;
 	memcpy(out->counters, l->counters, sizeof(out->counters));
-	for (int c = CNT_INFLIGHT_FULL; c <= CNT_SESSIONS_FULL; c++)
+	for (int c = CNT_INFLIGHT_FULL; c <= CNT_JOBS_FULL; c++)
 		out->drops += out->counters[c];
 	for (size_t i = 0; i < l->nm; i++)
 		nops += l->m[i].nops;

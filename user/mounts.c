@@ -2,6 +2,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include "mounts.h"
 #include "util.h"
@@ -127,8 +129,72 @@ static int parse_table(FILE *f, void *t)
 	return mounts_parse(f, t);
 }
 
+int mounts_keep_open(struct mount_src *src)
+{
+	char path[4096];
+	int err = root_path(path, sizeof(path), src->procfs_root, "/proc/%s/mountinfo", pid_of(src));
+
+	if (err)
+		return err;
+	src->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (src->fd < 0)
+		return -errno;
+	src->kept = true;
+	return 0;
+}
+
+void mounts_close(struct mount_src *src)
+{
+	if (src->kept)
+		close(src->fd);
+	src->kept = false;
+}
+
+/* the kept file from its start: a seq_file makes the table afresh for a read at offset 0 */
+static int load_kept(const struct mount_src *src, struct mount_table *t)
+{
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	FILE *f;
+	int err = 0;
+
+	if (lseek(src->fd, 0, SEEK_SET) < 0)
+		return -errno;
+	for (;;) {
+		ssize_t n;
+
+		if (GROW(buf, cap, len + 65536, 65536)) {
+			err = -ENOMEM;
+			break;
+		}
+		n = read(src->fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			err = -errno;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	if (!err) {
+		f = fmemopen(buf, len ? len : 1, "r");
+		if (!f)
+			err = -errno;
+		else {
+			if (!len)
+				fgetc(f);
+			err = mounts_parse(f, t);
+			fclose(f);
+		}
+	}
+	free(buf);
+	return err;
+}
+
 int mounts_load(const struct mount_src *src, struct mount_table *t)
 {
+	if (src->kept)
+		return load_kept(src, t);
 	return mounts_parse_file(src, "mountinfo", parse_table, t);
 }
 

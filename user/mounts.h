@@ -29,7 +29,18 @@ int mounts_parse(FILE *f, struct mount_table *t);
 struct mount_src {
 	const char *procfs_root;	/* "/" or a fixture tree */
 	const char *pid;		/* "self" or a pid */
+	/*
+	 * mountinfo kept open (mounts_keep_open): read again from its start each time, it is the
+	 * table as it is then, and no access check is made after the open (a dropped uid or
+	 * capability reads on)
+	 */
+	bool kept;
+	int fd;
 };
+
+/* open @src's mountinfo for every later mounts_load(); 0 or -errno */
+int mounts_keep_open(struct mount_src *src);
+void mounts_close(struct mount_src *src);
 
 /* @src's ROOT/proc/PID/@file opened and handed to @parse, as root_parse() */
 int mounts_parse_file(const struct mount_src *src, const char *file,

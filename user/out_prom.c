@@ -400,7 +400,7 @@ int out_prom(FILE *f, const struct prom_input *in)
 		links(f, in);
 		windows(f, in);
 		family(f, "drops_total", "counter", "Events not counted because a BPF map was full.");
-		for (int c = CNT_INFLIGHT_FULL; c <= CNT_SESSIONS_FULL; c++)
+		for (int c = CNT_INFLIGHT_FULL; c <= CNT_JOBS_FULL; c++)
 			fprintf(f, "slotscope_drops_total{map=\"%s\"} %llu\n", counter_names[c],
 				(unsigned long long)in->cum->counters[c]);
 		family(f, "missed_events_total", "counter",

@@ -9,6 +9,8 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <linux/capability.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include "log.h"
 #include "privs.h"
 #include "util.h"
@@ -49,15 +51,85 @@ int privs_missing(const char **name, bool *sys_admin)
 	return 0;
 }
 
-int privs_drop(const char *user, bool keep_job_caps)
+/* whether @pw may make files in the directory @dirfd and replace its @name there */
+static bool writable_by(int dirfd, const char *name, const struct passwd *pw)
+{
+	gid_t groups[64];
+	int ng = 64;
+	struct stat st, f;
+	mode_t need;
+
+	if (fstat(dirfd, &st))
+		return false;
+	if (st.st_uid == pw->pw_uid)
+		need = S_IWUSR | S_IXUSR;
+	else
+		need = S_IWOTH | S_IXOTH;
+	if (st.st_uid != pw->pw_uid && getgrouplist(pw->pw_name, pw->pw_gid, groups, &ng) >= 0)
+		for (int i = 0; i < ng; i++)
+			if (groups[i] == st.st_gid)
+				need = S_IWGRP | S_IXGRP;
+	if ((st.st_mode & need) != need)
+		return false;
+	/* a sticky directory (/tmp): a file there is replaced only by its owner */
+	return !(st.st_mode & S_ISVTX) || fstatat(dirfd, name, &f, AT_SYMLINK_NOFOLLOW) ||
+	       f.st_uid == pw->pw_uid;
+}
+
+/*
+ * Root with nobody asked for: the user to become, if every output stays writable by it (the
+ * package's own "slotscope", else "nobody"). NULL and @why when uid 0 must stay.
+ */
+static const struct passwd *unprivileged(const struct outfile *outs, size_t nouts, char *why,
+					 size_t len)
 {
 	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
 	struct __user_cap_data_struct d[2] = { { 0 } };
+	const struct passwd *pw = getpwnam("slotscope");
+
+	if (!pw)
+		pw = getpwnam("nobody");
+	if (!pw) {
+		snprintf(why, len, "no user slotscope or nobody to become");
+		return NULL;
+	}
+	/* a container's root may lack them: it then stays who it is, with no capability */
+	if (syscall(SYS_capget, &h, d) || !has_cap(d, CAP_SETUID) || !has_cap(d, CAP_SETGID)) {
+		snprintf(why, len, "no CAP_SETUID and CAP_SETGID to become %s", pw->pw_name);
+		return NULL;
+	}
+	for (size_t i = 0; i < nouts; i++)
+		if (outs[i].dirfd >= 0 && !writable_by(outs[i].dirfd, outs[i].name, pw)) {
+			snprintf(why, len, "%s could not write %s (give %s write access to its "
+				 "directory to run as %s)", pw->pw_name, outs[i].path, pw->pw_name,
+				 pw->pw_name);
+			return NULL;
+		}
+	return pw;
+}
+
+int privs_drop(const char *user, const struct outfile *outs, size_t nouts)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
+	struct __user_cap_data_struct d[2] = { { 0 } };
+	const struct passwd *pw = NULL;
+	char why[512] = "";
 
 	/* no execve of ours regains anything: no setuid bits, no file capabilities */
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)) {
 		pr_err("cannot set no_new_privs: %s\n", strerror(errno));
 		return -errno;
+	}
+	if (user) {
+		pw = getpwnam(user);
+		if (!pw) {
+			pr_err("cannot switch to user %s: no such user\n", user);
+			return -EPERM;
+		}
+	} else if (geteuid() == 0) {
+		pw = unprivileged(outs, nouts, why, sizeof(why));
+		if (!pw)
+			pr_info("staying uid 0 after attach, with no capability: %s\n", why);
 	}
 	/*
 	 * An empty bounding set: even uid 0 gets no capability back at an execve. It takes
@@ -69,34 +141,15 @@ int privs_drop(const char *user, bool keep_job_caps)
 			pr_err("cannot empty the capability bounding set: %s\n", strerror(errno));
 			return -errno;
 		}
-	/*
-	 * Naming a window's jobs reads /proc/PID/{fd,cwd,io} of other users' processes, which takes
-	 * CAP_SYS_PTRACE (and CAP_DAC_READ_SEARCH for their fd directories): kept when held and
-	 * asked for, never regained by an execve (the bounding set is empty).
-	 */
-	if (keep_job_caps) {
-		struct __user_cap_data_struct now[2] = { { 0 } };
-
-		if (!syscall(SYS_capget, &h, now))
-			for (int c = 0; c < 2; c++) {
-				int cap = c ? CAP_DAC_READ_SEARCH : CAP_SYS_PTRACE;
-
-				if (has_cap(now, cap)) {
-					d[cap / 32].effective |= 1u << (cap % 32);
-					d[cap / 32].permitted |= 1u << (cap % 32);
-				}
-			}
+	/* the user's own groups: a group-writable textfile directory stays writable */
+	if (pw && (initgroups(pw->pw_name, pw->pw_gid) || setgid(pw->pw_gid) || setuid(pw->pw_uid))) {
+		pr_err("cannot switch to user %s: %s\n", pw->pw_name, strerror(errno));
+		return -EPERM;
 	}
-	if (user) {
-		const struct passwd *pw = getpwnam(user);
-
-		/* the user's own groups: a group-writable textfile directory stays writable */
-		if (!pw || initgroups(pw->pw_name, pw->pw_gid) || setgid(pw->pw_gid) ||
-		    setuid(pw->pw_uid)) {
-			pr_err("cannot switch to user %s: %s\n", user, strerror(errno));
-			return -EPERM;
-		}
-	}
+	if (pw && !user)
+		pr_info("running as %s (uid %u) after attach, with no capability\n", pw->pw_name,
+			(unsigned)pw->pw_uid);
+	/* nothing kept: the maps are read through their fds, /proc and /sys by anyone */
 	if (syscall(SYS_capset, &h, d)) {
 		pr_err("cannot drop capabilities: %s\n", strerror(errno));
 		return -errno;

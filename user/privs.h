@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
+#include "outfile.h"
 
 /*
  * What loading and attaching needs, whatever the uid: CAP_BPF for maps and programs, CAP_PERFMON
@@ -21,11 +22,12 @@ int privs_missing(const char **name, bool *sys_admin);
 long privs_paranoid(const char *procfs_root);
 /*
  * Once attached, nothing needs a capability: map fds stay usable, links are detached by closing
- * fds. no_new_privs, an empty bounding set, every capability dropped but, with @keep_job_caps,
- * CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH where held (the /proc job scan); @user (NULL: stay)
- * becomes the uid. -errno, said here.
+ * fds, the mount table is read through a file kept open, jobs are named from cgroupfs. So
+ * no_new_privs, an empty bounding set and every capability dropped, in every mode; @user becomes
+ * the uid, and root with no @user becomes "slotscope" (the package's user) or "nobody" when every
+ * output in @outs stays writable by it (else it stays uid 0, and -v says why). -errno, said here.
  */
-int privs_drop(const char *user, bool keep_job_caps);
+int privs_drop(const char *user, const struct outfile *outs, size_t nouts);
 /*
  * Who the command runs as: @user, else the user who ran sudo (SUDO_UID/SUDO_GID, honoured only
  * when we are root), else whoever we are. 0, -ENOENT when there is nobody to become (run as

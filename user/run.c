@@ -21,9 +21,9 @@ static int load_mounts(const struct run *s, struct mount_table *mt)
 	int err = mounts_load(&s->msrc, mt);
 
 	if (err)
-		pr_err("cannot read %s/proc/%s/mountinfo: %s: is /proc mounted%s?\n",
+		pr_err("cannot read %s/proc/%s/mountinfo: %s: is /proc mounted?\n",
 		       strcmp(s->o.procfs_root, "/") ? s->o.procfs_root : "", s->o.mounts_of,
-		       strerror(-err), strcmp(s->o.mounts_of, "self") ? " (and CAP_SYS_PTRACE held)" : "");
+		       strerror(-err));
 	return err;
 }
 
@@ -174,6 +174,9 @@ int run_new(struct run **out, const struct run_opts *o)
 		s->o.mounts_of = "self";
 	s->msrc.procfs_root = s->o.procfs_root;
 	s->msrc.pid = s->o.mounts_of;
+	/* kept open: after the drop, another process's table may not be opened again */
+	if (mounts_keep_open(&s->msrc))
+		pr_debug("cannot keep %s's mountinfo open: it is opened each tick\n", s->o.mounts_of);
 	/* a pod without hostNetwork would map every transport to its own lo or eth0 */
 	if (!mounts_netns_same(&s->msrc, &same_netns) && !same_netns)
 		pr_err("PID %s, whose mounts are read, is in another network namespace: transports "
@@ -244,6 +247,10 @@ int run_main(struct run *s)
 	/* a signal while waiting: no engine, nothing traced */
 	if (!rc && s->e)
 		rc = print_audit(s);
+	if (!rc && s->e && !s->o.win.no_jobs && cgroups_init(&s->cg, s->o.procfs_root, s->o.sysfs_root))
+		pr_warn("no cgroup v2 hierarchy is mounted: a window's jobs cannot be named and show as "
+			"unknown (cgroup v2 is systemd's default; on v1, boot with "
+			"systemd.unified_cgroup_hierarchy=1)\n");
 	if (!rc && s->e && run_trace(s, &rc) && !rc)
 		rc = EXIT_RUNTIME;
 	/* a stopped exporter's numbers would live on in node_exporter as if current */
@@ -261,9 +268,11 @@ void run_free(struct run *s)
 	engine_close(s->e);
 	port_attrs_free(&s->port_attrs);
 	heat_free(&s->heat);
+	cgroups_free(&s->cg);
 	ledger_free(&s->ledger);
 	linkmap_free(&s->links);
 	outputs_close(s);
 	mounts_free(&s->mounts_now);
+	mounts_close(&s->msrc);
 	free(s);
 }

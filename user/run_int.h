@@ -4,6 +4,7 @@
 #define SLOTSCOPE_RUN_INT_H
 
 #include "engine.h"
+#include "jobs.h"
 #include "ledger.h"
 #include "linkmap.h"
 #include "model.h"
@@ -38,6 +39,8 @@ struct run {
 	struct outfile out[OUTS];	/* by enum out_kind; dirfd -1 when not asked for */
 	char kernel[65];		/* uname release, for slotscope_build_info */
 	struct heat_map heat;		/* for --svg */
+	struct cgroups cg;		/* cgroup v2 ids to paths, for the windows' jobs */
+	double jobio_reaped;		/* CLOCK_MONOTONIC s the gone cgroups' counts were last forgotten */
 };
 
 /* a textfile and no command: left running on a node, where NFS comes and goes with the jobs */

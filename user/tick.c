@@ -75,6 +75,9 @@ static int take_now(struct run *r, struct sample *x, const char *what)
 		pr_debug("cannot read mountinfo: mount points left out\n");
 	if (!r->o.no_rdma && linkmap_update(&r->links, &x->snap))
 		pr_debug("out of memory: some transports' links are unknown this time\n");
+	/* a short job's cgroup may be gone by the window's end: its path is learned now */
+	if (!r->o.win.no_jobs && cgroups_learn(&r->cg, &x->snap, clock_s(CLOCK_MONOTONIC)))
+		pr_debug("out of memory: some cgroups are not named\n");
 	return 0;
 }
 
@@ -91,27 +94,6 @@ static struct model_in model_in(const struct run *r, enum view_span span, const 
 	};
 
 	return in;
-}
-
-static void report_window(struct run *r, const struct window *w)
-{
-	struct sample a = { .snap = w->start, .links = w->lstart };
-	struct sample b = { .snap = w->last, .links = w->llast };
-	struct window_peak peaks[WINDOW_SAT_MAX];
-	struct model_in in = model_in(r, SPAN_WINDOW, &a, &b);
-	struct window_view cv;
-	struct model_out m;
-
-	in.peaks = peaks;
-	in.npeaks = window_peaks(w, peaks);
-	if (model_build(&in, &m))
-		return;
-	window_view(w, &m.view, &cv);
-	if (r->o.json)
-		out_window_json(stdout, &m.view, &cv);
-	else if (log_level > LOG_QUIET)
-		out_window_text(stdout, &m.view, &cv);
-	model_out_free(&m);
 }
 
 /*
@@ -152,32 +134,87 @@ static int trace_begin(struct run *r, struct trace *t, int *rc)
 			return -errno;
 		}
 	}
-	err = privs_drop(r->o.user, !r->o.win.no_jobs && !r->o.user);
+	err = privs_drop(r->o.user, r->out, OUTS);
 	return err ? err : outputs_check(r);
 }
 
 /*
- * The processes behind an open window: those using the mounts that moved its kind's bytes in
- * this interval (every NFS mount of the view when none did), and the command's tree.
+ * The jobs of window @w (its view @v): the kernel's counts of NFS file I/O in its direction on
+ * the mounts that moved its bytes (every mount when none can be told), per cgroup, named.
  */
-static void sample_jobs(struct run *r, struct trace *t, struct window *w, const struct view *v)
+static void window_jobs(struct run *r, struct window *w, const struct view *v)
 {
-	const char *mnts[64];
-	struct jobs_scan sc = { .procfs_root = r->o.procfs_root, .mounts = mnts,
-				.tree = t->child > 0 ? t->child : 0, .writes = w->kind == WIN_CHECKPOINT };
+	__u32 dir = w->kind == WIN_CHECKPOINT ? JOB_WRITE : JOB_READ, devs[64];
+	struct jobs_in in = { .from = &w->start, .to = &w->last, .devs = devs, .dir = dir,
+			      .cg = r->cg.root[0] ? &r->cg : NULL, .since_ns = w->start.ts_ns };
+	struct task_seen *tasks = NULL;
 
 	if (r->o.win.no_jobs)
 		return;
-	for (int pass = 0; pass < 2 && !sc.nmounts; pass++)
-		for (size_t i = 0; i < v->nmounts && sc.nmounts < 64; i++) {
-			const struct mount_total *m = &v->mounts[i];
-			__u64 b = w->kind == WIN_CHECKPOINT ? m->bytes_written : m->bytes_read;
+	for (size_t i = 0; i < v->nmounts && in.ndevs < 64; i++) {
+		const struct mount_total *t = &v->mounts[i];
+		const struct nfs_mount *m = t->mountpoint ? mounts_by_path(&r->mounts_now, t->mountpoint) : NULL;
 
-			if (m->mountpoint && (b || pass))
-				mnts[sc.nmounts++] = m->mountpoint;
-		}
-	if (jobs_sample(&w->jobs, &sc))
-		pr_debug("cannot list processes: the window's jobs are unknown\n");
+		if (m && (dir == JOB_WRITE ? t->bytes_written : t->bytes_read))
+			devs[in.ndevs++] = m->major << 20 | m->minor;
+	}
+	if (engine_tasks(r->e, &tasks, &in.ntasks))
+		pr_debug("cannot read the processes seen: a window's jobs show none\n");
+	in.tasks = tasks;
+	if (jobs_of_window(&w->ended_jobs, &in))
+		pr_debug("out of memory: a window's jobs are left out\n");
+	free(tasks);
+}
+
+static void report_window(struct run *r, struct window *w)
+{
+	struct sample a = { .snap = w->start, .links = w->lstart };
+	struct sample b = { .snap = w->last, .links = w->llast };
+	struct window_peak peaks[WINDOW_SAT_MAX];
+	struct model_in in = model_in(r, SPAN_WINDOW, &a, &b);
+	struct window_view cv;
+	struct model_out m;
+
+	in.peaks = peaks;
+	in.npeaks = window_peaks(w, peaks);
+	if (model_build(&in, &m))
+		return;
+	window_jobs(r, w, &m.view);
+	window_view(w, &m.view, &cv);
+	if (r->o.json)
+		out_window_json(stdout, &m.view, &cv);
+	else if (log_level > LOG_QUIET)
+		out_window_text(stdout, &m.view, &cv);
+	model_out_free(&m);
+}
+
+/*
+ * The counts of cgroups that are gone, once their last bytes were reported (unchanged since the
+ * last tick, no window open to compare with them): the map then holds the live jobs, however
+ * many come and go. At most every 30 s.
+ */
+static void reap_jobio(struct run *r, const struct trace *t, const struct sample *cur)
+{
+	struct job_key gone[256];
+	size_t n = 0;
+	double now = clock_s(CLOCK_MONOTONIC);
+
+	if (now - r->jobio_reaped < 30 || !r->cg.root[0])
+		return;
+	for (int k = 0; k < WIN_KINDS; k++)
+		if (t->win[k].active)
+			return;
+	r->jobio_reaped = now;
+	for (size_t i = 0; i < cur->snap.njobio && n < 256; i++) {
+		const struct jobio_snap *e = &cur->snap.jobio[i];
+		bool same = false;
+
+		for (size_t j = 0; j < t->prev.snap.njobio && !same; j++)
+			same = !memcmp(&t->prev.snap.jobio[j], e, sizeof(*e));
+		if (same && cgroups_gone(&r->cg, e->k.cgid))
+			gone[n++] = e->k;
+	}
+	engine_forget_jobio(r->e, gone, n);
 }
 
 /* the interval from t->prev to @cur, with the textfile's sums when there is a textfile */
@@ -213,20 +250,19 @@ static int trace_tick(struct run *r, struct trace *t)
 			out_text(stdout, v);
 		if (r->o.svg_file && heat_add(&r->heat, v))
 			pr_debug("out of memory: an interval left out of the heat map\n");
-		for (int k = 0; k < WIN_KINDS; k++) {
+		for (int k = 0; k < WIN_KINDS; k++)
 			ev[k] = window_step(&t->win[k], v, &t->prev.snap, &cur.snap, &t->prev.links,
 					    &cur.links, v->wall);
-			if (t->win[k].active)
-				sample_jobs(r, t, &t->win[k], v);
-		}
+		/* before the textfile: it names the last window's job */
+		for (int k = 0; k < WIN_KINDS; k++)
+			if (ev[k] == WIN_ENDED)
+				report_window(r, &t->win[k]);
 		if (m.have_totals) {
 			model_keep_sums(&m, &r->ledger);
 			outputs_prom(r, &m.totals, v, t->win);
 		}
-		for (int k = 0; k < WIN_KINDS; k++)
-			if (ev[k] == WIN_ENDED)
-				report_window(r, &t->win[k]);
 		model_out_free(&m);
+		reap_jobio(r, t, &cur);
 	} else {
 		pr_debug("out of memory: an interval left out\n");
 	}

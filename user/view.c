@@ -10,6 +10,7 @@ const char *const wait_kind_names[WAIT_KINDS] = { "slot", "send", "session", "de
 const char *const stage_names[STAGES] = { "queue", "rtt", "execute" };
 const char *const counter_names[NCOUNTERS] = {
 	"inflight_full", "waiters_full", "xprts_full", "ops_full", "clients_full", "sessions_full",
+	"jobs_full",
 	"preattach_release", "backchannel_release", "recursion_misses",
 };
 

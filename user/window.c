@@ -77,15 +77,8 @@ static void window_ended(struct window *c)
 	c->ended = c->cur;
 	c->ended_wall = c->end_wall;
 	memset(&c->quiet_sums, 0, sizeof(c->quiet_sums));
-	/* the open window's samples become the last window's; the next one starts empty */
-	{
-		struct win_jobs t = c->ended_jobs;
-
-		jobs_finish(&c->jobs);
-		c->ended_jobs = c->jobs;
-		c->jobs = t;
-		jobs_reset(&c->jobs);
-	}
+	/* its jobs are named by the caller, from the kernel's counts (jobs_of_window) */
+	jobs_reset(&c->ended_jobs);
 }
 
 enum window_event window_step(struct window *c, const struct view *v, const struct snapshot *prev,
@@ -129,7 +122,6 @@ enum window_event window_step(struct window *c, const struct view *v, const stru
 			return WIN_NONE;
 		c->active = true;
 		c->mixed = other;
-		jobs_reset(&c->jobs);
 		c->quiet = 0;
 		c->start_wall = now_wall - v->interval_s;
 		c->end_wall = now_wall;
@@ -219,6 +211,5 @@ const struct window_sat_view *window_view_sat(const struct window_view *cv, __u6
 void window_free(struct window *c)
 {
 	drop_window(c);
-	jobs_free(&c->jobs);
 	jobs_free(&c->ended_jobs);
 }

@@ -48,8 +48,7 @@ struct window {
 	double threshold_Bps, other_Bps;	/* this kind's, and the other's (mixed) */
 	bool mixed;			/* the open (or last) window crossed the other threshold too */
 	bool quiet_other;		/* ...in its quiet tail, which counts if it turns busy again */
-	struct win_jobs jobs;		/* the open window's, sampled while it lasts */
-	struct win_jobs ended_jobs;	/* the last completed window's, shares computed */
+	struct win_jobs ended_jobs;	/* the last completed window's (its caller names them) */
 	__u64 started;			/* windows begun, the open one included */
 	struct window_sums total;		/* over every window, the open one's busy part included */
 	struct window_sums cur;		/* the open (or last) window */

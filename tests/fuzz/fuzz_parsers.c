@@ -60,15 +60,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(conns);
 		free(copy);
 	}
-	f = fmemopen((void *)data, size, "r");
-	if (f) {
-		char path[1024];
-		struct job_id j;
-
-		if (cgroup_path_parse(f, path, sizeof(path)) == 0)
-			job_from_cgroup(path, &j);
-		fclose(f);
-	}
 	copy = malloc(size + 1);
 	if (copy) {
 		struct job_id j;

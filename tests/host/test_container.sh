@@ -13,7 +13,9 @@ out=$("$O/slotscope" $cf --version 2>&1); rc=$?
 [ $rc = 0 ] && [ "${out%% *}" = slotscope ] && ok "their options parse: $out" || bad "slotscope $cf: exit $rc: $out"
 "$O/slotscope" $cf --mounts-ofx 1 --version >/dev/null 2>&1
 [ $? = 64 ] && ok "a misspelt option would fail (64)" || bad "a misspelt option was accepted"
-for c in BPF PERFMON SYS_PTRACE; do
+grep -q '"SYS_PTRACE"' "$top/tools/container/daemonset.yaml" && bad "DaemonSet adds SYS_PTRACE (as strong as root)" ||
+	ok "DaemonSet without SYS_PTRACE"
+for c in BPF PERFMON; do
 	grep -q "\"$c\"" "$top/tools/container/daemonset.yaml" && ok "DaemonSet adds CAP_$c" || bad "DaemonSet lacks $c"
 done
 grep -q 'drop: \["ALL"\]' "$top/tools/container/daemonset.yaml" && ok "DaemonSet drops every other capability" || bad "DaemonSet keeps capabilities"
@@ -27,9 +29,9 @@ grep -q '^        - operator: Exists$' "$top/tools/container/daemonset.yaml" && 
 if command -v unshare >/dev/null && unshare -n true 2>/dev/null; then
 	d=$(mktemp -d)
 	# shellcheck disable=SC2086
-	timeout 3 unshare -n "$O/slotscope" ${ds/\/textfile/$d} --procfs-root / 2>"$d/other.err"
+	timeout 3 unshare -n "$O/slotscope" ${ds/\/textfile/$d} --procfs-root / --sysfs-root / 2>"$d/other.err"
 	# shellcheck disable=SC2086
-	timeout 3 "$O/slotscope" ${ds/\/textfile/$d} --procfs-root / 2>"$d/host.err"
+	timeout 3 "$O/slotscope" ${ds/\/textfile/$d} --procfs-root / --sysfs-root / 2>"$d/host.err"
 	n=$(grep -c 'whose mounts are read, is in another network namespace: .*hostNetwork: true' "$d/other.err")
 	[ "$n" = 1 ] && ok "another network namespace: said in one line" || bad "another network namespace: $(cat "$d/other.err")"
 	grep -q 'network namespace' "$d/host.err" && bad "the host's namespace taken for another" || ok "the host's network namespace: nothing said"

@@ -51,8 +51,8 @@ static void test_audit(void **state)
 	const struct audit_mount *m;
 
 	(void)state;
-	assert_int_equal(mounts_load(&(struct mount_src){ ROOT, "self" }, &mt), 0);
-	assert_int_equal(audit_load(&a, ROOT, &(struct mount_src){ ROOT, "self" }, &mt), 0);
+	assert_int_equal(mounts_load(&(struct mount_src){ .procfs_root = ROOT, .pid = "self" }, &mt), 0);
+	assert_int_equal(audit_load(&a, ROOT, &(struct mount_src){ .procfs_root = ROOT, .pid = "self" }, &mt), 0);
 	assert_true(a.have_sysfs);
 	assert_int_equal(a.nx, 5);
 	assert_int_equal(a.tcp_max_slots, 65536);
@@ -93,7 +93,7 @@ static void test_no_sysfs(void **state)
 	FILE *f = open_memstream(&buf, &len);
 
 	(void)state;
-	assert_int_equal(audit_load(&a, FIXTURES "/nonexistent", &(struct mount_src){ FIXTURES "/nonexistent", "self" }, &mt), 0);
+	assert_int_equal(audit_load(&a, FIXTURES "/nonexistent", &(struct mount_src){ .procfs_root = FIXTURES "/nonexistent", .pid = "self" }, &mt), 0);
 	assert_false(a.have_sysfs);
 	assert_int_equal(a.tcp_max_slots, -1);
 	audit_print(f, &a);

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Whose window it was: cgroup paths as Slurm, kubelet and systemd lay them out, and the process
- * scan on a /proc tree built here (files, and symlinks for cwd and fds as the kernel shows them). */
+/*
+ * Whose window it was: cgroup paths as slurmstepd, Slurm's v1 plugin, kubelet and systemd lay
+ * them out (and paths a user may make that must not pass for them), cgroup ids resolved from a
+ * directory tree made here, and a window's jobs from the kernel's counts in two snapshots.
+ */
 #include <stdarg.h>
 #include <stddef.h>
 #include <errno.h>
@@ -27,165 +30,213 @@ static void want(const char *path, const char *kind, const char *id, const char 
 static void test_paths(void **state)
 {
 	(void)state;
-	/* Slurm, cgroup v2 (slurmstepd's scope) and v1 (uid and job in the path) */
+	/* Slurm, cgroup v2 (slurmstepd's scope, with or without a node prefix) and v1 */
 	want("/system.slice/slurmstepd.scope/job_4242/step_0/user/task_0", "slurm", "4242", "0", JOB_UNKNOWN_UID);
-	want("/system.slice/slurmstepd.scope/job_77/step_batch/user/task_special", "slurm", "77", "batch",
+	want("/system.slice/node3_slurmstepd.scope/job_77/step_batch/user/task_special", "slurm", "77", "batch",
 	     JOB_UNKNOWN_UID);
+	want("/system.slice/slurmstepd.scope/job_9", "slurm", "9", "", JOB_UNKNOWN_UID);
 	want("/slurm/uid_1000/job_123/step_extern/task_0", "slurm", "123", "extern", 1000);
-	/* not a job: "job_" must be followed by a number and end the component */
-	want("/system.slice/job_runner.service", "systemd", "job_runner.service", "", JOB_UNKNOWN_UID);
 	/* kubelet, systemd driver: the pod UID with '_' for '-', the container after its runtime */
 	want("/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod3f1c2a4e_5b6d_4e7f_8a9b_0c1d2e3f4a5b.slice/"
 	     "cri-containerd-0123456789abcdef.scope",
 	     "kubernetes", "3f1c2a4e-5b6d-4e7f-8a9b-0c1d2e3f4a5b", "0123456789abcdef", JOB_UNKNOWN_UID);
-	/* cgroupfs driver, a guaranteed pod (no QoS level) */
+	want("/kubepods.slice/kubepods-pod3f1c2a4e_5b6d.slice/crio-fedcba.scope", "kubernetes", "3f1c2a4e-5b6d",
+	     "fedcba", JOB_UNKNOWN_UID);
+	/* cgroupfs driver: a guaranteed pod (no QoS level), a besteffort one */
 	want("/kubepods/pod3f1c2a4e-5b6d-4e7f-8a9b-0c1d2e3f4a5b/fedcba9876543210", "kubernetes",
 	     "3f1c2a4e-5b6d-4e7f-8a9b-0c1d2e3f4a5b", "fedcba9876543210", JOB_UNKNOWN_UID);
-	/* systemd: the innermost service or scope */
+	want("/kubepods/besteffort/podabc/0123", "kubernetes", "abc", "0123", JOB_UNKNOWN_UID);
+	/* systemd: the outermost service or scope, the one the system's manager made */
 	want("/system.slice/ckpt-writer.service", "systemd", "ckpt-writer.service", "", JOB_UNKNOWN_UID);
-	want("/user.slice/user-1000.slice/user@1000.service/app.slice/run-r1.scope", "systemd", "run-r1.scope", "",
-	     JOB_UNKNOWN_UID);
+	want("/user.slice/user-1000.slice/user@1000.service/app.slice/run-r1.scope", "systemd",
+	     "user@1000.service", "", JOB_UNKNOWN_UID);
 	/* anything else is its path */
 	want("/batch/train7", "cgroup", "/batch/train7", "", JOB_UNKNOWN_UID);
 	want("/", "cgroup", "/", "", JOB_UNKNOWN_UID);
 }
 
-static void parse(const char *text, const char *expect)
-{
-	char path[256];
-	FILE *f = fmemopen((void *)text, strlen(text), "r");
-
-	if (!expect)
-		assert_int_equal(cgroup_path_parse(f, path, sizeof(path)), -ENOENT);
-	else {
-		assert_int_equal(cgroup_path_parse(f, path, sizeof(path)), 0);
-		assert_string_equal(path, expect);
-	}
-	fclose(f);
-}
-
-static void test_cgroup_file(void **state)
+/* what a user may make in a delegated subtree, or anywhere else, is not a job or a pod */
+static void test_not_forged(void **state)
 {
 	(void)state;
-	parse("0::/system.slice/slurmstepd.scope/job_9/step_0\n", "/system.slice/slurmstepd.scope/job_9/step_0");
-	/* v1: the hierarchy that names the job, wherever it is listed */
-	parse("12:memory:/user.slice\n11:freezer:/slurm/uid_0/job_5/step_0\n1:name=systemd:/user.slice/x.scope\n",
-	      "/slurm/uid_0/job_5/step_0");
-	/* v1 without a job: systemd's own hierarchy */
-	parse("3:cpu,cpuacct:/\n1:name=systemd:/system.slice/nfs-ckpt.service\n", "/system.slice/nfs-ckpt.service");
-	/* hybrid: the v2 line wins over systemd's, not over a v1 hierarchy that names the job */
-	parse("1:name=systemd:/a.scope\n0::/b.scope\n", "/b.scope");
-	parse("4:freezer:/slurm/uid_7/job_8/step_0\n1:name=systemd:/a.scope\n0::/user.slice\n",
-	      "/slurm/uid_7/job_8/step_0");
-	parse("", NULL);
-	parse("garbage\n", NULL);
+	want("/user.slice/user-1000.slice/user@1000.service/app.slice/job_4242", "systemd",
+	     "user@1000.service", "", JOB_UNKNOWN_UID);
+	want("/user.slice/user-1000.slice/user@1000.service/slurmstepd.scope/job_5/step_0", "systemd",
+	     "user@1000.service", "", JOB_UNKNOWN_UID);
+	want("/system.slice/job_runner.service", "systemd", "job_runner.service", "", JOB_UNKNOWN_UID);
+	want("/system.slice/slurmstepd.scope/job_x1", "systemd", "slurmstepd.scope", "", JOB_UNKNOWN_UID);
+	want("/mine/kubepods/podabc/1", "cgroup", "/mine/kubepods/podabc/1", "", JOB_UNKNOWN_UID);
+	want("/mine/slurm/uid_0/job_1", "cgroup", "/mine/slurm/uid_0/job_1", "", JOB_UNKNOWN_UID);
+	want("/kubepods.slice/kubepods-besteffort.slice/kubepods-burstable-podabc.slice", "cgroup",
+	     "/kubepods.slice/kubepods-besteffort.slice/kubepods-burstable-podabc.slice", "", JOB_UNKNOWN_UID);
+	want("/user.slice/user-1000.slice/user@1000.service/kubepods.slice/kubepods-podabc.slice",
+	     "systemd", "user@1000.service", "", JOB_UNKNOWN_UID);
 }
 
 static char root[64];
 
-static void put(const char *rel, const char *text)
+static __u64 mkcg(const char *rel)
 {
 	char path[512];
-	FILE *f;
+	struct stat st;
 
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
+	snprintf(path, sizeof(path), "%s%s", root, rel);
+	assert_int_equal(mkdir(path, 0755), 0);
+	assert_int_equal(stat(path, &st), 0);
+	return st.st_ino;
 }
 
-static void proc(int pid, int ppid, const char *cgroup, unsigned long long wchar, const char *cwd,
-		 const char *fd3)
+static void rmcg(const char *rel)
 {
-	char rel[128], text[512];
+	char path[512];
 
-	snprintf(rel, sizeof(rel), "%s/proc/%d", root, pid);
-	mkdir(rel, 0755);
-	snprintf(rel, sizeof(rel), "%s/proc/%d/fd", root, pid);
-	mkdir(rel, 0755);
-	/* a command name with ") " in it: stat is read from its last ')' */
-	snprintf(rel, sizeof(rel), "proc/%d/stat", pid);
-	snprintf(text, sizeof(text), "%d (dd) x) S %d 1 1 0 -1 4194304 0 0 0 0 0 0 0 0 20 0 1 0 %d 0 0\n",
-		 pid, ppid, 1000 + pid);
-	put(rel, text);
-	snprintf(rel, sizeof(rel), "proc/%d/cgroup", pid);
-	put(rel, cgroup);
-	snprintf(rel, sizeof(rel), "proc/%d/io", pid);
-	snprintf(text, sizeof(text), "rchar: 7\nwchar: %llu\nsyscr: 1\n", wchar);
-	put(rel, text);
-	snprintf(rel, sizeof(rel), "proc/%d/status", pid);
-	put(rel, "Name:\tdd\nUid:\t0\t0\t0\t0\n");
-	snprintf(rel, sizeof(rel), "%s/proc/%d/cwd", root, pid);
-	unlink(rel);
-	assert_int_equal(symlink(cwd, rel), 0);
-	if (fd3) {
-		snprintf(rel, sizeof(rel), "%s/proc/%d/fd/3", root, pid);
-		unlink(rel);
-		assert_int_equal(symlink(fd3, rel), 0);
-	}
+	snprintf(path, sizeof(path), "%s%s", root, rel);
+	assert_int_equal(rmdir(path), 0);
 }
 
-static void test_scan(void **state)
+struct fx {
+	struct snapshot a, b;
+	struct jobio_snap ja[8], jb[8];
+};
+
+static void io(struct jobio_snap *e, __u64 cgid, __u32 dev, __u32 dir, __u64 bytes, __u32 uid)
 {
-	const char *mnts[] = { "/mnt/ckpt" };
-	struct jobs_scan sc = { .mounts = mnts, .nmounts = 1, .writes = true };
+	e->k = (struct job_key){ .cgid = cgid, .dev = dev, .dir = dir };
+	e->v = (struct job_io){ .bytes = bytes, .calls = bytes / 65536, .uid = uid };
+}
+
+static void test_window_jobs(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	struct cgroups cg;
 	struct win_jobs w = { 0 };
-	char path[128];
+	struct task_seen tasks[5];
+	__u32 devs[] = { 33 };
+	__u64 slurm, step1, pod, mine;
+	struct jobs_in in;
 
 	(void)state;
-	snprintf(root, sizeof(root), "/tmp/slotscope-jobs-XXXXXX");
+	snprintf(root, sizeof(root), "/tmp/slotscope-cg-XXXXXX");
 	assert_non_null(mkdtemp(root));
-	snprintf(path, sizeof(path), "%s/proc", root);
-	mkdir(path, 0755);
-	sc.procfs_root = root;
-	/* job 7: a writer with a file open on the mount, one working in it */
-	proc(100, 1, "0::/system.slice/slurmstepd.scope/job_7/step_0/user/task_0\n", 1000, "/", "/mnt/ckpt/a (deleted)");
-	proc(101, 1, "0::/system.slice/slurmstepd.scope/job_7/step_0/user/task_1\n", 5000, "/mnt/ckpt/run", NULL);
-	/* a pod writing elsewhere (/mnt/ckptold is another mount), and the command's child */
-	proc(200, 1, "0::/kubepods/besteffort/pod11111111-2222-3333-4444-555555555555/abc\n", 0, "/mnt/ckptold", NULL);
-	proc(300, 1, "0::/user.slice/user-0.slice/session-1.scope\n", 0, "/", NULL);
-	proc(301, 300, "0::/user.slice/user-0.slice/session-1.scope\n", 100, "/", NULL);
-	assert_int_equal(jobs_sample(&w, &sc), 0);
-	/* later: the job wrote more; the command's tree is asked for too */
-	proc(100, 1, "0::/system.slice/slurmstepd.scope/job_7/step_0/user/task_0\n", 3000, "/", "/mnt/ckpt/a (deleted)");
-	proc(101, 1, "0::/system.slice/slurmstepd.scope/job_7/step_0/user/task_1\n", 6000, "/mnt/ckpt/run", NULL);
-	proc(301, 300, "0::/user.slice/user-0.slice/session-1.scope\n", 1100, "/", NULL);
-	sc.tree = 300;
-	assert_int_equal(jobs_sample(&w, &sc), 0);
-	jobs_finish(&w);
-	assert_int_equal(w.samples, 2);
+	mkcg("/system.slice");
+	mkcg("/system.slice/slurmstepd.scope");
+	slurm = mkcg("/system.slice/slurmstepd.scope/job_4242");
+	step1 = mkcg("/system.slice/slurmstepd.scope/job_4242/step_1");
+	mkcg("/kubepods");
+	pod = mkcg("/kubepods/podabc");
+	mkcg("/user.slice");
+	mine = mkcg("/user.slice/job_4242");
+	cgroups_init_at(&cg, root);
+	/* the kernel's counts: the job's two cgroups on the window's mount, the pod on another
+	 * mount, reads, a user's look-alike cgroup */
+	io(&f->ja[0], slurm, 33, JOB_WRITE, 1000, 1000);
+	f->a.jobio = f->ja;
+	f->a.njobio = 1;
+	f->a.ts_ns = 5000;
+	io(&f->jb[0], slurm, 33, JOB_WRITE, 1000 + 4000, 1000);
+	io(&f->jb[1], step1, 33, JOB_WRITE, 6000, 1000);
+	io(&f->jb[2], pod, 34, JOB_WRITE, 9000, 0);
+	io(&f->jb[3], slurm, 33, JOB_READ, 7777, 1000);
+	io(&f->jb[4], mine, 33, JOB_WRITE, 2000, 1000);
+	f->b.jobio = f->jb;
+	f->b.njobio = 5;
+	assert_int_equal(cgroups_learn(&cg, &f->b, 10), 0);
+	assert_string_equal(cgroups_path(&cg, step1), "/system.slice/slurmstepd.scope/job_4242/step_1");
+	/* processes: two of the job's seen in the window, one before it; one of the user's */
+	tasks[0] = (struct task_seen){ .k = { .cgid = slurm, .tgid = 10 }, .last_ns = 6000 };
+	tasks[1] = (struct task_seen){ .k = { .cgid = step1, .tgid = 11 }, .last_ns = 7000 };
+	tasks[2] = (struct task_seen){ .k = { .cgid = slurm, .tgid = 12 }, .last_ns = 4000 };
+	tasks[3] = (struct task_seen){ .k = { .cgid = mine, .tgid = 13 }, .last_ns = 9000 };
+	tasks[4] = (struct task_seen){ .k = { .cgid = pod, .tgid = 14 }, .last_ns = 9000 };
+	in = (struct jobs_in){ .from = &f->a, .to = &f->b, .devs = devs, .ndevs = 1, .dir = JOB_WRITE,
+			       .cg = &cg, .tasks = tasks, .ntasks = 5, .since_ns = 5000 };
+	assert_int_equal(jobs_of_window(&w, &in), 0);
 	assert_int_equal(w.nj, 2);
 	assert_string_equal(w.j[0].id.kind, "slurm");
-	assert_string_equal(w.j[0].id.id, "7");
+	assert_string_equal(w.j[0].id.id, "4242");
+	/* its step: the cgroup that moved most of its bytes */
+	assert_string_equal(w.j[0].id.step, "1");
+	assert_int_equal(w.j[0].bytes, 4000 + 6000);
 	assert_int_equal(w.j[0].nprocs, 2);
-	assert_int_equal(w.j[0].bytes, 3000);
-	assert_int_equal(w.j[0].uid, 0);
-	assert_true(w.j[0].share == 1.0);
-	assert_true(w.j[1].share == 0.0);
-	/* the command's tree: seen from the second sample, its bytes since */
-	assert_string_equal(w.j[1].id.kind, "systemd");
-	assert_string_equal(w.j[1].id.id, "session-1.scope");
-	assert_int_equal(w.j[1].nprocs, 2);
-	assert_int_equal(w.j[1].bytes, 0);
+	assert_int_equal(w.j[0].uid, 1000);
+	assert_string_equal(w.j[1].id.kind, "cgroup");
+	assert_string_equal(w.j[1].id.id, "/user.slice/job_4242");
+	assert_int_equal(w.j[1].bytes, 2000);
+	assert_int_equal(w.total, 12000);
+	assert_true(w.j[0].share > 0.83 && w.j[0].share < 0.84);
+	/* every mount: the pod too */
+	in.ndevs = 0;
+	assert_int_equal(jobs_of_window(&w, &in), 0);
+	assert_int_equal(w.nj, 3);
+	assert_string_equal(w.j[1].id.kind, "kubernetes");
+	assert_string_equal(w.j[1].id.id, "abc");
+	assert_int_equal(w.j[1].nprocs, 1);
+	/* reads for a restore */
+	in.dir = JOB_READ;
+	assert_int_equal(jobs_of_window(&w, &in), 0);
+	assert_int_equal(w.nj, 1);
+	assert_int_equal(w.j[0].bytes, 7777);
+	/* a short job's cgroup removed after it was learned: still named, and known gone */
+	rmcg("/system.slice/slurmstepd.scope/job_4242/step_1");
+	io(&f->jb[5], 999999999, 33, JOB_WRITE, 1, 0);	/* a cgroup made since: a scan */
+	f->b.njobio = 6;
+	assert_int_equal(cgroups_learn(&cg, &f->b, 20), 0);
+	assert_true(cgroups_gone(&cg, step1));
+	assert_false(cgroups_gone(&cg, slurm));
+	assert_string_equal(cgroups_path(&cg, step1), "/system.slice/slurmstepd.scope/job_4242/step_1");
+	/* nothing to name them by: unknown */
+	in.dir = JOB_WRITE;
+	in.cg = NULL;
+	assert_int_equal(jobs_of_window(&w, &in), 0);
+	assert_int_equal(w.nj, 1);
+	assert_string_equal(w.j[0].id.kind, "unknown");
 	jobs_free(&w);
-	/* a window with nobody on its mounts */
-	mnts[0] = "/mnt/none";
-	sc.tree = 0;
-	assert_int_equal(jobs_sample(&w, &sc), 0);
-	jobs_finish(&w);
-	assert_int_equal(w.nj, 0);
-	jobs_free(&w);
-	snprintf(path, sizeof(path), "rm -rf %s", root);
-	assert_int_equal(system(path), 0);
+	cgroups_free(&cg);
+	rmcg("/user.slice/job_4242");
+	rmcg("/user.slice");
+	rmcg("/kubepods/podabc");
+	rmcg("/kubepods");
+	rmcg("/system.slice/slurmstepd.scope/job_4242");
+	rmcg("/system.slice/slurmstepd.scope");
+	rmcg("/system.slice");
+	rmdir(root);
+	free(f);
+}
+
+/* a fork loop's cgroups: the table stays bounded, the oldest forgotten */
+static void test_bounded(void **state)
+{
+	struct cgroups cg;
+	struct snapshot s = { 0 };
+	struct jobio_snap e = { 0 };
+
+	(void)state;
+	snprintf(root, sizeof(root), "/tmp/slotscope-cg-XXXXXX");
+	assert_non_null(mkdtemp(root));
+	cgroups_init_at(&cg, root);
+	s.jobio = &e;
+	s.njobio = 1;
+	for (int i = 0; i < CGROUPS_MAX + 100; i++) {
+		char rel[32];
+
+		snprintf(rel, sizeof(rel), "/c%d", i);
+		e.k.cgid = mkcg(rel);
+		assert_int_equal(cgroups_learn(&cg, &s, 100 + 2 * i), 0);
+		assert_true(cg.n <= CGROUPS_MAX);
+		rmcg(rel);
+	}
+	assert_non_null(cgroups_path(&cg, e.k.cgid));
+	cgroups_free(&cg);
+	rmdir(root);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_paths),
-		cmocka_unit_test(test_cgroup_file),
-		cmocka_unit_test(test_scan),
+		cmocka_unit_test(test_not_forged),
+		cmocka_unit_test(test_window_jobs),
+		cmocka_unit_test(test_bounded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

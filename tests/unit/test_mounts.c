@@ -17,7 +17,7 @@ static void test_fixture(void **state)
 	const struct nfs_mount *m;
 
 	(void)state;
-	assert_int_equal(mounts_load(&(struct mount_src){ FIXTURES, "self" }, &t), 0);
+	assert_int_equal(mounts_load(&(struct mount_src){ .procfs_root = FIXTURES, .pid = "self" }, &t), 0);
 	assert_int_equal(t.n, 3);	/* tmpfs and proc are not NFS */
 	m = mounts_by_path(&t, "/mnt/a");
 	assert_non_null(m);
@@ -53,7 +53,7 @@ static void test_missing_root(void **state)
 	struct mount_table t;
 
 	(void)state;
-	assert_int_equal(mounts_load(&(struct mount_src){ "/nonexistent-root", "self" }, &t), -2);
+	assert_int_equal(mounts_load(&(struct mount_src){ .procfs_root = "/nonexistent-root", .pid = "self" }, &t), -2);
 }
 
 /* --mounts-of 1: a container reading the host's mount table through the host's /proc */
@@ -63,13 +63,13 @@ static void test_mounts_of_pid(void **state)
 	char fstype[16];
 
 	(void)state;
-	assert_int_equal(mounts_load(&(struct mount_src){ FIXTURES, "1" }, &t), 0);
+	assert_int_equal(mounts_load(&(struct mount_src){ .procfs_root = FIXTURES, .pid = "1" }, &t), 0);
 	assert_int_equal(t.n, 1);
 	assert_string_equal(t.m[0].mountpoint, "/scratch/ckpt");
-	assert_int_equal(mounts_fstype(&(struct mount_src){ FIXTURES, "1" }, "/scratch/ckpt", fstype, sizeof(fstype)), 0);
+	assert_int_equal(mounts_fstype(&(struct mount_src){ .procfs_root = FIXTURES, .pid = "1" }, "/scratch/ckpt", fstype, sizeof(fstype)), 0);
 	assert_string_equal(fstype, "nfs");
 	mounts_free(&t);
-	assert_int_equal(mounts_load(&(struct mount_src){ FIXTURES, "self" }, &t), 0);
+	assert_int_equal(mounts_load(&(struct mount_src){ .procfs_root = FIXTURES, .pid = "self" }, &t), 0);
 	assert_true(t.n > 1);
 	mounts_free(&t);
 }

@@ -128,7 +128,7 @@ static void test_interval(void **state)
 	ops[0] = os_cur;
 	ops[1] = os_other;
 	cur.ops = ops;
-	assert_int_equal(mounts_load(&(struct mount_src){ FIXTURES, "self" }, &mt), 0);
+	assert_int_equal(mounts_load(&(struct mount_src){ .procfs_root = FIXTURES, .pid = "self" }, &mt), 0);
 	assert_int_equal(build(&v, &prev, &cur, &mt), 0);
 	assert_int_equal(v.nxprts, 1);
 	x = &v.xprts[0];
@@ -306,7 +306,7 @@ static void test_golden_outputs(void **state)
 	ops[0] = os_cur;
 	ops[1] = os_other;
 	cur.ops = ops;
-	assert_int_equal(mounts_load(&(struct mount_src){ FIXTURES, "self" }, &mt), 0);
+	assert_int_equal(mounts_load(&(struct mount_src){ .procfs_root = FIXTURES, .pid = "self" }, &mt), 0);
 	/* links from the fixture trees, two seconds apart: every RDMA metric family appears */
 	assert_int_equal(link_sample(FIXTURES "/links/t0", NULL, 0, NULL, &la), 0);
 	assert_int_equal(link_sample(FIXTURES "/links/t1", NULL, 0, NULL, &lb), 0);
@@ -385,7 +385,7 @@ static void test_one_series_per_mount(void **state)
 	cur.ops = ops;
 	cur.nclients = 2;
 	cur.clients = cls;
-	assert_int_equal(mounts_load(&(struct mount_src){ FIXTURES, "self" }, &mt), 0);
+	assert_int_equal(mounts_load(&(struct mount_src){ .procfs_root = FIXTURES, .pid = "self" }, &mt), 0);
 	assert_int_equal(build(&v, &prev, &cur, &mt), 0);
 	x = &v.xprts[0];
 	assert_int_equal(x->nmounts, 1);
@@ -456,7 +456,7 @@ static void test_one_full_pct(void **state)
 	/* one more second with no slot in use: span 2 s, busy 1 s, 0.6 s at the limit */
 	xs_cur.s.level_ns[0] += 1000000000ull;
 	cur.ts_ns += 1000000000ull;
-	assert_int_equal(mounts_load(&(struct mount_src){ FIXTURES, "self" }, &mt), 0);
+	assert_int_equal(mounts_load(&(struct mount_src){ .procfs_root = FIXTURES, .pid = "self" }, &mt), 0);
 	assert_int_equal(build(&v, &prev, &cur, &mt), 0);
 	assert_true(v.xprts[0].span_ns == 2e9 && v.xprts[0].busy_ns == 1e9);
 	assert_true(v.xprts[0].full_pct == 60.0);
@@ -596,7 +596,7 @@ static void test_no_mount_is_null(void **state)
 	struct view v;
 
 	(void)state;
-	assert_int_equal(mounts_load(&(struct mount_src){ FIXTURES, "self" }, &mt), 0);
+	assert_int_equal(mounts_load(&(struct mount_src){ .procfs_root = FIXTURES, .pid = "self" }, &mt), 0);
 	assert_int_equal(build(&v, &prev, &cur, &mt), 0);
 	assert_int_equal(v.nmounts, 2);
 	assert_string_equal(v.mounts[0].mountpoint, "/mnt/a");
