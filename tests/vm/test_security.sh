@@ -1,14 +1,14 @@
-# After loading and attaching, slotscope holds no capability but the two that naming a window's
-# jobs takes (CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH, to read other processes' /proc/PID/fd and
-# io; none with --no-jobs or --user, which also gives another uid), its maps stay readable, and it
-# refuses to write through a symlink.
+# After loading and attaching, slotscope holds no capability in any mode (jobs are named from the
+# kernel's counts and cgroupfs, which take none) and, run as root, takes an unprivileged uid
+# (the package's user, else nobody) unless an output directory only root may write; its maps stay
+# readable, and it refuses to write through a symlink.
 nfsd_start >/dev/null || exit 1
 mount_tcp /mnt/t 3 16 || exit 1
 caps() {	# USER_ARGS...: CapEff, CapPrm and Uid of a slotscope that is tracing
 	# emptied before the start: the redirection runs in the child, and the last run's
 	# "interval" would otherwise be read before this one has attached
 	: >/tmp/sec.json
-	( slotscope --json 0.5 -d 12 "$@" >>/tmp/sec.json 2>/tmp/sec.err ) &
+	( slotscope -v --json 0.5 -d 12 "$@" >>/tmp/sec.json 2>/tmp/sec.err ) &
 	i=0
 	until grep -q '"interval"' /tmp/sec.json 2>/dev/null || [ $i -ge 150 ]; do sleep 0.2; i=$((i + 1)); done
 	p=$(pidof slotscope)
@@ -18,20 +18,36 @@ caps() {	# USER_ARGS...: CapEff, CapPrm and Uid of a slotscope that is tracing
 	writers /mnt/t 16 1
 	wait
 }
-caps --no-jobs
-check_eq "--no-jobs: CapEff after attach" "$eff" 0000000000000000
-check_eq "--no-jobs: CapPrm after attach" "$prm" 0000000000000000
-# bits 2 (CAP_DAC_READ_SEARCH) and 19 (CAP_SYS_PTRACE): what naming a window's jobs reads with
+nobody=$(awk -F: '$1 == "nobody" { print $3 }' /etc/passwd)
 caps
-check_eq "CapEff after attach: the jobs' two" "$eff" 0000000000080004
-check_eq "CapPrm after attach: the jobs' two" "$prm" 0000000000080004
+check_eq "CapEff after attach" "$eff" 0000000000000000
+check_eq "CapPrm after attach" "$prm" 0000000000000000
+check_eq "root with no output: uid after attach is nobody's" "$uid" "$nobody"
+check_eq "...and -v says so" "$(grep -c "^slotscope: running as nobody (uid $nobody) after attach" /tmp/sec.err)" 1
 check_gt "writes counted after the drop" "$(tail -n 1 /tmp/sec.json | jq '[.transports[].acquires] | add // 0')" 50
+caps --no-jobs
+check_eq "--no-jobs: CapEff" "$eff" 0000000000000000
+check_eq "--no-jobs: uid" "$uid" "$nobody"
 caps --user nobody
 check_eq "--user nobody: uid" "$uid" 65534
-# switching user gives up root's reach: not even the jobs' two are kept
 check_eq "--user nobody: CapEff" "$eff" 0000000000000000
 check_eq "--user nobody: CapPrm" "$prm" 0000000000000000
 check_eq "--user nobody: summary written" "$(grep -c '"summary"' /tmp/sec.json)" 1
+# a textfile in a directory only root may write (node_exporter's, as packaged): uid 0 stays,
+# with no capability, and -v says why
+mkdir -p /var/lib/sec-root && chmod 0755 /var/lib/sec-root
+caps --prom-file /var/lib/sec-root/s.prom --prom-keep
+check_eq "root-only textfile directory: uid stays 0" "$uid" 0
+check_eq "root-only textfile directory: CapEff" "$eff" 0000000000000000
+check_eq "root-only textfile directory: CapPrm" "$prm" 0000000000000000
+check_eq "root-only textfile directory: -v says why, in one line" \
+	"$(grep -c '^slotscope: staying uid 0 after attach, with no capability: nobody could not write /var/lib/sec-root/s.prom' /tmp/sec.err)" 1
+check_eq "root-only textfile directory: the textfile written" "$(grep -c '^slotscope_tracing 1' /var/lib/sec-root/s.prom)" 1
+# one nobody may write: it becomes nobody and writes there
+mkdir -p /var/lib/sec-nobody && chown nobody /var/lib/sec-nobody
+caps --prom-file /var/lib/sec-nobody/s.prom --prom-keep
+check_eq "textfile directory nobody may write: uid" "$uid" "$nobody"
+check_eq "textfile directory nobody may write: the textfile, nobody's" "$(stat -c %U /var/lib/sec-nobody/s.prom)" nobody
 # An output is written to a new file renamed over its name: a symlink or a hard link planted at
 # the name is replaced, never written through; a symlink in the directory path is refused.
 echo keep >/tmp/target
