@@ -11,7 +11,7 @@
 # writers the transport's send lock (xprt->sending) is contended, and each such wait costs runs
 # of its own; so the path where nothing waits is measured apart: one writer, O_DIRECT 64 KiB
 # writes (below any wsize: one RPC per write, one at a time), for both designs.
-#   SERIAL kernel mnt mode bpf_cnt rpcs waits
+#   SERIAL kernel mnt mode bpf_cnt rpcs waits file_ns file_cnt
 #
 # Then slotscope alone at --json 1 over 1, 16 and 64 TCP transports (one mount; nconnect=16; four
 # servers with nconnect=16), 64 writers x 1 MiB spread over them inside 20 s of steady ticks (after
@@ -38,6 +38,9 @@ tracepoint:sunrpc:rpc_stats_latency { @rtt[str(args->procname)] = hist(args->rtt
 BT
 # sum of run_time_ns and run_cnt over the tracing programs loaded now
 bpfstat() { bpftool prog show 2>/dev/null | awk '/run_time_ns/ { for (i = 1; i <= NF; i++) { if ($i == "run_time_ns") t += $(i+1); if ($i == "run_cnt") c += $(i+1) } } END { printf "%d %d\n", t, c }'; }
+# the same over the programs on NFS's file write and read (the jobs' bytes): bpftool shows 15
+# characters of a name, fentry_nfs_file and kprobe_nfs_fil
+filestat() { bpftool prog show 2>/dev/null | awk '/ name (fentry|kprobe)_nfs_fil/ { for (i = 1; i <= NF; i++) { if ($i == "run_time_ns") t += $(i+1); if ($i == "run_cnt") c += $(i+1) } } END { printf "%d %d\n", t, c }'; }
 # RPCs the mounts on MNT... have counted: the ops column of every per-op line of mountstats
 rpcs() {
 	for m; do
@@ -78,13 +81,14 @@ stop() {
 }
 # slotscope_bg DESIGN OUT ARGS...: slotscope ARGS in DESIGN (functions, tracepoints) in the
 # background, its JSON in OUT; prints its pid once its programs are loaded (busybox sh's $! is not
-# the tracer's pid inside $(...): wait_tracer finds it by name). It loads its hooks (12 in the
-# function design, 8 in the tracepoint design) and 2 RDMA pool kprobes: 14 or 10 programs.
+# the tracer's pid inside $(...): wait_tracer finds it by name). It loads its hooks (14 in the
+# function design, 10 in the tracepoint design, NFS's file write and read among them) and 2 RDMA
+# pool kprobes: 16 or 12 programs.
 slotscope_bg() {
 	d=$1 out=$2
 	shift 2
 	SLOTSCOPE_EVENTS=$d slotscope "$@" -d 3600 >"$out" 2>/dev/null &
-	wait_tracer $([ "$d" = functions ] && echo 14 || echo 10) slotscope
+	wait_tracer $([ "$d" = functions ] && echo 16 || echo 12) slotscope
 }
 ROUND_LIMIT=${ROUND_LIMIT:-900}
 round() {	# MNT MODE -> "secs bpf_ns bpf_cnt rpcs"; non-zero when the round failed
@@ -115,21 +119,25 @@ waits() {
 	[ -s "$1" ] || { echo "0 0"; return; }
 	tail -n 1 "$1" | jq -r '[.transports[] | .waits.slot.count + .waits.send.count + .waits.session.count + .waits.delay.count] as $w | [.transports[].handoffs] as $h | "\($w | add // 0) \($h | add // 0)"'
 }
-# serial MNT DESIGN: one writer, O_DIRECT 64 KiB, one RPC in flight: "bpf_cnt rpcs waits"
+# serial MNT DESIGN: one writer, O_DIRECT 64 KiB, one RPC in flight: "bpf_cnt rpcs waits
+# file_ns file_cnt": the runs on the RPC path (the file write's program apart: it runs once per
+# write call, not per RPC), and that program's time and runs (one per write(2))
 serial() {
 	m=$1
 	pid=$(slotscope_bg $2 /tmp/serial.json --json) || return 1
 	sleep 1
 	set -- $(bpfstat); c0=$2
+	set -- $(filestat); ft0=$1 fc0=$2
 	r0=$(rpcs $m)
 	dd if=/dev/zero of=$m/ckpt.serial bs=64k count=512 oflag=direct 2>/dev/null
 	r1=$(rpcs $m)
 	set -- $(bpfstat); c1=$2
+	set -- $(filestat); ft1=$1 fc1=$2
 	stop $pid || return 1
 	rm -f $m/ckpt.*
 	sync
 	set -- $(waits /tmp/serial.json)
-	echo "$((c1 - c0)) $((r1 - r0)) $1"
+	echo "$((c1 - c0 - (fc1 - fc0))) $((r1 - r0)) $1 $((ft1 - ft0)) $((fc1 - fc0))"
 }
 for m in /mnt/tcp /mnt/rdma; do
 	r=1

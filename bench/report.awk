@@ -2,7 +2,7 @@
 # targets among them.
 # BENCH kernel mnt mode round secs bpf_ns bpf_cnt rpcs
 # SCALE kernel transports steady_s cpu_s max_rss_kib bpf_ns bpf_cnt rpcs
-# SERIAL kernel mnt mode bpf_cnt rpcs waits
+# SERIAL kernel mnt mode bpf_cnt rpcs waits [file_ns file_cnt]
 BEGIN { PROCINFO["sorted_in"] = "@ind_str_asc"; nm = split("none slotscope slotscope-tp bpftrace counter", modes, " ") }
 function pct(x) { return sprintf("%.2f %%", x) }
 function verdict(ok, by) { return ok ? "met" : sprintf("**missed by %s**", by) }
@@ -21,6 +21,7 @@ $1 == "SCALE" {
 $1 == "SERIAL" {
 	k = $2 SUBSEP $3 SUBSEP $4; ser[k] = 1
 	serruns[k] = $6 ? $5 / $6 : 0; serrpc[k] = $6; serw[k] = $7
+	if (NF >= 9) { fns[k] = $8; fcnt[k] = $9 }
 	next
 }
 END {
@@ -60,13 +61,15 @@ END {
 	print "## The path where nothing waits"
 	print ""
 	print "One writer, `dd oflag=direct bs=64k` (512 writes, each one RPC, one at a time), traced by"
-	print "slotscope in each design: program runs over the RPCs mountstats counted; waits from its summary."
+	print "slotscope in each design: program runs on the RPC path over the RPCs mountstats counted; waits"
+	print "from its summary. The program on NFS's file write (the jobs' bytes, one run per write(2), here"
+	print "one per RPC) is apart: its runs and ns per write call."
 	print ""
-	print "| kernel | transport | design | RPCs | waits | runs per RPC |"
-	print "|---|---|---|---|---|---|"
+	print "| kernel | transport | design | RPCs | waits | runs per RPC | file-write runs | ns per write call |"
+	print "|---|---|---|---|---|---|---|---|"
 	for (k in ser) {
 		split(k, a, SUBSEP)
-		printf "| %s | %s | %s | %d | %d | %.2f |\n", a[1], a[2], a[3] == "slotscope" ? "functions" : "tracepoints", serrpc[k], serw[k], serruns[k]
+		printf "| %s | %s | %s | %d | %d | %.2f | %s | %s |\n", a[1], a[2], a[3] == "slotscope" ? "functions" : "tracepoints", serrpc[k], serw[k], serruns[k], k in fcnt ? fcnt[k] : "–", k in fcnt && fcnt[k] ? sprintf("%.0f", fns[k] / fcnt[k]) : "–"
 	}
 	print ""
 	print "## Transports: slotscope alone, 1, 16 and 64 TCP transports"

@@ -57,7 +57,7 @@ static const struct argp_option options[] = {
 	{ "ckpt-quiet", OPT_CKPT_QUIET, "N", 0,
 	  "Intervals below the threshold that end a window (default 2)", 0 },
 	{ "no-jobs", OPT_NO_JOBS, NULL, 0,
-	  "Do not look for the processes and jobs behind a window", 0 },
+	  "Do not name the jobs behind a window", 0 },
 	{ "prom-file", OPT_PROM, "PATH", 0,
 	  "Prometheus textfile, rewritten atomically every interval (node_exporter textfile "
 	  "collector); removed at exit. Without -- COMMAND, waits for NFS to appear", 0 },
