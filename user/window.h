@@ -23,7 +23,7 @@ struct window_opts {
 	double threshold_Bps;		/* write rate that starts a checkpoint */
 	double restore_threshold_Bps;	/* read rate that starts a restore */
 	unsigned int quiet_intervals;	/* intervals below it that end one */
-	bool no_jobs;			/* do not look for the processes behind a window */
+	bool no_jobs;			/* do not name the jobs behind a window */
 };
 
 #define WINDOW_SAT_MAX 64
