@@ -103,7 +103,16 @@ static inline void put_name_quoted(FILE *f, const char *s)
 
 	while (*p) {
 		char ch[NAME_CHAR_MAX + 1];
+		size_t run = 0;
 
+		/* printable ASCII that needs no escape, the whole of nearly every name: one write */
+		while (p[run] >= 0x20 && p[run] < 0x7f && p[run] != '\\' && p[run] != '"')
+			run++;
+		if (run) {
+			fwrite(p, 1, run, f);
+			p += run;
+			continue;
+		}
 		name_next(&p, ch);
 		for (const char *c = ch; *c; c++) {
 			if (*c == '\\' || *c == '"')
