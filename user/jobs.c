@@ -220,40 +220,33 @@ int cgroups_init(struct cgroups *c, const char *procfs_root, const char *sysfs_r
 	return root_path(c->root, sizeof(c->root), procfs_root, "%s", mnt);
 }
 
-static struct cg_ent *entry(const struct cgroups *c, __u64 id)
+static int by_id(const void *a, const void *b)
 {
-	for (size_t i = 0; i < c->n; i++)
-		if (c->e[i].id == id)
-			return &c->e[i];
-	return NULL;
+	const struct cg_ent *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-/* room for one more: the least recently asked for goes when full */
-static struct cg_ent *add(struct cgroups *c, __u64 id)
+/* the table is kept sorted by id: a lookup per counted cgroup per tick is a binary search */
+static struct cg_ent *entry(const struct cgroups *c, __u64 id)
 {
-	struct cg_ent *e;
+	struct cg_ent key = { .id = id };
 
-	if (c->n == CGROUPS_MAX) {
-		size_t old = 0;
+	return c->n ? bsearch(&key, c->e, c->n, sizeof(*c->e), by_id) : NULL;
+}
 
-		for (size_t i = 1; i < c->n; i++)
-			if (c->e[i].used < c->e[old].used)
-				old = i;
-		free(c->e[old].path);
-		c->e[old] = c->e[--c->n];
-	}
-	if (GROW(c->e, c->cap, c->n + 1, 64))
-		return NULL;
-	e = &c->e[c->n++];
-	memset(e, 0, sizeof(*e));
-	e->id = id;
-	return e;
+static int by_used_desc(const void *a, const void *b)
+{
+	const struct cg_ent *x = a, *y = b;
+
+	return x->used > y->used ? -1 : x->used < y->used;
 }
 
 struct scan {
 	struct cgroups *c;
 	double now;
-	unsigned int dirs;
+	struct cg_ent *found;		/* every directory seen, not yet merged */
+	size_t nfound, capfound;
 	char path[4096];		/* under c->root */
 };
 
@@ -264,35 +257,22 @@ static void walk(struct scan *s, size_t len, int depth)
 	struct dirent *d;
 	DIR *dir;
 
-	snprintf(full, sizeof(full), "%s%s", s->c->root, s->path);
+	snprintf(full, sizeof(full), "%s%s", s->c->root, len ? s->path : "");
 	dir = opendir(full);
 	if (!dir)
 		return;
-	while ((d = readdir(dir)) && s->dirs < 100000) {
-		struct cg_ent *e;
+	while ((d = readdir(dir)) && s->nfound < 100000) {
 		size_t n;
 
 		if (d->d_type != DT_DIR || d->d_name[0] == '.')
 			continue;
 		n = strlen(d->d_name);
-		if (len + 1 + n >= sizeof(s->path))
+		if (len + 1 + n >= sizeof(s->path) || GROW(s->found, s->capfound, s->nfound + 1, 256))
 			continue;
 		s->path[len] = '/';
 		memcpy(s->path + len + 1, d->d_name, n + 1);
-		s->dirs++;
-		e = entry(s->c, d->d_ino);
-		if (!e) {
-			e = add(s->c, d->d_ino);
-			if (e)
-				e->used = s->now;
-		}
-		if (e) {
-			e->gone = false;
-			if (!e->path || strcmp(e->path, s->path)) {
-				free(e->path);
-				e->path = strdup(s->path);
-			}
-		}
+		s->found[s->nfound++] = (struct cg_ent){ .id = d->d_ino, .path = strdup(s->path),
+							 .used = s->now };
 		if (depth < MAX_DEPTH)
 			walk(s, len + 1 + n, depth + 1);
 		s->path[len] = '\0';
@@ -300,27 +280,63 @@ static void walk(struct scan *s, size_t len, int depth)
 	closedir(dir);
 }
 
+/*
+ * What a scan found merged into the table: known ids keep their last use and take the path seen
+ * now, ids not seen are gone (kept: a short job's cgroup is named after it ends), new ids join;
+ * past CGROUPS_MAX the least recently used are forgotten.
+ */
+static void merge(struct cgroups *c, struct scan *s)
+{
+	for (size_t i = 0; i < c->n; i++)
+		c->e[i].gone = true;
+	for (size_t i = 0; i < s->nfound; i++) {
+		struct cg_ent *f = &s->found[i], *e = entry(c, f->id);
+
+		if (!e) {
+			if (GROW(c->e, c->cap, c->n + 1, 64)) {
+				free(f->path);
+				continue;
+			}
+			/* appended after the sorted part: found by the sort below, not by entry() */
+			c->e[c->n++] = *f;
+			f->path = NULL;
+			continue;
+		}
+		e->gone = false;
+		/* a cgroup renamed (moved) since: the path it has now */
+		if (!f->path || (e->path && !strcmp(e->path, f->path))) {
+			free(f->path);
+		} else {
+			free(e->path);
+			e->path = f->path;
+		}
+		f->path = NULL;
+	}
+	if (c->n > CGROUPS_MAX) {
+		qsort(c->e, c->n, sizeof(*c->e), by_used_desc);
+		for (size_t i = CGROUPS_MAX; i < c->n; i++)
+			free(c->e[i].path);
+		c->n = CGROUPS_MAX;
+	}
+	qsort(c->e, c->n, sizeof(*c->e), by_id);
+}
+
 static void scan(struct cgroups *c, double now)
 {
 	struct scan *s = calloc(1, sizeof(*s));
 	struct stat st;
-	struct cg_ent *e;
 
 	if (!s)
 		return;
 	s->c = c;
 	s->now = now;
-	for (size_t i = 0; i < c->n; i++)
-		c->e[i].gone = true;
 	/* the root cgroup is the hierarchy's own directory */
-	if (!stat(c->root, &st) && ((e = entry(c, st.st_ino)) || (e = add(c, st.st_ino)))) {
-		e->gone = false;
-		if (!e->path)
-			e->path = strdup("/");
-		e->used = now;
-	}
+	if (!stat(c->root, &st) && !GROW(s->found, s->capfound, 1, 256))
+		s->found[s->nfound++] = (struct cg_ent){ .id = st.st_ino, .path = strdup("/"), .used = now };
 	walk(s, 0, 0);
+	merge(c, s);
 	c->scanned = now;
+	free(s->found);
 	free(s);
 }
 
