@@ -88,7 +88,14 @@ slotscope_bg() {
 	d=$1 out=$2
 	shift 2
 	SLOTSCOPE_EVENTS=$d slotscope "$@" -d 3600 >"$out" 2>/dev/null &
-	wait_tracer $([ "$d" = functions ] && echo 16 || echo 12) slotscope
+	p=$(wait_tracer $([ "$d" = functions ] && echo 16 || echo 12) slotscope) || return 1
+	# loaded is not attached: fentry attaches one trampoline at a time (seconds under TCG). The
+	# limits audit is printed once every program is attached, just before counting starts.
+	i=0
+	until [ -s "$out" ] || [ $i -ge 600 ]; do sleep 0.2; i=$((i + 1)); done
+	[ -s "$out" ] || { echo "BENCH-FAIL slotscope printed no audit in 120 s" >&2; return 1; }
+	sleep 0.5
+	echo "$p"
 }
 ROUND_LIMIT=${ROUND_LIMIT:-900}
 round() {	# MNT MODE -> "secs bpf_ns bpf_cnt rpcs"; non-zero when the round failed
