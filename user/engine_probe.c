@@ -180,11 +180,16 @@ static void probe_hooks(struct engine *e)
 			e->hooks[i].have[1] = found[i];
 }
 
-/* A variant of @h the kernel offers and the verifier has not refused; -1: none. */
+/*
+ * A variant of @h the kernel offers and the verifier has not refused; -1: none. A kprobe is none
+ * when perf_event_open is refused us (no_kprobes): the tracepoint design's hooks do without, a
+ * function hook of both designs (NFS's file I/O) is left off.
+ */
 static int pick_variant(const struct engine *e, const struct hook *h)
 {
 	for (int v = 0; v < 2; v++)
-		if (h->have[v] && !(h->refused & (1u << v)) && !(v == 0 && e->o.force_fallback))
+		if (h->have[v] && !(h->refused & (1u << v)) && !(v == 0 && e->o.force_fallback) &&
+		    !(v == 1 && h->kind == FUNC && e->o.no_kprobes))
 			return v;
 	return -1;
 }

@@ -120,7 +120,7 @@ static int open_engine(struct run *s)
 	if (level > 2) {
 		pr_warn("kernel.perf_event_paranoid is %ld, which allows kprobes only with CAP_SYS_ADMIN: "
 			"waits from the tracepoints (4 program runs per RPC, not 2), RDMA request pools "
-			"inferred from use; set it to 2 (sysctl -w kernel.perf_event_paranoid=2) or give "
+			"inferred from use, a window's jobs not named; set it to 2 (sysctl -w kernel.perf_event_paranoid=2) or give "
 			"CAP_SYS_ADMIN\n", level);
 		eo.no_kprobes = true;
 	}
@@ -248,9 +248,8 @@ int run_main(struct run *s)
 	if (!rc && s->e)
 		rc = print_audit(s);
 	if (!rc && s->e && !s->o.win.no_jobs && cgroups_init(&s->cg, s->o.procfs_root, s->o.sysfs_root))
-		pr_warn("no cgroup v2 hierarchy is mounted: a window's jobs cannot be named and show as "
-			"unknown (cgroup v2 is systemd's default; on v1, boot with "
-			"systemd.unified_cgroup_hierarchy=1)\n");
+		pr_warn("no cgroup v2 hierarchy is mounted: a window's jobs show as unknown (cgroup v2 "
+			"is systemd's default; on v1, boot with systemd.unified_cgroup_hierarchy=1)\n");
 	if (!rc && s->e && run_trace(s, &rc) && !rc)
 		rc = EXIT_RUNTIME;
 	/* a stopped exporter's numbers would live on in node_exporter as if current */
