@@ -57,19 +57,9 @@ static void add_wait(struct wait_view *s, const struct wait_view *w)
 		s->buckets[b] += w->buckets[b];
 }
 
-static int add_xprt(struct ledger *l, const struct view *iv, const struct xprt_view *x)
+/* interval transport @x's figures added to its series' sums @e */
+static void xprt_sum_add(struct xprt_sum *e, const struct view *iv, const struct xprt_view *x)
 {
-	struct xprt_sum *e = xprt_sum_of(l, x);
-
-	if (!e) {
-		if (GROW(l->x, l->capx, l->nx + 1, 16))
-			return -ENOMEM;
-		e = &l->x[l->nx++];
-		memset(e, 0, sizeof(*e));
-		memcpy(e->addr, x->addr, sizeof(e->addr));
-		e->ident = x->ident;
-		e->id = x->id;
-	}
 	e->last_s = iv->ts_s;
 	e->acquires += x->acquires;
 	e->handoffs += x->handoffs;
@@ -90,7 +80,31 @@ static int add_xprt(struct ledger *l, const struct view *iv, const struct xprt_v
 	if (!x->shadowed)
 		e->verdict_s[x->verdict.cls] += iv->interval_s;
 	e->link_busy_bytes += x->link.gbps * 1e9 / 8 * x->busy_ns / 1e9;
+}
+
+static int add_xprt(struct ledger *l, const struct view *iv, const struct xprt_view *x)
+{
+	struct xprt_sum *e = xprt_sum_of(l, x);
+
+	if (!e) {
+		if (GROW(l->x, l->capx, l->nx + 1, 16))
+			return -ENOMEM;
+		e = &l->x[l->nx++];
+		memset(e, 0, sizeof(*e));
+		memcpy(e->addr, x->addr, sizeof(e->addr));
+		e->ident = x->ident;
+		e->id = x->id;
+	}
+	xprt_sum_add(e, iv, x);
 	return 0;
+}
+
+static void mount_total_add(struct mount_total *dst, const struct mount_total *src)
+{
+	dst->bytes_read += src->bytes_read;
+	dst->bytes_written += src->bytes_written;
+	dst->errors += src->errors;
+	dst->other_ops += src->other_ops;
 }
 
 static struct mount_op *op_of(struct mount_sum *m, const char *name)
@@ -141,10 +155,7 @@ static int add_mounts(struct ledger *l, const struct view *iv)
 			continue;
 		}
 		m->last_s = iv->ts_s;
-		m->total.bytes_read += t->bytes_read;
-		m->total.bytes_written += t->bytes_written;
-		m->total.errors += t->errors;
-		m->total.other_ops += t->other_ops;
+		mount_total_add(&m->total, t);
 	}
 	for (size_t i = 0; i < iv->nmops; i++) {
 		const struct mount_op *p = &iv->mops[i];
@@ -236,10 +247,64 @@ static bool mount_present(const struct view *iv, const struct mount_table *mt, c
 	return !mp[0] || mount_live(iv, mp) || (mt && mounts_by_path(mt, mp));
 }
 
+/* the interval's total of mount @mp ("" for none), or NULL */
+static const struct mount_total *iv_mount(const struct view *iv, const char *mp)
+{
+	for (size_t i = 0; i < iv->nmounts; i++)
+		if (!strcmp(mp_of(iv->mounts[i].mountpoint), mp))
+			return &iv->mounts[i];
+	return NULL;
+}
+
+/* mount @mp's ops into @out: the sums' and the interval's, merged by name */
+static size_t mount_ops_plus(const struct mount_sum *m, const struct view *iv, const char *mp,
+			     const char *as, struct mount_op *out)
+{
+	size_t n = 0;
+
+	for (size_t k = 0; m && k < m->nops; k++) {
+		out[n] = m->ops[k];
+		out[n++].mountpoint = as;
+	}
+	for (size_t i = 0; i < iv->nmops; i++) {
+		const struct mount_op *p = &iv->mops[i];
+		size_t k;
+
+		if (strcmp(mp_of(p->mountpoint), mp))
+			continue;
+		for (k = 0; k < n && strncmp(out[k].name, p->name, OPNAME_LEN); k++)
+			;
+		if (k == n) {
+			memset(&out[n], 0, sizeof(out[n]));
+			out[n].mountpoint = as;
+			memcpy(out[n].name, p->name, OPNAME_LEN);
+			out[n++].name[OPNAME_LEN - 1] = 0;
+		}
+		mount_op_add(&out[k], p);
+	}
+	return n;
+}
+
+/* one mount of the textfile's view: its sums @m (or none) with the interval's added */
+static void put_mount(struct view *out, const struct mount_sum *m, const struct view *iv,
+		      const char *mp, const char *as)
+{
+	const struct mount_total *t = iv_mount(iv, mp);
+	struct mount_total *o = &out->mounts[out->nmounts++];
+
+	memset(o, 0, sizeof(*o));
+	o->mountpoint = as;
+	if (m)
+		mount_total_add(o, &m->total);
+	if (t)
+		mount_total_add(o, t);
+	out->nmops += mount_ops_plus(m, iv, mp, as, &out->mops[out->nmops]);
+}
+
 int ledger_view(const struct ledger *l, const struct view *iv, const struct mount_table *mt,
 		struct view *out)
 {
-	size_t nops = 0;
+	size_t nops = iv->nmops;
 
 	memset(out, 0, sizeof(*out));
 	out->span = SPAN_SUMMARY;
@@ -247,82 +312,60 @@ int ledger_view(const struct ledger *l, const struct view *iv, const struct moun
 	out->ts_s = iv->ts_s;
 	out->wall = iv->wall;
 	out->tun = iv->tun;
-	memcpy(out->counters, l->counters, sizeof(out->counters));
+	for (int c = 0; c < NCOUNTERS; c++)
+		out->counters[c] = l->counters[c] + iv->counters[c];
 	for (int c = CNT_INFLIGHT_FULL; c <= CNT_JOBS_FULL; c++)
 		out->drops += out->counters[c];
 	for (size_t i = 0; i < l->nm; i++)
 		nops += l->m[i].nops;
 	out->xprts = calloc(iv->nxprts + 1, sizeof(*out->xprts));
-	out->mounts = calloc(l->nm + 1, sizeof(*out->mounts));
+	out->mounts = calloc(l->nm + iv->nmounts + 1, sizeof(*out->mounts));
 	out->mops = calloc(nops + 1, sizeof(*out->mops));
 	if (!out->xprts || !out->mounts || !out->mops) {
 		ledger_view_free(out);
 		return -ENOMEM;
 	}
-	/* one transport per series: the one it shows (the newer when the kernel reused the id) */
+	/*
+	 * one transport per series: the one it shows (the newer when the kernel reused the id),
+	 * with the sums so far and every transport of the series in this interval
+	 */
 	for (size_t i = 0; i < iv->nxprts; i++) {
 		const struct xprt_view *x = &iv->xprts[i];
 		const struct xprt_sum *e = xprt_sum_of(l, x);
+		struct xprt_sum t = { 0 };
 		struct xprt_view *o;
 
 		if (x->shadowed)
 			continue;
+		if (e)
+			t = *e;
+		memcpy(t.addr, x->addr, sizeof(t.addr));
+		t.ident = x->ident;
+		t.id = x->id;
+		for (size_t j = 0; j < iv->nxprts; j++)
+			if (is_series(&t, &iv->xprts[j]))
+				xprt_sum_add(&t, iv, &iv->xprts[j]);
 		o = &out->xprts[out->nxprts++];
 		*o = *x;
-		if (e)
-			put_sums(o, e);
+		put_sums(o, &t);
 		out->bytes_written += o->bytes_written;
 		out->bytes_read += o->bytes_read;
 	}
+	/* the mounts the sums know that are live, then those new in this interval */
 	for (size_t i = 0; i < l->nm; i++) {
 		const struct mount_sum *m = &l->m[i];
+		const char *mp = m->total.mountpoint;
 
-		if (!mount_present(iv, mt, m->total.mountpoint))
-			continue;
-		/* the sums key no mount as "", the view's NULL */
-		out->mounts[out->nmounts] = m->total;
-		if (!m->total.mountpoint[0])
-			out->mounts[out->nmounts].mountpoint = NULL;
-		memcpy(&out->mops[out->nmops], m->ops, m->nops * sizeof(*m->ops));
-		for (size_t k = 0; k < m->nops; k++)
-			out->mops[out->nmops + k].mountpoint = out->mounts[out->nmounts].mountpoint;
-		out->nmounts++;
-		out->nmops += m->nops;
+		if (mount_present(iv, mt, mp))
+			put_mount(out, m, iv, mp, mp[0] ? mp : NULL);
+	}
+	for (size_t i = 0; i < iv->nmounts; i++) {
+		const char *mp = mp_of(iv->mounts[i].mountpoint);
+
+		if (!mount_sum_of(l, mp))
+			put_mount(out, NULL, iv, mp, iv->mounts[i].mountpoint);
 	}
 	return 0;
-}
-
-int ledger_dup(struct ledger *dst, const struct ledger *src)
-{
-	memset(dst, 0, sizeof(*dst));
-	if (!src)
-		return 0;
-	memcpy(dst->counters, src->counters, sizeof(dst->counters));
-	if (GROW(dst->x, dst->capx, src->nx + 1, 16) || GROW(dst->m, dst->capm, src->nm + 1, 8))
-		goto fail;
-	memcpy(dst->x, src->x, src->nx * sizeof(*src->x));
-	dst->nx = src->nx;
-	for (size_t i = 0; i < src->nm; i++) {
-		const struct mount_sum *s = &src->m[i];
-		struct mount_sum *d = &dst->m[dst->nm];
-
-		*d = *s;
-		d->ops = NULL;
-		d->capops = 0;
-		d->total.mountpoint = strdup(s->total.mountpoint);
-		if (!d->total.mountpoint)
-			goto fail;
-		dst->nm++;
-		if (GROW(d->ops, d->capops, s->nops + 1, 4))
-			goto fail;
-		memcpy(d->ops, s->ops, s->nops * sizeof(*s->ops));
-		for (size_t k = 0; k < s->nops; k++)
-			d->ops[k].mountpoint = d->total.mountpoint;
-	}
-	return 0;
-fail:
-	ledger_free(dst);
-	return -ENOMEM;
 }
 
 void ledger_view_free(struct view *out)

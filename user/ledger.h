@@ -49,13 +49,12 @@ struct ledger {
 
 /* add a finished interval view; 0 or -ENOMEM (what found no room is not counted) */
 int ledger_add(struct ledger *l, const struct view *iv);
-/* @dst: a deep copy of @src (NULL: empty); 0 or -ENOMEM, @dst then empty */
-int ledger_dup(struct ledger *dst, const struct ledger *src);
 /*
- * @out: the textfile's view of the sums, one transport per series: @iv's transports (their
- * gauges and labels) with the sums as counters, and the mounts the sums know that are live (in
- * @iv or in @mt; ops of no mount while the sums have them). No links: its caller's. It points
- * into @l, @iv and @mt: free it with ledger_view_free() before they change. 0 or -ENOMEM.
+ * @out: the textfile's view of @l with interval @iv added, what ledger_add(@l, @iv) will make of
+ * it, without changing @l: one transport per series, @iv's transports (their gauges and labels)
+ * with the sums as counters, and the mounts that are live (in @iv or in @mt; ops of no mount while
+ * summed). No links: its caller's. It points into @l, @iv and @mt: free it with
+ * ledger_view_free() before they change. 0 or -ENOMEM.
  */
 int ledger_view(const struct ledger *l, const struct view *iv, const struct mount_table *mt,
 		struct view *out);

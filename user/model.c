@@ -479,12 +479,8 @@ static void netdevs_used(struct view *v)
 static int totals(const struct model_in *in, struct model_out *out)
 {
 	struct links_view *l = &out->totals.links;
-	int err = ledger_dup(&out->sums, in->sums);
+	int err = ledger_view(in->sums, &out->view, in->mounts, &out->totals);
 
-	if (!err)
-		err = ledger_add(&out->sums, &out->view);
-	if (!err)
-		err = ledger_view(&out->sums, &out->view, in->mounts, &out->totals);
 	if (err)
 		return err;
 	out->have_totals = true;
@@ -527,13 +523,6 @@ int model_build(const struct model_in *in, struct model_out *out)
 	return err;
 }
 
-void model_keep_sums(struct model_out *out, struct ledger *keep)
-{
-	ledger_free(keep);
-	*keep = out->sums;
-	memset(&out->sums, 0, sizeof(out->sums));
-}
-
 void model_out_free(struct model_out *out)
 {
 	if (out->have_totals || out->totals.xprts || out->totals.mounts || out->totals.mops) {
@@ -541,7 +530,6 @@ void model_out_free(struct model_out *out)
 		free(out->totals.links.nds);
 		ledger_view_free(&out->totals);
 	}
-	ledger_free(&out->sums);
 	view_free(&out->view);
 	memset(out, 0, sizeof(*out));
 }

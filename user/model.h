@@ -47,18 +47,16 @@ struct model_in {
 struct model_out {
 	struct view view;
 	/*
-	 * With in->sums: the sums with this interval added, for the caller to keep (model_keep_sums)
-	 * and the textfile's view of them, one transport per series, since attach.
+	 * With in->sums: the textfile's view of the sums with this interval added (what
+	 * ledger_add(in->sums, &view) makes of them, which is the caller's to do), one transport
+	 * per series, since attach.
 	 */
 	bool have_totals;
-	struct ledger sums;
 	struct view totals;
 };
 
 /* 0 or -ENOMEM (then @out holds nothing to free). The views point into in->mounts and @out. */
 int model_build(const struct model_in *in, struct model_out *out);
-/* *@keep becomes @out's sums; @out's views stay valid until @keep changes again */
-void model_keep_sums(struct model_out *out, struct ledger *keep);
 void model_out_free(struct model_out *out);
 
 #endif

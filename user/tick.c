@@ -258,8 +258,10 @@ static int trace_tick(struct run *r, struct trace *t)
 			if (ev[k] == WIN_ENDED)
 				report_window(r, &t->win[k]);
 		if (m.have_totals) {
-			model_keep_sums(&m, &r->ledger);
 			outputs_prom(r, &m.totals, v, t->win);
+			/* after: the totals point into the sums, which this may change */
+			if (ledger_add(&r->ledger, v))
+				pr_debug("out of memory: an interval left out of the textfile's sums\n");
 		}
 		model_out_free(&m);
 		reap_jobio(r, t, &cur);
@@ -343,8 +345,9 @@ static int trace_end(struct run *r, struct trace *t)
 	/* the last interval's share of the textfile's sums, up to the summary */
 	if (r->o.prom_file && interval(r, t, &cur, &m) == 0) {
 		if (m.have_totals) {
-			model_keep_sums(&m, &r->ledger);
 			outputs_prom(r, &m.totals, &m.view, t->win);
+			if (ledger_add(&r->ledger, &m.view))
+				pr_debug("out of memory: an interval left out of the textfile's sums\n");
 		}
 		model_out_free(&m);
 	}

@@ -376,13 +376,16 @@ int main(int argc, char **argv)
 			fprintf(stderr, "snapgen: out of memory\n");
 			return 1;
 		}
-		model_keep_sums(&iv, &l);
 		/* SNAPGEN_CUMULATIVE=1: the textfile as it was made before the ledger (a control) */
 		in.cum = getenv("SNAPGEN_CUMULATIVE") ? &cv.view : &iv.totals;
 		in.iv = &iv.view;
 		snprintf(path, sizeof(path), "%s/%04d.prom", argv[1], i);
 		if (prom_write(path, &in)) {
 			fprintf(stderr, "snapgen: cannot write %s\n", path);
+			return 1;
+		}
+		if (ledger_add(&l, &iv.view)) {
+			fprintf(stderr, "snapgen: out of memory\n");
 			return 1;
 		}
 		model_out_free(&iv);
