@@ -131,6 +131,17 @@ static __always_inline void account_acquire(struct xprt_stats *x, bool fresh, bo
 }
 
 /*
+ * A hand-off to a task whose request the inflight map had no room to track: that request's
+ * release will not be ours to count, so the slot kept in use for it (account_release) leaves
+ * the count now. Occupancy is of tracked requests alone, never more than the map holds.
+ */
+static __always_inline void account_untracked_handoff(struct xprt_stats *x, __u64 now, __u32 e)
+{
+	if (handing_take(x))
+		slot_change(x, -1, now, e);
+}
+
+/*
  * A slot given back. @tracked: its acquire was counted (the inflight entry was there); one taken
  * before attach is counted apart and never drives occupancy below what was seen taken.
  * @backlog: tasks waiting for a slot as the release is made. The release is seen before

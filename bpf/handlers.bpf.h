@@ -104,8 +104,11 @@ static __always_inline void FN(slot_acquired)(struct rpc_rqst *rqst, struct rpc_
 	 * Helper errors are ints: compare them as such (6.1 zero-extends them in R0).
 	 */
 	err = bpf_map_update_elem(&inflight, &key, &val, BPF_NOEXIST);
-	if (err && err != ERR_EXIST)
+	if (err && err != ERR_EXIST) {
 		count(CNT_INFLIGHT_FULL);
+		if (handoff)
+			account_untracked_handoff(x, now, epoch);
+	}
 	account_acquire(x, !err, handoff, now, epoch);
 }
 

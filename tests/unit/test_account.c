@@ -87,6 +87,33 @@ static void test_handoff(void **state)
 }
 
 /*
+ * The inflight map full (--max-inflight): a hand-off to a task whose request cannot be tracked
+ * takes the kept slot out of the count, so occupancy never exceeds what is tracked.
+ */
+static void test_handoff_untracked(void **state)
+{
+	struct xprt_stats *x = new_xprt(IDENT_TCP, 16, 0, 0);
+
+	(void)state;
+	for (int i = 0; i < 4; i++)
+		account_acquire(x, true, false, 0, 1);	/* the map holds 4: all tracked */
+	account_release(x, true, 3, 100, 1);		/* kept for a hand-off */
+	assert_int_equal(x->in_use, 4);
+	account_untracked_handoff(x, 120, 1);		/* its taker is not tracked */
+	account_acquire(x, false, true, 120, 1);
+	assert_int_equal(x->in_use, 3);
+	assert_int_equal(x->handing, 0);
+	account_acquire(x, true, false, 130, 1);	/* a tracked one takes the freed entry */
+	assert_int_equal(x->in_use, 4);
+	assert_int_equal(x->peak, 4);
+	/* nothing pending: an untracked hand-off changes nothing */
+	account_untracked_handoff(x, 140, 1);
+	assert_int_equal(x->in_use, 4);
+	assert_int_equal(level_sum(x), 130);
+	free(x);
+}
+
+/*
  * Two releases race for one waiter: the first keeps its slot for the hand-off, the second frees
  * its own. A hand-off that does not come (the waiter was killed) is healed at the next event that
  * sees the backlog shorter than the hand-offs pending; a hand-off nobody announced (the task
@@ -246,6 +273,7 @@ int main(void)
 		cmocka_unit_test(test_levels),
 		cmocka_unit_test(test_handoff),
 		cmocka_unit_test(test_handoff_races),
+		cmocka_unit_test(test_handoff_untracked),
 		cmocka_unit_test(test_preattach_release),
 		cmocka_unit_test(test_epoch_rollover),
 		cmocka_unit_test(test_destroy_and_reuse),

@@ -62,6 +62,12 @@ static void test_close(void **state)
 	assert_int_equal(end, 500);
 	assert_int_equal(wait_close(&w, 7, WAIT_KINDS, false, 300, 500, &end), WAIT_ENDED);
 	assert_int_equal(end, 300);
+	/* sent and the RPC over: the send still ends when the request went out */
+	assert_int_equal(wait_close(&w, 7, WAIT_KINDS, true, 300, 500, &end), WAIT_ENDED);
+	assert_int_equal(end, 300);
+	/* a dead task's entry is dropped even when another kind is asked about (__rpc_atrun) */
+	assert_int_equal(wait_close(&w, 8, WAIT_DELAY, false, 300, 500, &end), WAIT_STALE);
+	assert_int_equal(wait_close(&w, 8, WAIT_SEND, true, 0, 500, &end), WAIT_STALE);
 }
 
 static void test_account(void **state)
@@ -85,6 +91,77 @@ static void test_account(void **state)
 	wait_account(x, &w, 5000);
 	for (int k = 0; k < WAIT_KINDS; k++)
 		assert_true(x->waits[k].count == (k == WAIT_SLOT ? 2 : 0));
+	free(x);
+}
+
+/*
+ * Where a wait's length lands: bucket i holds [2^i, 2^(i+1)) ns (0 holds 1 too), the last from
+ * 2^(LAT_BUCKETS-1) ns up; an empty wait (end at its start) is not one. Count, sum and max follow.
+ */
+static void test_account_edges(void **state)
+{
+	static const struct { __u64 ns; __u32 bucket; } cases[] = {
+		{ 1, 0 }, { 2, 1 }, { 3, 1 }, { 4, 2 }, { 1023, 9 }, { 1024, 10 },
+		{ (1ull << 32) - 1, 31 }, { 1ull << 32, 32 },
+		{ (1ull << (LAT_BUCKETS - 1)) - 1, LAT_BUCKETS - 2 },
+		{ 1ull << (LAT_BUCKETS - 1), LAT_BUCKETS - 1 },
+		{ 1ull << 50, LAT_BUCKETS - 1 },
+	};
+	const __u64 start = 1ull << 60;
+	struct xprt_stats *x = calloc(1, sizeof(*x));
+	struct waiter w = { .start_ns = start, .kind = WAIT_DELAY };
+	struct wait_hist *h = &x->waits[WAIT_DELAY];
+	__u64 sum = 0, n = 0;
+
+	(void)state;
+	assert_non_null(x);
+	wait_account(x, &w, start);
+	assert_int_equal(h->count, 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct wait_hist before = *h;
+
+		wait_account(x, &w, start + cases[i].ns);
+		sum += cases[i].ns;
+		n++;
+		for (int b = 0; b < LAT_BUCKETS; b++)
+			assert_int_equal(h->buckets[b] - before.buckets[b], b == (int)cases[i].bucket);
+	}
+	assert_int_equal(h->count, n);
+	assert_int_equal(h->sum_ns, sum);
+	assert_int_equal(h->max_ns, 1ull << 50);
+	/* a shorter wait after the longest leaves the max alone; an end far behind adds nothing */
+	wait_account(x, &w, start + 5);
+	wait_account(x, &w, 1);
+	assert_int_equal(h->max_ns, 1ull << 50);
+	assert_int_equal(h->count, n + 1);
+	assert_int_equal(h->sum_ns, sum + 5);
+	/* only the wait's own kind moves */
+	for (int k = 0; k < WAIT_KINDS; k++)
+		if (k != WAIT_DELAY)
+			assert_int_equal(x->waits[k].count, 0);
+	free(x);
+}
+
+/* a send-queue wait from its sleep to its end, as wait_end() runs it: the end is when it went out */
+static void test_send_wait(void **state)
+{
+	struct xprt_stats *x = calloc(1, sizeof(*x));
+	struct waiter w = { .start_ns = 1000, .task_start = 3, .kind = WAIT_SEND };
+	__u64 end = 0, sent;
+
+	(void)state;
+	assert_non_null(x);
+	/* stamped by an earlier transmission: not gone out yet, nothing counted */
+	sent = wait_sent_at(w.start_ns, 900, 1500);
+	assert_int_equal(wait_close(&w, 3, WAIT_KINDS, false, sent, 1500, &end), WAIT_GOES_ON);
+	/* a stamp past the event (another CPU's clock) ends it at the event */
+	sent = wait_sent_at(w.start_ns, 2600, 2500);
+	assert_int_equal(wait_close(&w, 3, WAIT_KINDS, false, sent, 2500, &end), WAIT_ENDED);
+	assert_int_equal(end, 2500);
+	wait_account(x, &w, end);
+	assert_int_equal(x->waits[WAIT_SEND].count, 1);
+	assert_int_equal(x->waits[WAIT_SEND].sum_ns, 1500);
+	assert_int_equal(x->waits[WAIT_SEND].buckets[10], 1);	/* [1024, 2048) */
 	free(x);
 }
 
@@ -128,6 +205,8 @@ int main(void)
 		cmocka_unit_test(test_sent_at),
 		cmocka_unit_test(test_close),
 		cmocka_unit_test(test_account),
+		cmocka_unit_test(test_account_edges),
+		cmocka_unit_test(test_send_wait),
 		cmocka_unit_test(test_queued),
 		cmocka_unit_test(test_waiting_counts),
 	};
