@@ -78,7 +78,9 @@ i=0; until grep -q '"interval"' /tmp/fork.json 2>/dev/null || [ $i -ge 300 ]; do
 	dd if=/dev/zero of=/mnt/a/j/fork.$((n % 16)) bs=64k count=1 2>/dev/null; n=$((n + 1))
 done; echo $n >/tmp/fork.n ) &
 sample() { awk '/^VmRSS/ { print $2 }' /proc/$sp/status; }
-cpu() { awk '{ print $14 + $15 }' /proc/$sp/stat; }
+# nanoseconds on CPU, every thread (the scheduler's own count: clock ticks are too coarse for the
+# few ms a tick costs, and their jitter alone made ratios of single digits fail)
+cpu() { cat /proc/$sp/task/*/schedstat | awk '{ n += $1 } END { printf "%.0f", n }'; }
 sleep 6
 rss0=$(sample) c0=$(cpu) u0=$(cut -d' ' -f1 /proc/uptime)
 sleep 12
@@ -89,12 +91,17 @@ touch /tmp/fork.stop; sleep 4
 kill -INT $sp; wait $sp
 n=$(cat /tmp/fork.n)
 w=$(jq -c 'select(.type == "checkpoint")' /tmp/fork.json | jq -sc 'max_by(.duration_s)')
-echo "note fork loop: $n processes; RSS $rss0 -> $rss1 KiB; CPU ticks $c0 $c1 $c2 at $u0 $u1 $u2; window $(echo "$w" | jq -c '{duration_s, jobs}')"
-check_gt "fork loop: thousands of writer processes" "$n" 1000
+echo "note fork loop: $n processes; RSS $rss0 -> $rss1 KiB; CPU ns $c0 $c1 $c2 at $u0 $u1 $u2; window $(echo "$w" | jq -c '{duration_s, jobs}')"
+check_gt "fork loop: slotscope's CPU time read (ns)" "$c2" 0
+# how many a TCG guest forks in 30 s varies with the host's load (1,500 to 3,600 seen)
+check_gt "fork loop: hundreds of writer processes" "$n" 500
 check_le "fork loop: RSS growth over 24 s (KiB)" $((rss1 - rss0)) 512
-# CPU per second of the second 12 s against the first: flat (1.5x, and a tick of slack)
-check_le "fork loop: CPU per tick flat (later vs earlier, in %)" \
+# CPU per second of the second 12 s against the first: flat (1.5x, plus 5 ms a second of slack
+# for a guest whose host is busy)
+check_le "fork loop: CPU per second flat (later vs earlier + 5 ms/s, in %)" \
 	"$(awk -v a=$c0 -v b=$c1 -v c=$c2 -v x=$u0 -v y=$u1 -v z=$u2 \
-		'BEGIN { e = (b - a + 1) / (y - x); l = (c - b) / (z - y); printf "%d", 100 * l / e }')" 150
-check_gt "fork loop: the window counts its writers (a process each)" "$(echo "$w" | jq '[.jobs[].processes] | add // 0')" 500
+		'BEGIN { e = (b - a) / (y - x) + 5e6; l = (c - b) / (z - y); printf "%d", 100 * l / e }')" 150
+# the window opens with its first busy interval: the writers of the one before may be missed
+check_ge "fork loop: the window counts its writers (a process each, 90 %)" \
+	"$(echo "$w" | jq '[.jobs[].processes] | add // 0')" $((n * 9 / 10))
 exit $CHECK_FAILED
