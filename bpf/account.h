@@ -67,11 +67,40 @@ static __always_inline bool level_stretch(__s32 level, __u32 limit, __u64 from, 
 }
 
 /*
+ * The chain of changes' times moves forward only: true with *@prev the previous change's time
+ * when @now is later than it and now stamped. A change whose clock was read before a later
+ * change was stamped (another CPU, or a vCPU descheduled between its clock read and its change)
+ * stamps nothing and counts no stretch: the next change counts from the later stamp. An xchg
+ * would set the chain back to the earlier time and the next change would count the stretch
+ * between them a second time. Contended past a few tries, the stretch is left to the next change
+ * the same way: none is lost or counted twice.
+ */
+static __always_inline bool stamp_advance(__u64 *last, __u64 now, __u64 *prev)
+{
+	__u64 seen = *last;
+
+	for (int i = 0; i < 4; i++) {
+		__u64 was;
+
+		if (now <= seen)
+			return false;
+		was = __sync_val_compare_and_swap(last, seen, now);
+		if (was == seen) {
+			*prev = seen;
+			return true;
+		}
+		seen = was;
+	}
+	return false;
+}
+
+/*
  * Occupancy changes by @delta at @now, in interval @epoch (user space bumps it at every interval
  * boundary). The time since the previous change (on any CPU) goes to the level it was at: the
- * xchg on last_change_ns chains all changes, so no nanosecond is lost or counted twice even when
- * two CPUs race. The interval peak lives in the slot of the epoch's parity and restarts, from
- * the level it inherits, the first time a change sees a new epoch there.
+ * stamp on last_change_ns chains all changes (stamp_advance), so no nanosecond is lost or
+ * counted twice even when two CPUs race or a clock was read late. The interval peak lives in the
+ * slot of the epoch's parity and restarts, from the level it inherits, the first time a change
+ * sees a new epoch there.
  */
 static __always_inline void slot_change(struct xprt_stats *x, int delta, __u64 now, __u32 e)
 {
@@ -83,8 +112,8 @@ static __always_inline void slot_change(struct xprt_stats *x, int delta, __u64 n
 	new = old + delta;
 	if (new > 0 && (__u32)new > x->limit && (x->flags & (XF_LIMIT_ASSUMED | XF_LIMIT_INFERRED)))
 		rdma_pool_raise(x, new);
-	prev = __sync_lock_test_and_set(&x->last_change_ns, now);
-	if (level_stretch(old, x->limit, prev, now, &b))
+	if (stamp_advance(&x->last_change_ns, now, &prev) &&
+	    level_stretch(old, x->limit, prev, now, &b))
 		__sync_fetch_and_add(&x->level_ns[b], now - prev);
 	if (new <= 0)
 		return;

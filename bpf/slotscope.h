@@ -83,7 +83,7 @@ struct xprt_stats {
 
 	/* occupancy: changed atomically on every acquire/release */
 	__s32 in_use;
-	__u64 last_change_ns;	/* start of the current level's stretch (xchg'd) */
+	__u64 last_change_ns;	/* start of the current level's stretch (only moves forward) */
 	__u64 level_ns[LEVEL_BUCKETS];
 	__u32 peak;		/* highest in_use since attach */
 	__u32 epoch_peak[2];	/* highest in_use in the interval whose epoch parity is the index */

@@ -87,6 +87,29 @@ static void test_handoff(void **state)
 }
 
 /*
+ * A change whose clock was read before another CPU's later change was stamped (a vCPU descheduled
+ * between the two, as on a loaded host): the chain does not go back, so no stretch is counted
+ * twice and the levels still add up to the time covered.
+ */
+static void test_late_clock(void **state)
+{
+	struct xprt_stats *x = new_xprt(IDENT_TCP, 16, 0, 100);
+
+	(void)state;
+	account_acquire(x, true, false, 100, 1);	/* 0 -> 1 */
+	account_acquire(x, true, false, 150, 1);	/* 1 -> 2 */
+	account_release(x, true, 0, 120, 1);		/* 2 -> 1, its clock read at 120 */
+	assert_int_equal(x->last_change_ns, 150);
+	account_acquire(x, true, false, 200, 1);	/* 1 -> 2 */
+	account_release(x, true, 0, 260, 1);		/* 2 -> 1 */
+	assert_int_equal(x->in_use, 1);
+	assert_int_equal(x->level_ns[1], 50 + 50);
+	assert_int_equal(x->level_ns[2], 60);
+	assert_int_equal(level_sum(x), 260 - 100);
+	free(x);
+}
+
+/*
  * The inflight map full (--max-inflight): a hand-off to a task whose request cannot be tracked
  * takes the kept slot out of the count, so occupancy never exceeds what is tracked.
  */
@@ -274,6 +297,7 @@ int main(void)
 		cmocka_unit_test(test_handoff),
 		cmocka_unit_test(test_handoff_races),
 		cmocka_unit_test(test_handoff_untracked),
+		cmocka_unit_test(test_late_clock),
 		cmocka_unit_test(test_preattach_release),
 		cmocka_unit_test(test_epoch_rollover),
 		cmocka_unit_test(test_destroy_and_reuse),

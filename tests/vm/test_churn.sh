@@ -78,7 +78,10 @@ check_le "transports in an interval back to the one-mount level" "$t1" "$t0"
 # 300 KiB). Once in a run the allocator keeps ~700-900 KiB more after a large map read (a hash
 # bucket fuller than the batch buffer doubles it), at a moment that varies: bounded, not growing.
 check_le "RSS flat from 50 to 200 mounts (within 128 KiB)" "$rss1" $((rss50 + 128))
-check_le "RSS within 1.5 MiB of the one-mount level" "$rss1" $((rss0 + 1536))
+# the heap's high-water mark arrives between 10 and 25 mounts or before the first sample
+# (8.4-8.6 MiB in every run, from 6.8 or 8.6 at ten mounts): the bound is on the plateau, and the
+# check above on its growth
+check_le "RSS within 2 MiB of the one-mount level" "$rss1" $((rss0 + 2048))
 check_gt "destroyed transports were reported" "$(jq -c 'select(.type == "interval") | .transports[] | select(.destroyed)' /tmp/ch.json | wc -l)" 100
 
 # the same server address twice: the second transport (often with the first's id) starts afresh

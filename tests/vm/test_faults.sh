@@ -11,8 +11,13 @@ check_eq "maps full: exit status" $? 0
 check_eq "maps full: drops shown" "$(grep -c 'events not counted: BPF maps full' /tmp/f1.out)" 1
 slotscope --json --max-inflight 4 -- sh -c ". /src/tools/vm/lib.sh; writers /mnt/t 64 1" >/tmp/f1.json
 check_gt "maps full: inflight_full counted" "$(tail -n 1 /tmp/f1.json | jq .counters.inflight_full)" 0
-# what the cap does: at most 4 slots tracked at once, the others counted as not counted
-check_le "maps full: never more in use than the 4 tracked" "$(tail -n 1 /tmp/f1.json | jq '[.transports[].peak] | max')" 4
+# what the cap does: at most 4 requests tracked at once, the others counted as not counted. A
+# slot kept in use at a tracked release for the hand-off that follows it is counted until that
+# hand-off takes it (in the same xprt_release() call chain, on the same CPU), while the freed
+# entry may already track another request: one more per CPU at most.
+ncpu=$(grep -c ^processor /proc/cpuinfo)
+check_le "maps full: never more in use than the 4 tracked, and a hand-off per CPU" \
+	"$(tail -n 1 /tmp/f1.json | jq '[.transports[].peak] | max')" $((4 + ncpu))
 check_gt "maps full: the tracked ones still counted" "$(tail -n 1 /tmp/f1.json | jq '[.transports[].peak] | max')" 0
 
 # 2. nfsd stopped mid-write on a soft mount: timeouts and retransmissions show, tracing goes on

@@ -40,7 +40,7 @@ grep -E '^[AR] ' /tmp/bt.out | sort -n -k2 | awk -v id="$id" '
 	}
 	END {
 		for (l in t) if (l > 0) busy += t[l]
-		printf "truth acquires %d handed %d peak %d busy_ns %d\n", acq, handed, peak, busy
+		printf "truth acquires %d handed %d peak %d busy_ns %.0f\n", acq, handed, peak, busy
 		for (l in t) if (l > 0) printf "level %d %.4f\n", l, 100 * t[l] / busy
 	}' >/tmp/truth.txt
 cat /tmp/truth.txt
