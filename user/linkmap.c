@@ -86,9 +86,53 @@ static int rdma_from_conn(struct linkmap *m, const struct sockaddr_storage *dst,
 	return 0;
 }
 
-static int resolve(struct linkmap *m, const struct lm_xprt *x, struct link_path *p)
+/*
+ * What one round of refreshes reads once for all its TCP transports: every source port (one walk
+ * of sunrpc's sysfs) and every established connection (one read of /proc/net/tcp and tcp6), where
+ * a read per transport cost 64 sysfs walks and 64 parses at 64 transports.
+ */
+struct lm_round {
+	bool read;
+	struct xprt_ports ports;
+	struct tcp_conns conns;
+};
+
+static void round_free(struct lm_round *r)
 {
-	unsigned int dport = (unsigned int)strtoul(x->port, NULL, 10), sport = 0;
+	xprt_ports_free(&r->ports);
+	tcp_conns_free(&r->conns);
+}
+
+/* the source address of a TCP transport's connection: 0, or -errno and the route decides alone */
+static int tcp_src(struct linkmap *m, struct lm_round *r, const struct lm_xprt *x,
+		   const struct sockaddr_storage *dst, struct sockaddr_storage *src)
+{
+	unsigned int sport = 0;
+	void *out;
+
+	if (!r->read) {
+		r->read = true;
+		/* a failed read (out of memory) leaves a table short: the route decides alone */
+		(void)xprt_ports_read(m->sysfs_root, &r->ports);
+		(void)tcp_conns_read(m->procfs_root, &r->conns);
+	}
+	/* no sysfs (before 5.14) leaves the port open: any one connection to the server */
+	xprt_ports_get(&r->ports, x->id, &sport);
+	memset(src, 0, sizeof(*src));
+	src->ss_family = dst->ss_family;
+	if (dst->ss_family == AF_INET) {
+		out = &((struct sockaddr_in *)src)->sin_addr;
+		return tcp_conns_local(&r->conns, AF_INET, &((const struct sockaddr_in *)dst)->sin_addr,
+				       ntohs(((const struct sockaddr_in *)dst)->sin_port), sport, out);
+	}
+	out = &((struct sockaddr_in6 *)src)->sin6_addr;
+	return tcp_conns_local(&r->conns, AF_INET6, &((const struct sockaddr_in6 *)dst)->sin6_addr,
+			       ntohs(((const struct sockaddr_in6 *)dst)->sin6_port), sport, out);
+}
+
+static int resolve(struct linkmap *m, struct lm_round *r, const struct lm_xprt *x, struct link_path *p)
+{
+	unsigned int dport = (unsigned int)strtoul(x->port, NULL, 10);
 	struct sockaddr_storage dst, src;
 	const struct sockaddr *s = NULL;
 	int err;
@@ -99,12 +143,8 @@ static int resolve(struct linkmap *m, const struct lm_xprt *x, struct link_path 
 		return err;
 	if (x->ident == IDENT_RDMA && rdma_from_conn(m, &dst, p) == 0)
 		return 0;
-	if (x->ident == IDENT_TCP) {
-		/* no sysfs (before 5.14) leaves the port open: any one connection to the server */
-		xprt_src_port(m->sysfs_root, x->id, &sport);
-		if (tcp_source(m->procfs_root, x->addr, dport, sport, &src) == 0)
-			s = (const struct sockaddr *)&src;
-	}
+	if (x->ident == IDENT_TCP && tcp_src(m, r, x, &dst, &src) == 0)
+		s = (const struct sockaddr *)&src;
 	err = nl_route_dev((const struct sockaddr *)&dst, s, p->netdev, sizeof(p->netdev));
 	/* a source the kernel no longer owns (an address just removed): the route without it */
 	if (err && s)
@@ -124,7 +164,7 @@ static int from_table(const char *procfs_root, const struct lm_xprt *x, struct l
 	return 0;
 }
 
-static int path_of(struct linkmap *m, const struct lm_xprt *x, double t)
+static int path_of(struct linkmap *m, struct lm_round *r, const struct lm_xprt *x, double t)
 {
 	struct lm_entry *e = NULL;
 	size_t i;
@@ -143,7 +183,7 @@ static int path_of(struct linkmap *m, const struct lm_xprt *x, double t)
 	}
 	e->used = t;
 	if (t - e->at >= LINK_REFRESH_S) {
-		if ((!m->live || resolve(m, x, &e->p)) && from_table(m->procfs_root, x, &e->p))
+		if ((!m->live || resolve(m, r, x, &e->p)) && from_table(m->procfs_root, x, &e->p))
 			memset(&e->p, 0, sizeof(e->p));
 		e->at = t;
 	}
@@ -153,6 +193,8 @@ static int path_of(struct linkmap *m, const struct lm_xprt *x, double t)
 int linkmap_update(struct linkmap *m, const struct snapshot *s)
 {
 	double t = clock_s(CLOCK_MONOTONIC);
+	struct lm_round r = { 0 };
+	int err = 0;
 	size_t i, j;
 
 	for (i = j = 0; i < m->n; i++)
@@ -168,10 +210,12 @@ int linkmap_update(struct linkmap *m, const struct snapshot *s)
 		memcpy(addr, x->addr, sizeof(addr));
 		memcpy(port, x->port, sizeof(port));
 		addr[ADDR_LEN - 1] = port[PORT_LEN - 1] = 0;
-		if (path_of(m, &lx, t))
-			return -ENOMEM;
+		err = path_of(m, &r, &lx, t);
+		if (err)
+			break;
 	}
-	return 0;
+	round_free(&r);
+	return err;
 }
 
 int linkmap_get(const struct linkmap *m, __u64 key, __u64 first_seen, struct link_path *p)

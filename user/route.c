@@ -132,32 +132,72 @@ static int hexaddr(const char *hex, int family, void *out)
 	return 0;
 }
 
-int tcp_local_addr(FILE *f, int family, const void *dst, unsigned int dport, unsigned int sport,
-		   void *local)
+int tcp_conns_parse(FILE *f, int family, struct tcp_conns *t)
 {
-	size_t alen = family == AF_INET6 ? 16 : 4;
-	unsigned char la[16], ra[16], found[16];
+	unsigned char la[16], ra[16];
 	char line[512], lhex[40], rhex[40];
 	unsigned int lport, rport, st;
-	bool have = false;
+	int err;
 
 	while (fgets(line, sizeof(line), f)) {
+		struct tcp_conn *c;
+
 		/* sl local_address rem_address st ...; the header line does not scan */
 		if (sscanf(line, " %*u: %39[0-9A-Fa-f]:%x %39[0-9A-Fa-f]:%x %x", lhex, &lport, rhex,
 			   &rport, &st) != 5 ||
-		    hexaddr(lhex, family, la) || hexaddr(rhex, family, ra))
-			continue;
-		if (st != 1 || rport != dport || memcmp(ra, dst, alen) || (sport && lport != sport))
+		    st != 1 || hexaddr(lhex, family, la) || hexaddr(rhex, family, ra))
 			continue;	/* 1: TCP_ESTABLISHED */
-		if (have && memcmp(found, la, alen))
-			return -EEXIST;
-		memcpy(found, la, alen);
-		have = true;
+		err = GROW(t->c, t->cap, t->n + 1, 16);
+		if (err)
+			return err;
+		c = &t->c[t->n++];
+		c->family = family;
+		memcpy(c->la, la, sizeof(la));
+		memcpy(c->ra, ra, sizeof(ra));
+		c->lport = lport;
+		c->rport = rport;
 	}
-	if (!have)
-		return -ENOENT;
-	memcpy(local, found, alen);
 	return 0;
+}
+
+int tcp_conns_local(const struct tcp_conns *t, int family, const void *dst, unsigned int dport,
+		    unsigned int sport, void *local)
+{
+	size_t alen = family == AF_INET6 ? 16 : 4;
+	const struct tcp_conn *found = NULL;
+
+	for (size_t i = 0; i < t->n; i++) {
+		const struct tcp_conn *c = &t->c[i];
+
+		if (c->family != family || c->rport != dport || memcmp(c->ra, dst, alen) ||
+		    (sport && c->lport != sport))
+			continue;
+		if (found && memcmp(found->la, c->la, alen))
+			return -EEXIST;
+		found = c;
+	}
+	if (!found)
+		return -ENOENT;
+	memcpy(local, found->la, alen);
+	return 0;
+}
+
+void tcp_conns_free(struct tcp_conns *t)
+{
+	free(t->c);
+	memset(t, 0, sizeof(*t));
+}
+
+int tcp_local_addr(FILE *f, int family, const void *dst, unsigned int dport, unsigned int sport,
+		   void *local)
+{
+	struct tcp_conns t = { 0 };
+	int err = tcp_conns_parse(f, family, &t);
+
+	if (!err)
+		err = tcp_conns_local(&t, family, dst, dport, sport, local);
+	tcp_conns_free(&t);
+	return err;
 }
 
 int parse_sockaddr(const char *addr, unsigned int port, struct sockaddr_storage *ss)
@@ -193,65 +233,93 @@ int parse_sockaddr(const char *addr, unsigned int port, struct sockaddr_storage 
 	return 0;
 }
 
-int tcp_source(const char *procfs_root, const char *dst, unsigned int dport, unsigned int sport,
-	       struct sockaddr_storage *src)
+int tcp_conns_read(const char *procfs_root, struct tcp_conns *t)
 {
-	struct sockaddr_storage d;
+	static const struct { const char *path; int family; } tab[] = {
+		{ "/proc/net/tcp", AF_INET }, { "/proc/net/tcp6", AF_INET6 },
+	};
 	char path[512];
-	const void *a;
-	void *out;
-	FILE *f;
-	int err = parse_sockaddr(dst, 0, &d);
+	int err = 0;
 
-	if (err)
-		return err;
-	memset(src, 0, sizeof(*src));
-	src->ss_family = d.ss_family;
-	if (d.ss_family == AF_INET) {
-		a = &((struct sockaddr_in *)&d)->sin_addr;
-		out = &((struct sockaddr_in *)src)->sin_addr;
-	} else {
-		a = &((struct sockaddr_in6 *)&d)->sin6_addr;
-		out = &((struct sockaddr_in6 *)src)->sin6_addr;
+	for (size_t i = 0; i < 2 && !err; i++) {
+		FILE *f;
+
+		err = root_path(path, sizeof(path), procfs_root, tab[i].path);
+		if (err)
+			break;
+		/* a kernel without IPv6 has no tcp6: its connections are none */
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		err = tcp_conns_parse(f, tab[i].family, t);
+		fclose(f);
 	}
-	err = root_path(path, sizeof(path), procfs_root,
-			d.ss_family == AF_INET ? "/proc/net/tcp" : "/proc/net/tcp6");
-	if (err)
-		return err;
-	f = fopen(path, "r");
-	if (!f)
-		return -errno;
-	err = tcp_local_addr(f, d.ss_family, a, dport, sport, out);
-	fclose(f);
 	return err;
 }
 
-int xprt_src_port(const char *sysfs_root, unsigned int id, unsigned int *port)
+/* ".../xprt-ID-tcp/xprt_info" -> ID */
+static int xprt_id_of(const char *path, unsigned int *id)
+{
+	const char *b = strrchr(path, '/');
+
+	while (b && b > path && b[-1] != '/')
+		b--;
+	return b && sscanf(b, "xprt-%u-tcp/", id) == 1 ? 0 : -EINVAL;
+}
+
+static int cmp_port_id(const void *a, const void *b)
+{
+	const struct xprt_port *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+int xprt_ports_read(const char *sysfs_root, struct xprt_ports *t)
 {
 	char pattern[512], line[128];
-	unsigned int v;
+	unsigned int v, id;
 	glob_t g;
 	int err;
 
 	err = root_path(pattern, sizeof(pattern), sysfs_root,
-			"/sys/kernel/sunrpc/xprt-switches/switch-*/xprt-%u-tcp/xprt_info", id);
+			"/sys/kernel/sunrpc/xprt-switches/switch-*/xprt-*-tcp/xprt_info");
 	if (err)
 		return err;
 	if (glob(pattern, 0, NULL, &g))
-		return -ENOENT;
-	err = -ENOENT;
-	for (size_t i = 0; i < g.gl_pathc && err; i++) {
-		FILE *f = fopen(g.gl_pathv[i], "r");
+		return 0;	/* no sysfs (before 5.14), or no TCP transport */
+	for (size_t i = 0; i < g.gl_pathc && !err; i++) {
+		FILE *f;
 
-		if (!f)
+		if (xprt_id_of(g.gl_pathv[i], &id) || !(f = fopen(g.gl_pathv[i], "r")))
 			continue;
 		while (fgets(line, sizeof(line), f))
 			if (sscanf(line, "src_port=%u", &v) == 1 && v && v < 65536) {
-				*port = v;
-				err = 0;
+				err = GROW(t->p, t->cap, t->n + 1, 16);
+				if (!err)
+					t->p[t->n++] = (struct xprt_port){ .id = id, .port = v };
+				break;
 			}
 		fclose(f);
 	}
 	globfree(&g);
+	if (t->n)
+		qsort(t->p, t->n, sizeof(*t->p), cmp_port_id);
 	return err;
+}
+
+int xprt_ports_get(const struct xprt_ports *t, unsigned int id, unsigned int *port)
+{
+	struct xprt_port k = { .id = id };
+	const struct xprt_port *p = t->n ? bsearch(&k, t->p, t->n, sizeof(k), cmp_port_id) : NULL;
+
+	if (!p)
+		return -ENOENT;
+	*port = p->port;
+	return 0;
+}
+
+void xprt_ports_free(struct xprt_ports *t)
+{
+	free(t->p);
+	memset(t, 0, sizeof(*t));
 }

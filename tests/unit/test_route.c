@@ -93,6 +93,67 @@ static void test_tcp_source(void **state)
 	fclose(f);
 }
 
+/* every TCP transport's source port from one walk of sunrpc's sysfs; an RDMA transport has none */
+static void test_xprt_ports(void **state)
+{
+	struct xprt_ports t = { 0 };
+	unsigned int port = 0;
+
+	(void)state;
+	assert_int_equal(xprt_ports_read(FIXTURES "/audit", &t), 0);
+	assert_int_equal(t.n, 4);
+	assert_int_equal(xprt_ports_get(&t, 1, &port), 0);
+	assert_int_equal(port, 889);
+	assert_int_equal(xprt_ports_get(&t, 2, &port), 0);
+	assert_int_equal(port, 842);
+	assert_int_equal(xprt_ports_get(&t, 3, &port), 0);
+	assert_int_equal(port, 828);
+	assert_int_equal(xprt_ports_get(&t, 7, &port), 0);
+	assert_int_equal(port, 700);
+	assert_int_equal(xprt_ports_get(&t, 5, &port), -ENOENT);
+	assert_int_equal(xprt_ports_get(&t, 4, &port), -ENOENT);
+	xprt_ports_free(&t);
+	/* no such sysfs (before 5.14): none, not an error */
+	assert_int_equal(xprt_ports_read(FIXTURES "/links/t0", &t), 0);
+	assert_int_equal(t.n, 0);
+	xprt_ports_free(&t);
+}
+
+/* one table of both families answers for every transport; closing connections are not in it */
+static void test_tcp_conns(void **state)
+{
+	static const char tcp[] =
+		"  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid\n"
+		"   1: 0464A8C0:02C5 0364A8C0:0801 01 00000000:00000000 00:00000000 00000000 0\n"
+		"   2: 0264A8C0:02C6 0364A8C0:0801 06 00000000:00000000 00:00000000 00000000 0\n"
+		"   3: 0264A8C0:02C7 0164A8C0:0801 01 00000000:00000000 00:00000000 00000000 0\n";
+	struct tcp_conns t = { 0 };
+	struct in_addr a, local, want;
+	struct in6_addr a6, l6;
+	FILE *f;
+
+	(void)state;
+	f = fmemopen((void *)tcp, sizeof(tcp) - 1, "r");
+	assert_int_equal(tcp_conns_parse(f, AF_INET, &t), 0);
+	fclose(f);
+	assert_int_equal(t.n, 2);
+	inet_pton(AF_INET, "192.168.100.1", &a);
+	inet_pton(AF_INET, "192.168.100.2", &want);
+	assert_int_equal(tcp_conns_local(&t, AF_INET, &a, 2049, 711, &local), 0);
+	assert_int_equal(local.s_addr, want.s_addr);
+	inet_pton(AF_INET, "192.168.100.3", &a);
+	inet_pton(AF_INET, "192.168.100.4", &want);
+	assert_int_equal(tcp_conns_local(&t, AF_INET, &a, 2049, 0, &local), 0);
+	assert_int_equal(local.s_addr, want.s_addr);
+	/* the TIME_WAIT one from .2:710 is not the transport's */
+	assert_int_equal(tcp_conns_local(&t, AF_INET, &a, 2049, 710, &local), -ENOENT);
+	/* an IPv6 destination is not matched against IPv4 rows */
+	memset(&a6, 0, sizeof(a6));
+	memcpy(&a6, &a, 4);
+	assert_int_equal(tcp_conns_local(&t, AF_INET6, &a6, 2049, 0, &l6), -ENOENT);
+	tcp_conns_free(&t);
+}
+
 static void test_tcp6_source(void **state)
 {
 	/* fd00::5 -> fd00::1 port 2049: each word the native u32 of its 4 bytes, printed %08X */
@@ -235,6 +296,8 @@ int main(void)
 		cmocka_unit_test(test_route),
 		cmocka_unit_test(test_tcp_source),
 		cmocka_unit_test(test_tcp6_source),
+		cmocka_unit_test(test_xprt_ports),
+		cmocka_unit_test(test_tcp_conns),
 		cmocka_unit_test(test_parse_sockaddr),
 		cmocka_unit_test(test_cm_ids),
 	};
