@@ -154,7 +154,8 @@ bench-prom: $(O)/tests/prombench
 	$(Q){ echo "# The textfile: size, series and writer CPU"; echo; \
 	  echo "Reproduce: \`make bench-prom\` ($$(date -u +%F), $$(nproc) CPUs, $$(uname -r)). prom_write() of a"; \
 	  echo "cumulative view with N RDMA transports, two mounts with a dozen ops each, every bucket"; \
-	  echo "filled: render, fsync and rename into the build directory, mean of 200 writes (process CPU)."; echo; \
+	  echo "filled: render, fsync and rename into the build directory, mean of 200 writes (process CPU);"; \
+	  echo "the JSON record: out_json() of the same view (one --json interval line) into /dev/null."; echo; \
 	  $(O)/tests/prombench $(O); } > bench/PROM.md
 	$(Q)cat bench/PROM.md
 

@@ -4,6 +4,7 @@
  * transports (nconnect 16 to four servers at most), two mounts with a dozen ops each, every
  * histogram filled. It times prom_write() itself (render, fsync, rename) into a tmpfs-or-disk
  * directory given as argument; the snapshot reads and view builds of a tick are in bench/self.sh.
+ * The same view's JSON record (--json's interval line) is timed into /dev/null beside it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,7 +26,7 @@ static double cpu_s(void)
 	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 }
 
-static void run(const char *dir, size_t n, bool detail)
+static void run(const char *dir, size_t n, bool detail, FILE *null)
 {
 	static struct xprt_view x[64];
 	static struct mount_op m[24];
@@ -80,6 +81,26 @@ static void run(const char *dir, size_t n, bool detail)
 		series += line[0] != '#';
 	if (f)
 		fclose(f);
+	if (!detail) {
+		double j = cpu_s();
+		long sz;
+
+		for (int r = 0; r < rounds; r++)
+			out_json(null, &v);
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *ms;
+
+		j = (cpu_s() - j) / rounds;
+		ms = open_memstream(&buf, &len);
+		if (ms) {
+			out_json(ms, &v);
+			fclose(ms);
+		}
+		sz = (long)len;
+		free(buf);
+		printf("| %zu | JSON record | - | %.1f | %.0f |\n", n, (double)sz / 1024, j * 1e6);
+	}
 	printf("| %zu | %s | %d | %.1f | %.0f |\n", n, detail ? "detail" : "default", series,
 	       (double)st.st_size / 1024, c0 * 1e6);
 }
@@ -88,11 +109,18 @@ int main(int argc, char **argv)
 {
 	const char *dir = argc > 1 ? argv[1] : "/tmp";
 
-	printf("| transports | textfile | series | KiB | CPU us per write |\n|---|---|---|---|---|\n");
-	for (int d = 0; d < 2; d++) {
-		run(dir, 1, d);
-		run(dir, 16, d);
-		run(dir, 64, d);
+	FILE *null = fopen("/dev/null", "w");
+
+	if (!null) {
+		perror("/dev/null");
+		return 1;
 	}
+	printf("| transports | output | series | KiB | CPU us per write |\n|---|---|---|---|---|\n");
+	for (int d = 0; d < 2; d++) {
+		run(dir, 1, d, null);
+		run(dir, 16, d, null);
+		run(dir, 64, d, null);
+	}
+	fclose(null);
 	return 0;
 }

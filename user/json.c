@@ -2,6 +2,7 @@
 #include <assert.h>
 #include <inttypes.h>
 #include <math.h>
+#include "fmt.h"
 #include "json.h"
 #include "utf8.h"
 
@@ -18,26 +19,26 @@ void jw_init(struct jw *w, FILE *f)
  */
 static void put_str(FILE *f, const char *s)
 {
-	fputc('"', f);
+	putc_unlocked('"', f);
 	put_name_quoted(f, s);
-	fputc('"', f);
+	putc_unlocked('"', f);
 }
 
 static void prefix(struct jw *w, const char *key)
 {
 	if (w->need_comma[w->depth])
-		fputc(',', w->f);
+		putc_unlocked(',', w->f);
 	w->need_comma[w->depth] = true;
 	if (key) {
 		put_str(w->f, key);
-		fputc(':', w->f);
+		putc_unlocked(':', w->f);
 	}
 }
 
 static void open(struct jw *w, const char *key, char c)
 {
 	prefix(w, key);
-	fputc(c, w->f);
+	putc_unlocked(c, w->f);
 	/* a nesting the renderers never make: their bug, not the input's (bpftool asserts too) */
 	assert((size_t)w->depth + 1 < sizeof(w->need_comma) / sizeof(w->need_comma[0]));
 	w->need_comma[++w->depth] = false;
@@ -48,14 +49,14 @@ void jw_arr(struct jw *w, const char *key) { open(w, key, '['); }
 
 void jw_end_obj(struct jw *w)
 {
-	fputc('}', w->f);
+	putc_unlocked('}', w->f);
 	assert(w->depth > 0);
 	w->depth--;
 }
 
 void jw_end_arr(struct jw *w)
 {
-	fputc(']', w->f);
+	putc_unlocked(']', w->f);
 	assert(w->depth > 0);
 	w->depth--;
 }
@@ -63,13 +64,13 @@ void jw_end_arr(struct jw *w)
 void jw_u64(struct jw *w, const char *key, uint64_t v)
 {
 	prefix(w, key);
-	fprintf(w->f, "%" PRIu64, v);
+	put_u64(w->f, v);
 }
 
 void jw_i64(struct jw *w, const char *key, int64_t v)
 {
 	prefix(w, key);
-	fprintf(w->f, "%" PRId64, v);
+	put_i64(w->f, v);
 }
 
 /* a finite number in @fmt; NaN and infinities are not JSON: null */
@@ -79,7 +80,7 @@ static void put_num(struct jw *w, const char *key, const char *fmt, double v)
 	if (isfinite(v))
 		fprintf(w->f, fmt, v);
 	else
-		fputs("null", w->f);
+		put_s(w->f, "null");
 }
 
 void jw_dbl(struct jw *w, const char *key, double v)
@@ -98,24 +99,24 @@ void jw_str(struct jw *w, const char *key, const char *s)
 	if (s)
 		put_str(w->f, s);
 	else
-		fputs("null", w->f);
+		put_s(w->f, "null");
 }
 
 void jw_bool(struct jw *w, const char *key, bool v)
 {
 	prefix(w, key);
-	fputs(v ? "true" : "false", w->f);
+	put_s(w->f, v ? "true" : "false");
 }
 
 void jw_null(struct jw *w, const char *key)
 {
 	prefix(w, key);
-	fputs("null", w->f);
+	put_s(w->f, "null");
 }
 
 void jw_done(struct jw *w)
 {
-	fputc('\n', w->f);
+	putc_unlocked('\n', w->f);
 	fflush(w->f);
 	w->depth = 0;
 	w->need_comma[0] = false;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "outfile.h"
+#include "fmt.h"
 #include "output.h"
 #include "uhist.h"
 #include "utf8.h"
@@ -36,7 +37,7 @@ static void family(FILE *f, const char *name, const char *type, const char *help
 }
 
 /* 2^e ns in seconds, exactly: every power of two has a finite decimal expansion */
-static void le_str(char *buf, size_t len, unsigned int e)
+static void le_str_make(char *buf, size_t len, unsigned int e)
 {
 	unsigned long long ns = 1ull << e;
 	int n = snprintf(buf, len, "%llu.%09llu", ns / 1000000000ull, ns % 1000000000ull);
@@ -45,12 +46,28 @@ static void le_str(char *buf, size_t len, unsigned int e)
 		buf[--n] = 0;
 }
 
+/* a bucket's "le", made once per exponent: the thousands of bucket lines of a write share them */
+static const char *le_of(unsigned int e)
+{
+	static char made[64][32];
+
+	if (e >= 64)
+		e = 63;
+	if (!made[e][0])
+		le_str_make(made[e], sizeof(made[e]), e);
+	return made[e];
+}
+
 /* a transport's identity: what stays true for its life (the kernel's id, never a rank) */
 static void xlabels(FILE *f, const struct xprt_view *x)
 {
-	fputs("server=\"", f);
+	put_s(f, "server=\"");
 	lv(f, x->addr);
-	fprintf(f, "\",proto=\"%s\",xprt=\"%u\"", proto_name(x->ident), x->id);
+	put_s(f, "\",proto=\"");
+	put_s(f, proto_name(x->ident));
+	put_s(f, "\",xprt=\"");
+	put_u64(f, x->id);
+	putc_unlocked('"', f);
 }
 
 /*
@@ -64,22 +81,33 @@ static void histogram(FILE *f, const char *name, void (*labels)(FILE *, const vo
 	unsigned int next = 0;
 
 	for (size_t i = 0; i < nles; i++) {
-		char le[32];
-
 		while (next < les[i] && next < LAT_BUCKETS - 1)
 			cum += b[next++];
-		le_str(le, sizeof(le), les[i]);
-		fprintf(f, "slotscope_%s_bucket{", name);
+		put_s(f, "slotscope_");
+		put_s(f, name);
+		put_s(f, "_bucket{");
 		labels(f, arg);
-		fprintf(f, ",le=\"%s\"} %llu\n", le, (unsigned long long)cum);
+		put_s(f, ",le=\"");
+		put_s(f, le_of(les[i]));
+		put_s(f, "\"} ");
+		put_u64(f, cum);
+		putc_unlocked('\n', f);
 	}
-	fprintf(f, "slotscope_%s_bucket{", name);
+	put_s(f, "slotscope_");
+	put_s(f, name);
+	put_s(f, "_bucket{");
 	labels(f, arg);
-	fprintf(f, ",le=\"+Inf\"} %llu\nslotscope_%s_sum{", (unsigned long long)total, name);
+	put_s(f, ",le=\"+Inf\"} ");
+	put_u64(f, total);
+	put_s(f, "\nslotscope_");
+	put_s(f, name);
+	put_s(f, "_sum{");
 	labels(f, arg);
 	fprintf(f, "} %.9f\nslotscope_%s_count{", (double)sum_ns / 1e9, name);
 	labels(f, arg);
-	fprintf(f, "} %llu\n", (unsigned long long)total);
+	put_s(f, "} ");
+	put_u64(f, total);
+	putc_unlocked('\n', f);
 }
 
 struct wait_labels {
@@ -92,7 +120,9 @@ static void wait_labels(FILE *f, const void *arg)
 	const struct wait_labels *w = arg;
 
 	xlabels(f, w->x);
-	fprintf(f, ",kind=\"%s\"", wait_kind_names[w->kind]);
+	put_s(f, ",kind=\"");
+	put_s(f, wait_kind_names[w->kind]);
+	putc_unlocked('"', f);
 }
 
 struct op_labels {
@@ -104,9 +134,13 @@ static void op_labels(FILE *f, const void *arg)
 {
 	const struct op_labels *o = arg;
 
-	fputs("mountpoint=\"", f);
+	put_s(f, "mountpoint=\"");
 	lv(f, o->m->mountpoint);
-	fprintf(f, "\",op=\"%s\",stage=\"%s\"", o->m->name, stage_names[o->stage]);
+	put_s(f, "\",op=\"");
+	put_s(f, o->m->name);
+	put_s(f, "\",stage=\"");
+	put_s(f, stage_names[o->stage]);
+	putc_unlocked('"', f);
 }
 
 #define GETTER(n, expr) static double n(const struct xprt_view *x) { return (double)(expr); }

@@ -109,15 +109,15 @@ static inline void put_name_quoted(FILE *f, const char *s)
 		while (p[run] >= 0x20 && p[run] < 0x7f && p[run] != '\\' && p[run] != '"')
 			run++;
 		if (run) {
-			fwrite(p, 1, run, f);
+			fwrite_unlocked(p, 1, run, f);
 			p += run;
 			continue;
 		}
 		name_next(&p, ch);
 		for (const char *c = ch; *c; c++) {
 			if (*c == '\\' || *c == '"')
-				fputc('\\', f);
-			fputc(*c, f);
+				putc_unlocked('\\', f);
+			putc_unlocked(*c, f);
 		}
 	}
 }
