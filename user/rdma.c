@@ -99,8 +99,27 @@ static int cmp_counter(const void *a, const void *b)
 	return strcmp(((const struct hw_counter *)a)->name, ((const struct hw_counter *)b)->name);
 }
 
-static int read_port(const char *sysfs_root, const char *dev, unsigned int port,
-		     const struct port_attr *cached, struct rdma_port *p)
+/*
+ * The netdev under a RoCE port: its own sample's row when this sample read it (the same tick's
+ * counters, without reading the five files again), else read now.
+ */
+static void port_netdev(const char *sysfs_root, const struct link_sample *s, const char *name,
+			struct rdma_port *p)
+{
+	struct netdev_stat k;
+	const struct netdev_stat *nd;
+
+	snprintf(k.name, sizeof(k.name), "%s", name);
+	nd = s && s->nnd ? bsearch(&k, s->nds, s->nnd, sizeof(*s->nds), cmp_netdev) : NULL;
+	if (nd)
+		p->nd = *nd;
+	else
+		netdev_read(sysfs_root, name, &p->nd);
+	snprintf(p->nd.name, sizeof(p->nd.name), "%s", name);
+}
+
+static int read_port(const char *sysfs_root, const struct link_sample *s, const char *dev,
+		     unsigned int port, const struct port_attr *cached, struct rdma_port *p)
 {
 	static const char *const pc[] = { "port_xmit_data", "port_rcv_data", "port_xmit_packets",
 					  "port_rcv_packets" };
@@ -120,6 +139,7 @@ static int read_port(const char *sysfs_root, const char *dev, unsigned int port,
 		snprintf(p->state, sizeof(p->state), "%s", cached->state);
 		snprintf(p->rate_str, sizeof(p->rate_str), "%s", cached->rate_str);
 		p->rate_gbps = cached->rate_gbps;
+		snprintf(p->link_layer, sizeof(p->link_layer), "%s", cached->link_layer);
 	} else {
 		snprintf(path, sizeof(path), "%s/state", dir);
 		/* "4: ACTIVE" */
@@ -130,8 +150,10 @@ static int read_port(const char *sysfs_root, const char *dev, unsigned int port,
 		if (read_line(path, p->rate_str, sizeof(p->rate_str)) == 0)
 			parse_rate(p->rate_str, &p->rate_gbps);
 	}
-	snprintf(path, sizeof(path), "%s/link_layer", dir);
-	read_line(path, p->link_layer, sizeof(p->link_layer));
+	if (!cached) {
+		snprintf(path, sizeof(path), "%s/link_layer", dir);
+		read_line(path, p->link_layer, sizeof(p->link_layer));
+	}
 	/* rxe has no counters/ at all; mlx5 may answer "N/A (no PMA)" */
 	for (int i = 0; i < PORT_COUNTERS; i++) {
 		snprintf(path, sizeof(path), "%s/counters/%s", dir, pc[i]);
@@ -153,12 +175,16 @@ static int read_port(const char *sysfs_root, const char *dev, unsigned int port,
 	if (d)
 		closedir(d);
 	qsort(p->hw, p->nhw, sizeof(p->hw[0]), cmp_counter);
-	/* the netdev of a RoCE port: the first GID's */
+	/* the netdev of a RoCE port: the first GID's (kept with the attributes) */
+	if (cached) {
+		if (cached->ndev[0])
+			port_netdev(sysfs_root, s, cached->ndev, p);
+		return 0;
+	}
 	for (int i = 0; i < 8; i++) {
 		snprintf(path, sizeof(path), "%s/gid_attrs/ndevs/%d", dir, i);
 		if (read_line(path, buf, sizeof(buf)) == 0 && buf[0]) {
-			netdev_read(sysfs_root, buf, &p->nd);
-			snprintf(p->nd.name, sizeof(p->nd.name), "%s", buf);
+			port_netdev(sysfs_root, s, buf, p);
 			break;
 		}
 	}
@@ -282,7 +308,7 @@ int link_sample(const char *sysfs_root, const struct verbs_rate *rates, size_t n
 			if (err)
 				break;
 			fresh = attrs_of(attrs, de->d_name, port, s->ts_ns, &slot);
-			err = read_port(sysfs_root, de->d_name, port, fresh, &s->ports[s->n]);
+			err = read_port(sysfs_root, s, de->d_name, port, fresh, &s->ports[s->n]);
 			if (err)
 				break;
 			/* kept only when read: a failed read is tried again at the next sample */
@@ -291,6 +317,9 @@ int link_sample(const char *sysfs_root, const struct verbs_rate *rates, size_t n
 				snprintf(slot->state, sizeof(slot->state), "%s", s->ports[s->n].state);
 				snprintf(slot->rate_str, sizeof(slot->rate_str), "%s", s->ports[s->n].rate_str);
 				slot->rate_gbps = s->ports[s->n].rate_gbps;
+				snprintf(slot->link_layer, sizeof(slot->link_layer), "%s",
+					 s->ports[s->n].link_layer);
+				snprintf(slot->ndev, sizeof(slot->ndev), "%s", s->ports[s->n].nd.name);
 			}
 			for (size_t r = 0; r < nrates; r++)
 				if (!strcmp(rates[r].dev, de->d_name) && rates[r].port == port && rates[r].gbps > 0) {

@@ -74,6 +74,8 @@ struct port_attrs {
 		uint64_t read_ns;		/* CLOCK_MONOTONIC of the last read */
 		char state[32], rate_str[64];
 		double rate_gbps;
+		/* also attributes, kept with them: "Ethernet"/"InfiniBand", a RoCE port's netdev */
+		char link_layer[16], ndev[32];
 	} *a;
 	/*
 	 * Rates from libibverbs (XDR, which sysfs cannot name), asked again with the attributes: a

@@ -176,12 +176,12 @@ static int port_of(const struct link_sample *s, const char *dev)
 
 /*
  * State and rate are read when a port is first seen and then once per PORT_ATTR_REFRESH_NS: a
- * rate changed in between is not seen (it was not read), one older than that is; counters are
- * read every time.
+ * rate changed in between is not seen (it was not read), one older than that is; so are the link
+ * layer and a RoCE port's netdev. Counters are read every time.
  */
 static void test_port_attrs_kept(void **state)
 {
-	char root[] = "/tmp/slotscope-attrs-XXXXXX", cmd[512], rate[600], ctr[600];
+	char root[] = "/tmp/slotscope-attrs-XXXXXX", cmd[512], rate[600], ctr[600], ll[600], nd[600];
 	struct port_attrs pa = { 0 };
 	struct link_sample a, b, c;
 	FILE *f;
@@ -193,11 +193,21 @@ static void test_port_attrs_kept(void **state)
 	assert_int_equal(system(cmd), 0);
 	snprintf(rate, sizeof(rate), "%s/sys/class/infiniband/mlx5_0/ports/1/rate", root);
 	snprintf(ctr, sizeof(ctr), "%s/sys/class/infiniband/mlx5_0/ports/1/counters/port_xmit_data", root);
+	snprintf(ll, sizeof(ll), "%s/sys/class/infiniband/mlx5_0/ports/1/link_layer", root);
+	snprintf(nd, sizeof(nd), "%s/sys/class/net/ens1f0/statistics/tx_bytes", root);
 	assert_int_equal(link_sample(root, NULL, 0, &pa, &a), 0);
 	i = port_of(&a, "mlx5_0");
 	assert_true(i >= 0 && a.ports[i].rate_gbps == 200);
+	assert_string_equal(a.ports[i].link_layer, "Ethernet");
+	assert_string_equal(a.ports[i].nd.name, "ens1f0");
 	f = fopen(rate, "w");
 	fputs("400 Gb/sec (4X NDR)\n", f);
+	fclose(f);
+	f = fopen(ll, "w");
+	fputs("InfiniBand\n", f);
+	fclose(f);
+	f = fopen(nd, "w");
+	fputs("123456\n", f);
 	fclose(f);
 	f = fopen(ctr, "w");
 	fputs("777\n", f);
@@ -205,13 +215,21 @@ static void test_port_attrs_kept(void **state)
 	assert_int_equal(link_sample(root, NULL, 0, &pa, &b), 0);
 	i = port_of(&b, "mlx5_0");
 	assert_true(b.ports[i].rate_gbps == 200);
+	assert_string_equal(b.ports[i].link_layer, "Ethernet");
 	assert_int_equal(b.ports[i].pc[PC_XMIT_WORDS], 777);
+	/* the RoCE netdev's counters are read every time, once: the port's are its row's */
+	assert_string_equal(b.ports[i].nd.name, "ens1f0");
+	assert_int_equal(b.ports[i].nd.tx_bytes, 123456);
+	for (size_t k = 0; k < b.nnd; k++)
+		if (!strcmp(b.nds[k].name, "ens1f0"))
+			assert_int_equal(b.nds[k].tx_bytes, 123456);
 	/* the kept read ages past the refresh: the new rate is read */
 	for (size_t k = 0; k < pa.n; k++)
 		pa.a[k].read_ns -= PORT_ATTR_REFRESH_NS;
 	assert_int_equal(link_sample(root, NULL, 0, &pa, &c), 0);
 	i = port_of(&c, "mlx5_0");
 	assert_true(c.ports[i].rate_gbps == 400);
+	assert_string_equal(c.ports[i].link_layer, "InfiniBand");
 	assert_string_equal(c.ports[i].state, a.ports[port_of(&a, "mlx5_0")].state);
 	link_sample_free(&a);
 	link_sample_free(&b);
