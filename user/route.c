@@ -244,7 +244,7 @@ int tcp_conns_read(const char *procfs_root, struct tcp_conns *t)
 	for (size_t i = 0; i < 2 && !err; i++) {
 		FILE *f;
 
-		err = root_path(path, sizeof(path), procfs_root, tab[i].path);
+		err = root_path(path, sizeof(path), procfs_root, "%s", tab[i].path);
 		if (err)
 			break;
 		/* a kernel without IPv6 has no tcp6: its connections are none */
