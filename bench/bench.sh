@@ -10,8 +10,9 @@
 # (waits and hand-offs of every kind, from slotscope's summary; 0 for the others). With 96
 # writers the transport's send lock (xprt->sending) is contended, and each such wait costs runs
 # of its own; so the path where nothing waits is measured apart: one writer, O_DIRECT 64 KiB
-# writes (below any wsize: one RPC per write, one at a time), for both designs.
-#   SERIAL kernel mnt mode bpf_cnt rpcs waits file_ns file_cnt
+# writes (below any wsize: one RPC per write, one at a time), for both designs, the script and
+# the counter.
+#   SERIAL kernel mnt mode bpf_cnt rpcs waits file_ns file_cnt bpf_ns
 #
 # Then slotscope alone at --json 1 over 1, 16 and 64 TCP transports (one mount; nconnect=16; four
 # servers with nconnect=16), 64 writers x 1 MiB spread over them inside 20 s of steady ticks (after
@@ -126,25 +127,32 @@ waits() {
 	[ -s "$1" ] || { echo "0 0"; return; }
 	tail -n 1 "$1" | jq -r '[.transports[] | .waits.slot.count + .waits.send.count + .waits.session.count + .waits.delay.count] as $w | [.transports[].handoffs] as $h | "\($w | add // 0) \($h | add // 0)"'
 }
-# serial MNT DESIGN: one writer, O_DIRECT 64 KiB, one RPC in flight: "bpf_cnt rpcs waits
-# file_ns file_cnt": the runs on the RPC path (the file write's program apart: it runs once per
-# write call, not per RPC), and that program's time and runs (one per write(2))
+# serial MNT TRACER: one writer, O_DIRECT 64 KiB, one RPC in flight, traced by slotscope in
+# either design (functions, tracepoints), the bpftrace script or the counter: "bpf_cnt rpcs waits
+# file_ns file_cnt bpf_ns": the runs and time on the RPC path (slotscope's file-write program
+# apart: it runs once per write call, not per RPC), and that program's time and runs
 serial() {
-	m=$1
-	pid=$(slotscope_bg $2 /tmp/serial.json --json) || return 1
+	m=$1 pid=
+	rm -f /tmp/serial.json
+	case $2 in
+	bpftrace) bpftrace /tmp/same.bt >/dev/null 2>&1 & pid=$(wait_tracer 5 bpftrace) || return 1 ;;
+	counter) bpftrace -e 'tracepoint:sunrpc:xprt_transmit { @c = count(); }' >/dev/null 2>&1 &
+		pid=$(wait_tracer 1 bpftrace) || return 1 ;;
+	*) pid=$(slotscope_bg $2 /tmp/serial.json --json) || return 1 ;;
+	esac
 	sleep 1
-	set -- $(bpfstat); c0=$2
+	set -- $(bpfstat); t0=$1 c0=$2
 	set -- $(filestat); ft0=$1 fc0=$2
 	r0=$(rpcs $m)
 	dd if=/dev/zero of=$m/ckpt.serial bs=64k count=512 oflag=direct 2>/dev/null
 	r1=$(rpcs $m)
-	set -- $(bpfstat); c1=$2
+	set -- $(bpfstat); t1=$1 c1=$2
 	set -- $(filestat); ft1=$1 fc1=$2
 	stop $pid || return 1
 	rm -f $m/ckpt.*
 	sync
 	set -- $(waits /tmp/serial.json)
-	echo "$((c1 - c0 - (fc1 - fc0))) $((r1 - r0)) $1 $((ft1 - ft0)) $((fc1 - fc0))"
+	echo "$((c1 - c0 - (fc1 - fc0))) $((r1 - r0)) $1 $((ft1 - ft0)) $((fc1 - fc0)) $((t1 - t0 - (ft1 - ft0)))"
 }
 for m in /mnt/tcp /mnt/rdma; do
 	r=1
@@ -163,9 +171,10 @@ for m in /mnt/tcp /mnt/rdma; do
 	done
 done
 for m in /mnt/tcp /mnt/rdma; do
-	for d in functions tracepoints; do
+	for d in functions tracepoints bpftrace counter; do
 		out=$(serial $m $d) || { echo "BENCH-FAIL serial $m $d"; exit 1; }
-		echo "SERIAL $K $m $([ $d = functions ] && echo slotscope || echo slotscope-tp) $out"
+		case $d in functions) n=slotscope ;; tracepoints) n=slotscope-tp ;; *) n=$d ;; esac
+		echo "SERIAL $K $m $n $out"
 	done
 done
 umount /mnt/rdma /mnt/tcp

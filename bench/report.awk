@@ -2,7 +2,7 @@
 # targets among them.
 # BENCH kernel mnt mode round secs bpf_ns bpf_cnt rpcs
 # SCALE kernel transports steady_s cpu_s max_rss_kib bpf_ns bpf_cnt rpcs
-# SERIAL kernel mnt mode bpf_cnt rpcs waits [file_ns file_cnt]
+# SERIAL kernel mnt mode bpf_cnt rpcs waits [file_ns file_cnt [bpf_ns]]
 BEGIN { PROCINFO["sorted_in"] = "@ind_str_asc"; nm = split("none slotscope slotscope-tp bpftrace counter", modes, " ") }
 function pct(x) { return sprintf("%.2f %%", x) }
 function verdict(ok, by) { return ok ? "met" : sprintf("**missed by %s**", by) }
@@ -21,7 +21,8 @@ $1 == "SCALE" {
 $1 == "SERIAL" {
 	k = $2 SUBSEP $3 SUBSEP $4; ser[k] = 1
 	serruns[k] = $6 ? $5 / $6 : 0; serrpc[k] = $6; serw[k] = $7
-	if (NF >= 9) { fns[k] = $8; fcnt[k] = $9 }
+	if (NF >= 9 && $4 ~ /^slotscope/) { fns[k] = $8; fcnt[k] = $9 }
+	if (NF >= 10) sns[k] = $10
 	next
 }
 END {
@@ -61,15 +62,25 @@ END {
 	print "## The path where nothing waits"
 	print ""
 	print "One writer, `dd oflag=direct bs=64k` (512 writes, each one RPC, one at a time), traced by"
-	print "slotscope in each design: program runs on the RPC path over the RPCs mountstats counted; waits"
-	print "from its summary. The program on NFS's file write (the jobs' bytes, one run per write(2), here"
-	print "one per RPC) is apart: its runs and ns per write call."
+	print "slotscope in each design, by the bpftrace script and by the counter: program runs and BPF time"
+	print "on the RPC path over the RPCs mountstats counted; waits from slotscope's summary. slotscope's"
+	print "program on NFS's file write (the jobs' bytes, one run per write(2), here one per RPC) is apart:"
+	print "its runs and ns per write call."
 	print ""
-	print "| kernel | transport | design | RPCs | waits | runs per RPC | file-write runs | ns per write call |"
-	print "|---|---|---|---|---|---|---|---|"
+	print "| kernel | transport | tracer | RPCs | waits | runs per RPC | BPF ns per RPC | vs bpftrace | file-write runs | ns per write call |"
+	print "|---|---|---|---|---|---|---|---|---|---|"
 	for (k in ser) {
 		split(k, a, SUBSEP)
-		printf "| %s | %s | %s | %d | %d | %.2f | %s | %s |\n", a[1], a[2], a[3] == "slotscope" ? "functions" : "tracepoints", serrpc[k], serw[k], serruns[k], k in fcnt ? fcnt[k] : "–", k in fcnt && fcnt[k] ? sprintf("%.0f", fns[k] / fcnt[k]) : "–"
+		bk = a[1] SUBSEP a[2] SUBSEP "bpftrace"
+		nsr = (k in sns) && serrpc[k] ? sns[k] / serrpc[k] : -1
+		nsb = (bk in sns) && serrpc[bk] ? sns[bk] / serrpc[bk] : 0
+		who = a[3] == "slotscope" ? "slotscope (functions)" : a[3] == "slotscope-tp" ? "slotscope (tracepoints)" : a[3]
+		w = a[3] ~ /^slotscope/ ? serw[k] : "–"
+		nss = nsr >= 0 ? sprintf("%.0f", nsr) : "–"
+		vb = (nsr >= 0 && nsb > 0) ? sprintf("%.2f×", nsr / nsb) : "–"
+		fr = k in fcnt ? fcnt[k] : "–"
+		fw = (k in fcnt) && fcnt[k] ? sprintf("%.0f", fns[k] / fcnt[k]) : "–"
+		printf "| %s | %s | %s | %d | %s | %.2f | %s | %s | %s | %s |\n", a[1], a[2], who, serrpc[k], w, serruns[k], nss, vb, fr, fw
 	}
 	print ""
 	print "## Transports: slotscope alone, 1, 16 and 64 TCP transports"
@@ -95,6 +106,10 @@ END {
 		s = t SUBSEP "slotscope"; bt = t SUBSEP "bpftrace"; ct = t SUBSEP "counter"
 		if (serruns[s] > 0)
 			printf "| ≤ 2.5 program runs per RPC where nothing waits | %s | %s | %.2f with %d waits in %d RPCs (tracepoint design: %.2f) | %s |\n", a[1], a[2], serruns[s], serw[s], serrpc[s], serruns[t SUBSEP "slotscope-tp"], verdict(serruns[s] <= 2.5, sprintf("%.2f runs", serruns[s] - 2.5))
+		if ((s in sns) && (bt in sns) && serrpc[s] && serrpc[bt] && sns[bt] > 0) {
+			r = (sns[s] / serrpc[s]) / (sns[bt] / serrpc[bt])
+			printf "| BPF CPU per RPC ≤ 1/3 of the bpftrace script's where nothing waits | %s | %s | %.0f ns vs %.0f ns per RPC: %.2f× | %s |\n", a[1], a[2], sns[s] / serrpc[s], sns[bt] / serrpc[bt], r, verdict(r <= 1 / 3, sprintf("%.1f×", r * 3))
+		}
 		if (cpu[bt] > 0) {
 			r = cpu[s] / cpu[bt]
 			printf "| BPF CPU ≤ 1/3 of the bpftrace script's | %s | %s | %s vs %s: %.2f× | %s |\n", a[1], a[2], pct(cpu[s]), pct(cpu[bt]), r, verdict(r <= 1 / 3, sprintf("%.1f×", r * 3))

@@ -449,7 +449,13 @@ static __always_inline int FN(handle_stats_latency)(struct rpc_task *task, __s64
 	rqst = RD(task, tk_rqstp);
 	if (!rqst)
 		return 0;
-	now = bpf_ktime_get_ns();
+	/*
+	 * The kernel read the clock for this RPC just before: rpc_count_iostats_metrics() passes
+	 * execute = ktime_get() - tk_start, and ktime_get() is bpf_ktime_get_ns()'s clock. Its
+	 * time back, one helper call fewer on the path every RPC takes.
+	 */
+	now = (__u64)RD(task, tk_start);
+	now = now && execute > 0 ? now + (__u64)execute : bpf_ktime_get_ns();
 	FN(release_slot)(rqst, now);
 	if (nwaiting[WAIT_SLOT] || nwaiting[WAIT_SEND] || nwaiting[WAIT_SESSION] || nwaiting[WAIT_DELAY])
 		FN(wait_end)(task, rqst, now, WAIT_KINDS, true);
