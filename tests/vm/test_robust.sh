@@ -13,17 +13,25 @@ intervals() { grep -c '"type":"interval"' "$1"; }
 # 1. the job stopped (a scheduler's suspend, Ctrl-Z) and continued: intervals go on meanwhile
 # (a server VM shares the host's CPUs with this one: a tick can take a second and more, so the
 # job stays stopped 5 s, about ten ticks, and two are asked for)
-( slotscope --json 0.5 -- sh -c 'sleep 10' >/tmp/stop.json 2>/tmp/stop.err; echo $? >/tmp/stop.rc ) &
+# The job names itself (pidof sleep also finds the VM's own sleeps, whose stop proves nothing);
+# slotscope starts it once its programs are attached, so its pid file marks that ticks run.
+rm -f /tmp/job.pid
+( slotscope --json 0.5 -- sh -c 'echo $$ >/tmp/job.pid; exec sleep 10' >/tmp/stop.json 2>/tmp/stop.err
+  echo $? >/tmp/stop.rc ) &
 i=0
-until pidof sleep >/dev/null || [ $i -ge 100 ]; do sleep 0.2; i=$((i + 1)); done
+until [ -s /tmp/job.pid ] || [ $i -ge 600 ]; do sleep 0.2; i=$((i + 1)); done
 sleep 1
-job=$(pidof sleep)
+job=$(cat /tmp/job.pid)
 kill -STOP $job
+sleep 0.2
+st=$(awk '/^State:/ { print $2 }' /proc/$job/status)
 n0=$(intervals /tmp/stop.json)
 sleep 5
 n1=$(intervals /tmp/stop.json)
 kill -CONT $job
 wait
+echo "note job $job stopped 5 s: intervals $n0 -> $n1"
+check_eq "the job itself stopped" "$st" T
 check_ge "job stopped 5 s: intervals meanwhile (0.5 s ticks)" $((n1 - n0)) 2
 check_eq "job stopped and continued: exit status is the job's" "$(cat /tmp/stop.rc)" 0
 check_eq "job stopped and continued: summary" "$(grep -c '"type":"summary"' /tmp/stop.json)" 1
