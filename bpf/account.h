@@ -139,16 +139,29 @@ static __always_inline bool handing_take(struct xprt_stats *x)
 	return false;
 }
 
+/* what the inflight map said of a request taking a slot */
+enum acq_track {
+	ACQ_KNOWN,	/* already there: counted when it was first taken */
+	ACQ_NEW,	/* inserted now: counted now */
+	ACQ_UNTRACKED,	/* no room (--max-inflight): neither it nor its release is counted */
+};
+
 /*
- * A slot taken. @fresh: the request was not counted yet (its inflight entry was inserted now);
- * a handed-off request fires xprt_reserve again when its new owner runs, already counted. A
- * hand-off whose release was kept in use (account_release) changes no level: the slot never
- * became free.
+ * A slot taken, as @how the inflight map tracks its request. A handed-off request fires
+ * xprt_reserve again when its new owner runs: ACQ_KNOWN. A hand-off whose release was kept in
+ * use (account_release) changes no level: the slot never became free. An untracked one's
+ * release will not be ours to count, so the slot kept in use for it leaves the count now:
+ * occupancy is of tracked requests alone.
  */
-static __always_inline void account_acquire(struct xprt_stats *x, bool fresh, bool handoff, __u64 now,
-					    __u32 e)
+static __always_inline void account_acquire(struct xprt_stats *x, enum acq_track how, bool handoff,
+					    __u64 now, __u32 e)
 {
-	if (!fresh)
+	if (how == ACQ_UNTRACKED) {
+		if (handoff && handing_take(x))
+			slot_change(x, -1, now, e);
+		return;
+	}
+	if (how == ACQ_KNOWN)
 		return;
 	__sync_fetch_and_add(&x->acquires, 1);
 	if (handoff) {
@@ -157,17 +170,6 @@ static __always_inline void account_acquire(struct xprt_stats *x, bool fresh, bo
 			return;
 	}
 	slot_change(x, 1, now, e);
-}
-
-/*
- * A hand-off to a task whose request the inflight map had no room to track: that request's
- * release will not be ours to count, so the slot kept in use for it (account_release) leaves
- * the count now. Occupancy is of tracked requests alone, never more than the map holds.
- */
-static __always_inline void account_untracked_handoff(struct xprt_stats *x, __u64 now, __u32 e)
-{
-	if (handing_take(x))
-		slot_change(x, -1, now, e);
 }
 
 /*

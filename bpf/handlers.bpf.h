@@ -104,12 +104,10 @@ static __always_inline void FN(slot_acquired)(struct rpc_rqst *rqst, struct rpc_
 	 * Helper errors are ints: compare them as such (6.1 zero-extends them in R0).
 	 */
 	err = bpf_map_update_elem(&inflight, &key, &val, BPF_NOEXIST);
-	if (err && err != ERR_EXIST) {
+	if (err && err != ERR_EXIST)
 		count(CNT_INFLIGHT_FULL);
-		if (handoff)
-			account_untracked_handoff(x, now, epoch);
-	}
-	account_acquire(x, !err, handoff, now, epoch);
+	account_acquire(x, !err ? ACQ_NEW : err == ERR_EXIST ? ACQ_KNOWN : ACQ_UNTRACKED, handoff, now,
+			epoch);
 }
 
 /*

@@ -107,8 +107,10 @@ static void round_free(struct lm_round *r)
 static int tcp_src(struct linkmap *m, struct lm_round *r, const struct lm_xprt *x,
 		   const struct sockaddr_storage *dst, struct sockaddr_storage *src)
 {
+	const bool v4 = dst->ss_family == AF_INET;
+	const struct sockaddr_in *d4 = (const void *)dst;
+	const struct sockaddr_in6 *d6 = (const void *)dst;
 	unsigned int sport = 0;
-	void *out;
 
 	if (!r->read) {
 		r->read = true;
@@ -120,14 +122,10 @@ static int tcp_src(struct linkmap *m, struct lm_round *r, const struct lm_xprt *
 	xprt_ports_get(&r->ports, x->id, &sport);
 	memset(src, 0, sizeof(*src));
 	src->ss_family = dst->ss_family;
-	if (dst->ss_family == AF_INET) {
-		out = &((struct sockaddr_in *)src)->sin_addr;
-		return tcp_conns_local(&r->conns, AF_INET, &((const struct sockaddr_in *)dst)->sin_addr,
-				       ntohs(((const struct sockaddr_in *)dst)->sin_port), sport, out);
-	}
-	out = &((struct sockaddr_in6 *)src)->sin6_addr;
-	return tcp_conns_local(&r->conns, AF_INET6, &((const struct sockaddr_in6 *)dst)->sin6_addr,
-			       ntohs(((const struct sockaddr_in6 *)dst)->sin6_port), sport, out);
+	return tcp_conns_local(&r->conns, dst->ss_family, v4 ? (const void *)&d4->sin_addr : &d6->sin6_addr,
+			       ntohs(v4 ? d4->sin_port : d6->sin6_port), sport,
+			       v4 ? (void *)&((struct sockaddr_in *)src)->sin_addr :
+				    &((struct sockaddr_in6 *)src)->sin6_addr);
 }
 
 static int resolve(struct linkmap *m, struct lm_round *r, const struct lm_xprt *x, struct link_path *p)

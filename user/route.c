@@ -9,6 +9,7 @@
 #include <arpa/inet.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include "audit.h"
 #include "route.h"
 #include "util.h"
 
@@ -276,8 +277,8 @@ static int cmp_port_id(const void *a, const void *b)
 
 int xprt_ports_read(const char *sysfs_root, struct xprt_ports *t)
 {
-	char pattern[512], line[128];
-	unsigned int v, id;
+	char pattern[512];
+	unsigned int id;
 	glob_t g;
 	int err;
 
@@ -288,18 +289,18 @@ int xprt_ports_read(const char *sysfs_root, struct xprt_ports *t)
 	if (glob(pattern, 0, NULL, &g))
 		return 0;	/* no sysfs (before 5.14), or no TCP transport */
 	for (size_t i = 0; i < g.gl_pathc && !err; i++) {
+		struct audit_xprt x = { 0 };
 		FILE *f;
 
 		if (xprt_id_of(g.gl_pathv[i], &id) || !(f = fopen(g.gl_pathv[i], "r")))
 			continue;
-		while (fgets(line, sizeof(line), f))
-			if (sscanf(line, "src_port=%u", &v) == 1 && v && v < 65536) {
-				err = GROW(t->p, t->cap, t->n + 1, 16);
-				if (!err)
-					t->p[t->n++] = (struct xprt_port){ .id = id, .port = v };
-				break;
-			}
+		xprt_info_parse(f, &x);
 		fclose(f);
+		if (!x.src_port || x.src_port >= 65536)
+			continue;
+		err = GROW(t->p, t->cap, t->n + 1, 16);
+		if (!err)
+			t->p[t->n++] = (struct xprt_port){ .id = id, .port = x.src_port };
 	}
 	globfree(&g);
 	if (t->n)

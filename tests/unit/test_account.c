@@ -42,8 +42,8 @@ static void test_levels(void **state)
 	struct xprt_stats *x = new_xprt(IDENT_TCP, 16, 0, 0);
 
 	(void)state;
-	account_acquire(x, true, false, 10, 1);
-	account_acquire(x, true, false, 20, 1);
+	account_acquire(x, ACQ_NEW, false, 10, 1);
+	account_acquire(x, ACQ_NEW, false, 20, 1);
 	account_release(x, true, 0, 50, 1);
 	account_release(x, true, 0, 60, 1);
 	assert_int_equal(x->in_use, 0);
@@ -66,13 +66,13 @@ static void test_handoff(void **state)
 	struct xprt_stats *x = new_xprt(IDENT_TCP, 2, 0, 0);
 
 	(void)state;
-	account_acquire(x, true, false, 0, 1);
-	account_acquire(x, true, false, 0, 1);		/* full from t=0 */
+	account_acquire(x, ACQ_NEW, false, 0, 1);
+	account_acquire(x, ACQ_NEW, false, 0, 1);		/* full from t=0 */
 	account_release(x, true, 1, 100, 1);		/* rpc_stats_latency, one task backlogged ... */
 	assert_int_equal(x->in_use, 2);
 	assert_int_equal(x->handing, 1);
-	account_acquire(x, true, true, 130, 1);		/* ... __xprt_set_rq hands the request on */
-	account_acquire(x, false, false, 150, 1);	/* the woken task's own xprt_reserve: counted */
+	account_acquire(x, ACQ_NEW, true, 130, 1);		/* ... __xprt_set_rq hands the request on */
+	account_acquire(x, ACQ_KNOWN, false, 150, 1);	/* the woken task's own xprt_reserve: counted */
 	account_release(x, true, 0, 300, 1);
 	account_release(x, true, 0, 300, 1);
 	assert_int_equal(x->handoffs, 1);
@@ -96,11 +96,11 @@ static void test_late_clock(void **state)
 	struct xprt_stats *x = new_xprt(IDENT_TCP, 16, 0, 100);
 
 	(void)state;
-	account_acquire(x, true, false, 100, 1);	/* 0 -> 1 */
-	account_acquire(x, true, false, 150, 1);	/* 1 -> 2 */
+	account_acquire(x, ACQ_NEW, false, 100, 1);	/* 0 -> 1 */
+	account_acquire(x, ACQ_NEW, false, 150, 1);	/* 1 -> 2 */
 	account_release(x, true, 0, 120, 1);		/* 2 -> 1, its clock read at 120 */
 	assert_int_equal(x->last_change_ns, 150);
-	account_acquire(x, true, false, 200, 1);	/* 1 -> 2 */
+	account_acquire(x, ACQ_NEW, false, 200, 1);	/* 1 -> 2 */
 	account_release(x, true, 0, 260, 1);		/* 2 -> 1 */
 	assert_int_equal(x->in_use, 1);
 	assert_int_equal(x->level_ns[1], 50 + 50);
@@ -119,18 +119,17 @@ static void test_handoff_untracked(void **state)
 
 	(void)state;
 	for (int i = 0; i < 4; i++)
-		account_acquire(x, true, false, 0, 1);	/* the map holds 4: all tracked */
+		account_acquire(x, ACQ_NEW, false, 0, 1);	/* the map holds 4: all tracked */
 	account_release(x, true, 3, 100, 1);		/* kept for a hand-off */
 	assert_int_equal(x->in_use, 4);
-	account_untracked_handoff(x, 120, 1);		/* its taker is not tracked */
-	account_acquire(x, false, true, 120, 1);
+	account_acquire(x, ACQ_UNTRACKED, true, 120, 1);	/* its taker is not tracked */
 	assert_int_equal(x->in_use, 3);
 	assert_int_equal(x->handing, 0);
-	account_acquire(x, true, false, 130, 1);	/* a tracked one takes the freed entry */
+	account_acquire(x, ACQ_NEW, false, 130, 1);	/* a tracked one takes the freed entry */
 	assert_int_equal(x->in_use, 4);
 	assert_int_equal(x->peak, 4);
 	/* nothing pending: an untracked hand-off changes nothing */
-	account_untracked_handoff(x, 140, 1);
+	account_acquire(x, ACQ_UNTRACKED, true, 140, 1);
 	assert_int_equal(x->in_use, 4);
 	assert_int_equal(level_sum(x), 130);
 	free(x);
@@ -148,12 +147,12 @@ static void test_handoff_races(void **state)
 
 	(void)state;
 	for (int i = 0; i < 4; i++)
-		account_acquire(x, true, false, 0, 1);
+		account_acquire(x, ACQ_NEW, false, 0, 1);
 	account_release(x, true, 1, 100, 1);
 	account_release(x, true, 1, 110, 1);
 	assert_int_equal(x->in_use, 3);
 	assert_int_equal(x->handing, 1);
-	account_acquire(x, true, true, 120, 1);
+	account_acquire(x, ACQ_NEW, true, 120, 1);
 	assert_int_equal(x->in_use, 3);
 	assert_int_equal(x->level_ns[LEVEL_BUCKETS - 1], 110);
 	assert_int_equal(x->level_ns[3], 0);
@@ -167,7 +166,7 @@ static void test_handoff_races(void **state)
 	assert_int_equal(x->level_ns[3], 200 - 110);
 
 	/* a hand-off with nothing pending: a slot taken */
-	account_acquire(x, true, true, 250, 1);
+	account_acquire(x, ACQ_NEW, true, 250, 1);
 	assert_int_equal(x->in_use, 3);
 	assert_int_equal(x->level_ns[2], 50);
 	assert_int_equal(x->handoffs, 2);
@@ -183,7 +182,7 @@ static void test_preattach_release(void **state)
 
 	(void)state;
 	account_release(x, false, 0, 10, 1);
-	account_acquire(x, true, false, 20, 1);
+	account_acquire(x, ACQ_NEW, false, 20, 1);
 	account_release(x, false, 0, 30, 1);
 	assert_int_equal(x->preattach_releases, 2);
 	assert_int_equal(x->releases, 0);
@@ -202,7 +201,7 @@ static void test_epoch_rollover(void **state)
 
 	(void)state;
 	for (int i = 0; i < 5; i++)
-		account_acquire(x, true, false, 10 + i, 6);
+		account_acquire(x, ACQ_NEW, false, 10 + i, 6);
 	assert_int_equal(x->epoch_of[0], 6);
 	assert_int_equal(x->epoch_peak[0], 5);
 	/* epoch 7: 5 in use carried in, one released: the interval still saw 5 */
@@ -211,7 +210,7 @@ static void test_epoch_rollover(void **state)
 	assert_int_equal(x->epoch_peak[1], 5);
 	/* epoch 8 reuses slot 0: restarted from the 4 in use, not 6's 5 */
 	account_release(x, true, 0, 200, 8);
-	account_acquire(x, true, false, 210, 8);
+	account_acquire(x, ACQ_NEW, false, 210, 8);
 	assert_int_equal(x->epoch_of[0], 8);
 	assert_int_equal(x->epoch_peak[0], 4);
 	assert_int_equal(x->peak, 5);
@@ -229,7 +228,7 @@ static void test_destroy_and_reuse(void **state)
 	struct xprt_stats *x = new_xprt(IDENT_TCP, 16, 0, 1000);
 
 	(void)state;
-	account_acquire(x, true, false, 1100, 1);
+	account_acquire(x, ACQ_NEW, false, 1100, 1);
 	account_release(x, true, 0, 1200, 1);
 	account_destroy(x, 1500, 2);
 	assert_true(x->flags & XF_DESTROYED);
@@ -240,7 +239,7 @@ static void test_destroy_and_reuse(void **state)
 	x->ident = IDENT_TCP;
 	x->max_reqs = x->limit = 16;
 	x->first_seen_ns = x->last_change_ns = 2000;
-	account_acquire(x, true, false, 2100, 2);
+	account_acquire(x, ACQ_NEW, false, 2100, 2);
 	assert_int_equal(x->acquires, 1);
 	assert_int_equal(x->peak, 1);
 	assert_int_equal(level_sum(x), 100);
@@ -257,17 +256,17 @@ static void test_rdma_pool_raise(void **state)
 
 	(void)state;
 	for (int i = 0; i < 128; i++)
-		account_acquire(x, true, false, 10, 1);
+		account_acquire(x, ACQ_NEW, false, 10, 1);
 	assert_int_equal(x->limit, 128);
 	assert_false(x->flags & XF_LIMIT_INFERRED);
 	/* the 129th: the pool has slack; the stretch it ends (128 in use) is measured against it */
-	account_acquire(x, true, false, 20, 1);
+	account_acquire(x, ACQ_NEW, false, 20, 1);
 	assert_int_equal(x->limit, 144);		/* 128 + DIV_ROUND_UP(128, 8) */
 	assert_true(x->flags & XF_LIMIT_INFERRED);
 	assert_int_equal(x->level_ns[LEVEL_BUCKETS - 1], 0);
 	assert_int_equal(x->level_ns[level_bucket(128, 144)], 10);
 	for (int i = 0; i < 20; i++)
-		account_acquire(x, true, false, 30, 1);
+		account_acquire(x, ACQ_NEW, false, 30, 1);
 	assert_int_equal(x->in_use, 149);
 	assert_int_equal(x->limit, 149);
 	assert_true(x->peak <= x->limit);
@@ -280,8 +279,8 @@ static void test_rdma_pool_raise(void **state)
 	assert_int_equal(x->limit, 113);
 	/* a counted pool and TCP are never raised: they are what the kernel built */
 	for (int i = 0; i < 129; i++) {
-		account_acquire(t, true, false, 10, 1);
-		account_acquire(c, true, false, 10, 1);
+		account_acquire(t, ACQ_NEW, false, 10, 1);
+		account_acquire(c, ACQ_NEW, false, 10, 1);
 	}
 	assert_int_equal(t->limit, 128);
 	assert_int_equal(c->limit, 128);
