@@ -215,6 +215,20 @@ static __always_inline void handing_heal(struct xprt_stats *x, __u32 backlog, __
 	slot_change(x, -(int)(h - backlog), now, e);
 }
 
+/*
+ * @n requests tracked at once (--max-inflight): *@marks in the direct-mapped array (a power of
+ * two, at most half of @n and MAX_MARKS; 0 below 4: the array is off) and *@hashed in the hash.
+ */
+static inline void inflight_split(__u32 n, __u32 *marks, __u32 *hashed)
+{
+	__u32 m = MAX_MARKS;
+
+	while (m > n / 2)
+		m >>= 1;
+	*marks = m >= 2 ? m : 0;
+	*hashed = n - *marks;
+}
+
 /* The transport is gone: the last stretch is closed, so its levels add up to its lifetime. */
 static __always_inline void account_destroy(struct xprt_stats *x, __u64 now, __u32 e)
 {

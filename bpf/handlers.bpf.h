@@ -91,23 +91,13 @@ static __always_inline void FN(sample)(struct xprt_stats *x, struct rpc_xprt *xp
 static __always_inline void FN(slot_acquired)(struct rpc_rqst *rqst, struct rpc_xprt *xprt, bool handoff,
 					      __u64 now)
 {
-	__u64 key = (__u64)rqst, val = (__u64)xprt;
 	struct xprt_stats *x;
-	int err;
 
 	x = FN(get_xprt)(xprt, now);
 	if (!x)
 		return;
 	FN(sample)(x, xprt, RD(xprt, backlog.qlen), now);
-	/*
-	 * A handed-off request fires xprt_reserve again when its new owner runs: already counted.
-	 * Helper errors are ints: compare them as such (6.1 zero-extends them in R0).
-	 */
-	err = bpf_map_update_elem(&inflight, &key, &val, BPF_NOEXIST);
-	if (err && err != ERR_EXIST)
-		count(CNT_INFLIGHT_FULL);
-	account_acquire(x, !err ? ACQ_NEW : err == ERR_EXIST ? ACQ_KNOWN : ACQ_UNTRACKED, handoff, now,
-			epoch);
+	account_acquire(x, track_acquire((__u64)rqst, (__u64)xprt), handoff, now, epoch);
 }
 
 /*
@@ -123,7 +113,6 @@ static __always_inline void FN(slot_acquired)(struct rpc_rqst *rqst, struct rpc_
 static __always_inline void FN(release_slot)(struct rpc_rqst *rqst, __u64 now)
 {
 	struct rpc_xprt *xprt = RD(rqst, rq_xprt);
-	__u64 key = (__u64)rqst;
 	struct xprt_stats *x;
 	__u32 backlog;
 	bool tracked;
@@ -137,7 +126,7 @@ static __always_inline void FN(release_slot)(struct rpc_rqst *rqst, __u64 now)
 	x = FN(get_xprt)(xprt, now);
 	if (!x)
 		return;
-	tracked = !bpf_map_delete_elem(&inflight, &key);
+	tracked = track_release((__u64)rqst);
 	if (!tracked)
 		count(CNT_PREATTACH_RELEASE);
 	backlog = RD(xprt, backlog.qlen);

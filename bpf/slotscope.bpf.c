@@ -43,10 +43,22 @@ struct {
 	__type(value, struct xprt_stats);
 } xprts SEC(".maps");
 
-/* slots acquired while attached: release decrements only what acquire counted */
+/*
+ * Slots acquired while attached, by request, so a release decrements only what an acquire
+ * counted: a direct-mapped array of request pointers (a compare-and-swap to take or clear an
+ * entry: no lock, no hash, no allocation on the path every RPC takes), and the inflight hash for
+ * a request whose entry another holds. With 128 requests in flight over 4,096 entries a few
+ * collide; the hash keeps each exact. mark_mask + 1 entries are used (user space sets it before
+ * load, from --max-inflight); in_hash counts the hash's entries, so a request that finds its
+ * entry free and the hash empty need not look there.
+ */
+__u64 marks[MAX_MARKS];
+const volatile __u32 mark_mask = MAX_MARKS - 1;
+__s64 in_hash;
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, MAX_INFLIGHT);
+	__uint(max_entries, MAX_INFLIGHT - MAX_MARKS);
 	__type(key, __u64);		/* struct rpc_rqst * */
 	__type(value, __u64);		/* struct rpc_xprt * */
 } inflight SEC(".maps");
@@ -175,6 +187,62 @@ static __always_inline void *lookup_or_init(void *map, const void *key, const vo
 	if (made)
 		*made = false;
 	return v ? v : insert_or_get(map, key, init, BPF_NOEXIST, full, made);
+}
+
+/*
+ * The entry of request @rq in marks: a multiplicative hash of its address's low 32 bits (slab
+ * objects are aligned). A tp_btf/fentry argument is a pointer to the verifier, which refuses
+ * shifts and multiplies of it but, for a loader allowed to see kernel addresses (CAP_PERFMON),
+ * turns a 32-bit move of it into a plain number.
+ */
+static __always_inline __u64 *mark_of(__u64 rq)
+{
+	__u32 lo;
+
+	asm volatile("%0 = %1" : "=w"(lo) : "w"((__u32)rq));
+	return &marks[((lo >> 4) * 0x9E3779B1u >> 16) & mark_mask & (MAX_MARKS - 1)];
+}
+
+/*
+ * Request @rq (of transport @xp) takes a slot: how it was tracked (enum acq_track). A request
+ * handed off fires xprt_reserve again when its new owner runs, and a release that skipped the
+ * stats tracepoint leaves its entry for the request's next use: both find it, and count nothing
+ * twice. The same request never takes a slot on two CPUs at once (the kernel hands it from one
+ * owner to the next), so its entry is in the array or the hash, never both.
+ */
+static __always_inline enum acq_track track_acquire(__u64 rq, __u64 xp)
+{
+	__u64 *m = mark_of(rq);
+	__u64 cur = *m;
+	int err;
+
+	if (cur == rq)
+		return ACQ_KNOWN;
+	if (!cur && mark_mask && (!in_hash || !bpf_map_lookup_elem(&inflight, &rq)) &&
+	    __sync_val_compare_and_swap(m, 0, rq) == 0)
+		return ACQ_NEW;
+	err = bpf_map_update_elem(&inflight, &rq, &xp, BPF_NOEXIST);
+	if (!err) {
+		__sync_fetch_and_add(&in_hash, 1);
+		return ACQ_NEW;
+	}
+	if (err == ERR_EXIST)
+		return ACQ_KNOWN;
+	count(CNT_INFLIGHT_FULL);
+	return ACQ_UNTRACKED;
+}
+
+/* request @rq gives its slot back: true when its acquire was tracked, and the entry is gone */
+static __always_inline bool track_release(__u64 rq)
+{
+	__u64 *m = mark_of(rq);
+
+	if (*m == rq && __sync_val_compare_and_swap(m, rq, 0) == rq)
+		return true;
+	if (in_hash <= 0 || bpf_map_delete_elem(&inflight, &rq))
+		return false;
+	__sync_fetch_and_add(&in_hash, -1);
+	return true;
 }
 
 /*

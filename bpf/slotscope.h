@@ -9,7 +9,8 @@
 #include "hist.h"
 
 #define MAX_XPRTS	1024
-#define MAX_INFLIGHT	65536
+#define MAX_INFLIGHT	65536	/* requests tracked at once: MAX_MARKS in an array, the rest hashed */
+#define MAX_MARKS	4096
 #define MAX_WAITERS	65536
 #define MAX_OPS		8192
 #define MAX_CLIENTS	4096

@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 #include <bpf/bpf.h>
 #include <linux/bpf.h>
+#include "account.h"
 #include "btfmerge.h"
 #include "engine_int.h"
 #include "log.h"
@@ -187,6 +188,7 @@ static int attach_probe(struct engine *e)
 static int load_once(struct engine *e)
 {
 	struct slotscope_bpf *s;
+	__u32 marks, hashed;
 	int err;
 
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = e->btf_fd >= 0 ? e->btf_path : NULL);
@@ -206,10 +208,11 @@ static int load_once(struct engine *e)
 	err = engine_inject_refusals(e);
 	if (err)
 		return err;
-	if (e->o.max_inflight) {
-		bpf_map__set_max_entries(s->maps.inflight, e->o.max_inflight);
+	inflight_split(e->o.max_inflight ? e->o.max_inflight : MAX_INFLIGHT, &marks, &hashed);
+	s->rodata->mark_mask = marks ? marks - 1 : 0;
+	bpf_map__set_max_entries(s->maps.inflight, hashed);
+	if (e->o.max_inflight)
 		bpf_map__set_max_entries(s->maps.waiters, e->o.max_inflight);
-	}
 	for (size_t i = 0; i < e->nhooks; i++)
 		for (int v = 0; v < 2; v++) {
 			struct bpf_program *p = e->hooks[i].progs[v];

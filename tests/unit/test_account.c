@@ -91,6 +91,30 @@ static void test_handoff(void **state)
  * between the two, as on a loaded host): the chain does not go back, so no stretch is counted
  * twice and the levels still add up to the time covered.
  */
+/*
+ * --max-inflight N splits into the array and the hash: N in all, the array a power of two no
+ * larger than half of N or MAX_MARKS, and off below 4.
+ */
+static void test_inflight_split(void **state)
+{
+	static const struct { __u32 n, marks, hashed; } cases[] = {
+		{ MAX_INFLIGHT, MAX_MARKS, MAX_INFLIGHT - MAX_MARKS },
+		{ 4194304, MAX_MARKS, 4194304 - MAX_MARKS },
+		{ 8192, 4096, 4096 }, { 8191, 2048, 6143 }, { 100, 32, 68 },
+		{ 4, 2, 2 }, { 3, 0, 3 }, { 1, 0, 1 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		__u32 m, h;
+
+		inflight_split(cases[i].n, &m, &h);
+		assert_int_equal(m, cases[i].marks);
+		assert_int_equal(h, cases[i].hashed);
+		assert_int_equal(m + h, cases[i].n);
+	}
+}
+
 static void test_late_clock(void **state)
 {
 	struct xprt_stats *x = new_xprt(IDENT_TCP, 16, 0, 100);
@@ -297,6 +321,7 @@ int main(void)
 		cmocka_unit_test(test_handoff_races),
 		cmocka_unit_test(test_handoff_untracked),
 		cmocka_unit_test(test_late_clock),
+		cmocka_unit_test(test_inflight_split),
 		cmocka_unit_test(test_preattach_release),
 		cmocka_unit_test(test_epoch_rollover),
 		cmocka_unit_test(test_destroy_and_reuse),
