@@ -289,7 +289,7 @@ static __always_inline int FN(handle_task_sleep)(struct rpc_task *task, struct r
 static __always_inline int FN(handle_task_wakeup)(struct rpc_task *task, struct rpc_wait_queue *q)
 {
 	struct rpc_xprt *xprt;
-	__u64 key = (__u64)task, now;
+	__u64 key = (__u64)task, now = 0;
 	struct waiter *w;
 
 	ARMED_OR_RETURN();
@@ -306,13 +306,15 @@ static __always_inline int FN(handle_task_wakeup)(struct rpc_task *task, struct 
 	if ((void *)q == (void *)&xprt->backlog) {
 		struct rpc_rqst *rqst = RD(task, tk_rqstp);
 
+		now = bpf_ktime_get_ns();
 		if (rqst)
-			FN(slot_acquired)(rqst, xprt, true, bpf_ktime_get_ns());
+			FN(slot_acquired)(rqst, xprt, true, now);
 	}
 	w = bpf_map_lookup_elem(&waiters, &key);
 	if (!w)
 		return 0;
-	now = bpf_ktime_get_ns();
+	if (!now)
+		now = bpf_ktime_get_ns();
 	FN(wait_done)(w, xprt, now);
 	bpf_map_delete_elem(&waiters, &key);
 	return 0;
@@ -521,14 +523,16 @@ static __always_inline int FN(handle_session)(struct nfs4_session *session)
 	struct session_stats *s, z = {};
 	struct rpc_clnt *clnt;
 	__u32 used;
+	__u64 now;
 
 	ARMED_OR_RETURN();
 	if (!session)
 		return 0;
+	now = bpf_ktime_get_ns();
 	s = bpf_map_lookup_elem(&sessions, &key);
 	if (!s) {
 		clnt = RD(session, clp, cl_rpcclient);
-		z.first_ns = bpf_ktime_get_ns();
+		z.first_ns = now;
 		z.clid = RD(clnt, cl_clid);
 		z.xprt = (__u64)RD(clnt, cl_xprt);
 		s = insert_or_get(&sessions, &key, &z, BPF_NOEXIST, CNT_SESSIONS_FULL, NULL);
@@ -543,7 +547,7 @@ static __always_inline int FN(handle_session)(struct nfs4_session *session)
 	/* NFS4_NO_SLOT (-1) when the table is empty */
 	if (used != 0xffffffff)
 		atomic_max(&s->peak_used_slotid, used);
-	s->last_ns = bpf_ktime_get_ns();
+	s->last_ns = now;
 	__sync_fetch_and_add(&s->sequences, 1);
 	return 0;
 }
@@ -607,8 +611,13 @@ static __always_inline int FN(handle_file_io)(struct kiocb *iocb, struct iov_ite
 		v->uid = (__u32)bpf_get_current_uid_gid();
 	__sync_fetch_and_add(&v->bytes, n);
 	__sync_fetch_and_add(&v->calls, 1);
-	/* who did it: one lookup per call, an update only when it was not seen in the last 100 ms */
-	now = bpf_ktime_get_ns();
+	/*
+	 * Who did it: one lookup per call, an update only when it was not seen in the last 100 ms.
+	 * The coarse clock (CLOCK_MONOTONIC as of the last tick, 5.11) reads no clocksource: on
+	 * hosts whose clocksource is slow to read (HPET) a read costs more than the rest of this
+	 * program. Its up to one tick behind is within the 100 ms the entry is already late by.
+	 */
+	now = bpf_ktime_get_coarse_ns();
 	t.cgid = k.cgid;
 	t.tgid = (__u32)(bpf_get_current_pid_tgid() >> 32);
 	seen = bpf_map_lookup_elem(&jobtasks, &t);
