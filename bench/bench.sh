@@ -21,6 +21,12 @@
 # its CPU over those 20 s from /proc/PID/stat, peak RSS from the summary, BPF time per program run
 # during the write.
 #   SCALE kernel transports steady_s cpu_s max_rss_kib bpf_ns bpf_cnt rpcs
+# The serial write also gives each program's runs and time (the next step's map):
+#   PROG kernel mnt tracer program runs ns
+# Then slotscope's own CPU by what a tick does (scheduler nanoseconds over 20 s): one TCP
+# transport busy alone, the same busy beside 64 idle ones, the exporter (-q 15 --prom-file)
+# over 65 transports idle and busy:
+#   OWN kernel what cpu_pct
 ROUNDS=${1:-2}
 WRITERS=${WRITERS:-96}
 K=$(uname -r)
@@ -144,7 +150,9 @@ serial() {
 	set -- $(bpfstat); t0=$1 c0=$2
 	set -- $(filestat); ft0=$1 fc0=$2
 	r0=$(rpcs $m)
+	progstat >/tmp/progs.0
 	dd if=/dev/zero of=$m/ckpt.serial bs=64k count=512 oflag=direct 2>/dev/null
+	progstat >/tmp/progs.1
 	r1=$(rpcs $m)
 	set -- $(bpfstat); t1=$1 c1=$2
 	set -- $(filestat); ft1=$1 fc1=$2
@@ -153,7 +161,13 @@ serial() {
 	sync
 	set -- $(waits /tmp/serial.json)
 	echo "$((c1 - c0 - (fc1 - fc0))) $((r1 - r0)) $1 $((ft1 - ft0)) $((fc1 - fc0)) $((t1 - t0 - (ft1 - ft0)))"
+	# each program's runs and time in the write (before and after), for PROG lines
+	awk 'FNR == NR { t[$1] = $2; c[$1] = $3; next } { n = $3 - c[$1]; if (n > 0) print $1, n, $2 - t[$1] }' \
+		/tmp/progs.0 /tmp/progs.1 >/tmp/progs.d
 }
+# every loaded program with run statistics: "name run_time_ns run_cnt" (bpftool shows them only
+# once a program has run: a sentinel line keeps the file non-empty)
+progstat() { echo "_ 0 0"; bpftool prog show 2>/dev/null | awk '/run_time_ns/ { n = ""; t = 0; c = 0; for (i = 1; i <= NF; i++) { if ($i == "name") n = $(i+1); if ($i == "run_time_ns") t = $(i+1); if ($i == "run_cnt") c = $(i+1) } print n, t, c }'; }
 for m in /mnt/tcp /mnt/rdma; do
 	r=1
 	while [ $r -le $ROUNDS ]; do
@@ -175,6 +189,7 @@ for m in /mnt/tcp /mnt/rdma; do
 		out=$(serial $m $d) || { echo "BENCH-FAIL serial $m $d"; exit 1; }
 		case $d in functions) n=slotscope ;; tracepoints) n=slotscope-tp ;; *) n=$d ;; esac
 		echo "SERIAL $K $m $n $out"
+		[ "$d" = counter ] || awk -v k=$K -v m=$m -v n=$n '{ print "PROG", k, m, n, $1, $2, $3 }' /tmp/progs.d
 	done
 done
 umount /mnt/rdma /mnt/tcp
@@ -211,8 +226,29 @@ scale() {
 	sync
 	echo "SCALE $K $n $(awk "BEGIN {print $b - $a, $cb - $ca}") $(tail -n 1 /tmp/scale.json | jq -r .self.max_rss_kib) $((t1 - t0)) $((c1 - c0)) $((r1 - r0))"
 }
+# own WHAT BUSY ARGS...: slotscope ARGS, settled 8 s, then 20 s during which BUSY (mounts, or -)
+# are written: its CPU as a share of a vCPU, from the scheduler's nanoseconds of its threads
+# (USER_HZ ticks are too coarse for an idle exporter)
+ns_of() { cat /proc/$1/task/*/schedstat 2>/dev/null | awk '{ n += $1 } END { printf "%.0f", n }'; }
+load() { wp=; for m in "$@"; do writers $m $((64 / $#)) 1 >/dev/null & wp="$wp $!"; done; for w in $wp; do wait $w; done; }
+own() {
+	what=$1 busy=$2
+	shift 2
+	slotscope "$@" >/tmp/own.out 2>/dev/null &
+	p=$!
+	sleep 8
+	a=$(ns_of $p) ua=$(up)
+	[ "$busy" = - ] || load $busy
+	while [ "$(awk -v a=$ua -v b="$(up)" 'BEGIN { print (b - a < 20) }')" = 1 ]; do sleep 0.5; done
+	b=$(ns_of $p) ub=$(up)
+	kill -INT $p
+	wait $p
+	for m in $busy; do [ "$m" = - ] || rm -f $m/ckpt.*; done
+	echo "OWN $K $what $(awk -v a=$a -v b=$b -v x=$ua -v y=$ub 'BEGIN { printf "%.3f", 100 * (b - a) / 1e9 / (y - x) }')"
+}
 mount_tcp /mnt/x1 3 128 >/dev/null || exit 1
 scale 1 /mnt/x1 || { echo "BENCH-FAIL scale 1"; exit 1; }
+own busy1-alone /mnt/x1 --json 1
 umount /mnt/x1
 mount_tcp /mnt/x16 3 128 nconnect=16 >/dev/null || exit 1
 scale 16 /mnt/x16 || { echo "BENCH-FAIL scale 16"; exit 1; }
@@ -220,3 +256,11 @@ umount /mnt/x16
 set --
 for i in 1 2 3 4; do mount_tcp /mnt/y$i 3 128 nconnect=16 >/dev/null || exit 1; done
 scale 64 /mnt/y1 /mnt/y2 /mnt/y3 /mnt/y4 || { echo "BENCH-FAIL scale 64"; exit 1; }
+
+mount_tcp /mnt/x1 3 128 >/dev/null || exit 1
+load /mnt/x1
+# the four nconnect=16 mounts are still there: 64 idle transports beside the busy one
+own busy1-beside-64-idle /mnt/x1 --json 1
+own busy64-json1 "/mnt/y1 /mnt/y2 /mnt/y3 /mnt/y4" --json 1
+own exporter15-idle - -q 15 --prom-file /tmp/own.prom
+own exporter15-busy "/mnt/y1 /mnt/y2 /mnt/y3 /mnt/y4" -q 15 --prom-file /tmp/own.prom
