@@ -613,11 +613,10 @@ static __always_inline int FN(handle_file_io)(struct kiocb *iocb, struct iov_ite
 	__sync_fetch_and_add(&v->calls, 1);
 	/*
 	 * Who did it: one lookup per call, an update only when it was not seen in the last 100 ms.
-	 * The coarse clock (CLOCK_MONOTONIC as of the last tick, 5.11) reads no clocksource: on
-	 * hosts whose clocksource is slow to read (HPET) a read costs more than the rest of this
-	 * program. Its up to one tick behind is within the 100 ms the entry is already late by.
+	 * Not the coarse clock, which would read no clocksource: tracing programs may not call it
+	 * (its seqlock is not NMI-safe; the verifier refuses it on 6.1).
 	 */
-	now = bpf_ktime_get_coarse_ns();
+	now = bpf_ktime_get_ns();
 	t.cgid = k.cgid;
 	t.tgid = (__u32)(bpf_get_current_pid_tgid() >> 32);
 	seen = bpf_map_lookup_elem(&jobtasks, &t);
