@@ -265,7 +265,7 @@ bench: all $(foreach k,$(BENCH_KERNELS),$(call vm_img,$(k))/initrd.cpio)
 	  KERNEL=$$kk SLOTSCOPE_NO_MAKE=1 VM_TIMEOUT=5400 VM_QUIET=1 O=$(O) tools/vm/run bench/bench.sh $(or $(ROUNDS),2) || \
 	    { echo "make bench failed on $$k:"; grep -ah 'BENCH-FAIL' $$img/runs/bench/console.log | tr -d '\r'; \
 	      echo "(the console: $$img/runs/bench/console.log)"; exit 1; }; \
-	  grep -ah '^\(BENCH\|SCALE\|SERIAL\) ' $$img/runs/bench/console.log | tr -d '\r' >> $(O)/bench.txt; \
+	  grep -ah '^\(BENCH\|SCALE\|SERIAL\|PROG\|OWN\) ' $$img/runs/bench/console.log | tr -d '\r' >> $(O)/bench.txt; \
 	done
 	$(Q)cp $(O)/bench.txt bench/rounds.txt
 	$(Q)$(MAKE) --no-print-directory bench-report
