@@ -102,7 +102,7 @@ static __always_inline bool stamp_advance(__u64 *last, __u64 now, __u64 *prev)
  * slot of the epoch's parity and restarts, from the level it inherits, the first time a change
  * sees a new epoch there.
  */
-static __always_inline void slot_change(struct xprt_stats *x, int delta, __u64 now, __u32 e)
+static __always_inline __s32 slot_change(struct xprt_stats *x, int delta, __u64 now, __u32 e)
 {
 	__s32 old, new;
 	__u64 prev;
@@ -116,13 +116,14 @@ static __always_inline void slot_change(struct xprt_stats *x, int delta, __u64 n
 	    level_stretch(old, x->limit, prev, now, &b))
 		__sync_fetch_and_add(&x->level_ns[b], now - prev);
 	if (new <= 0)
-		return;
+		return new;
 	atomic_max(&x->peak, new);
 	if (x->epoch_of[i] != e) {
 		x->epoch_of[i] = e;
 		x->epoch_peak[i] = old > 0 ? old : 0;
 	}
 	atomic_max(&x->epoch_peak[i], new);
+	return new;
 }
 
 /* one pending hand-off taken, if there is one: the slot it kept in use is the one now taken */
@@ -147,29 +148,49 @@ enum acq_track {
 };
 
 /*
- * A slot taken, as @how the inflight map tracks its request. A handed-off request fires
- * xprt_reserve again when its new owner runs: ACQ_KNOWN. A hand-off whose release was kept in
- * use (account_release) changes no level: the slot never became free. An untracked one's
- * release will not be ours to count, so the slot kept in use for it leaves the count now:
- * occupancy is of tracked requests alone.
+ * A slot taken, as @how the inflight map tracks its request: the in-flight curve's bucket of the
+ * level it holds its slot at (the slots in use, its own included), or LEVEL_BUCKETS when there
+ * is nothing to remember. A handed-off request fires xprt_reserve again when its new owner runs:
+ * ACQ_KNOWN, its level already noted. A hand-off whose release was kept in use (account_release)
+ * changes no level: the slot never became free, and the level it is taken at is today's. An
+ * untracked one's release will not be ours to count, so the slot kept in use for it leaves the
+ * count now: occupancy is of tracked requests alone.
  */
-static __always_inline void account_acquire(struct xprt_stats *x, enum acq_track how, bool handoff,
-					    __u64 now, __u32 e)
+static __always_inline __u32 account_acquire(struct xprt_stats *x, enum acq_track how, bool handoff,
+					     __u64 now, __u32 e)
 {
+	__s32 level;
+
 	if (how == ACQ_UNTRACKED) {
 		if (handoff && handing_take(x))
 			slot_change(x, -1, now, e);
-		return;
+		return LEVEL_BUCKETS;
 	}
 	if (how == ACQ_KNOWN)
-		return;
+		return LEVEL_BUCKETS;
 	__sync_fetch_and_add(&x->acquires, 1);
 	if (handoff) {
 		__sync_fetch_and_add(&x->handoffs, 1);
-		if (handing_take(x))
-			return;
+		if (handing_take(x)) {
+			level = x->in_use;
+			return level_bucket(level > 0 ? (__u32)level : 1, x->limit);
+		}
 	}
-	slot_change(x, 1, now, e);
+	level = slot_change(x, 1, now, e);
+	return level_bucket(level > 0 ? (__u32)level : 1, x->limit);
+}
+
+/*
+ * A tracked request whose slot was taken at level bucket @b is done, after @rtt and @exec ns:
+ * the curve's point. @b is LEVEL_BUCKETS or more when the level is not known (never noted).
+ */
+static __always_inline void curve_add(struct xprt_stats *x, __u32 b, __s64 rtt, __s64 exec)
+{
+	if (b >= LEVEL_BUCKETS)
+		return;
+	__sync_fetch_and_add(&x->curve_rpcs[b], 1);
+	__sync_fetch_and_add(&x->curve_rtt_ns[b], rtt > 0 ? (__u64)rtt : 0);
+	__sync_fetch_and_add(&x->curve_exec_ns[b], exec > 0 ? (__u64)exec : 0);
 }
 
 /*

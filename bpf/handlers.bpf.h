@@ -92,30 +92,34 @@ static __always_inline void FN(slot_acquired)(struct rpc_rqst *rqst, struct rpc_
 					      __u64 now)
 {
 	struct xprt_stats *x;
+	enum acq_track how;
+	__u32 where;
 
 	x = FN(get_xprt)(xprt, now);
 	if (!x)
 		return;
 	FN(sample)(x, xprt, RD(xprt, backlog.qlen), now);
-	account_acquire(x, track_acquire((__u64)rqst, (__u64)xprt), handoff, now, epoch);
+	how = track_acquire((__u64)rqst, &where);
+	note_level((__u64)rqst, where, account_acquire(x, how, handoff, now, epoch));
 }
 
 /*
  * The slot of @task's request is given back. Done where the kernel counts the RPC for mountstats
  * (rpc_count_iostats_metrics(), called by rpc_exit_task() before xprt_release() frees the
- * request): one event per RPC carries both its release and its latencies. A release seen with
+ * request): one event per RPC carries both its release and its latencies, which join the
+ * in-flight curve at the level its slot was taken at. A release seen with
  * tasks on the backlog keeps its slot in use for the hand-off that follows (account_release()).
  * Releases that skip it
  * (call_decode() on -EKEYREJECTED, a task moved off a transport being removed) leave their entry
  * behind; the request's next use finds it and counts nothing twice, so occupancy is one high only
  * while that request sits free.
  */
-static __always_inline void FN(release_slot)(struct rpc_rqst *rqst, __u64 now)
+static __always_inline void FN(release_slot)(struct rpc_rqst *rqst, __u64 now, __s64 rtt, __s64 exec)
 {
 	struct rpc_xprt *xprt = RD(rqst, rq_xprt);
 	struct xprt_stats *x;
 	__u32 backlog;
-	bool tracked;
+	int level;
 
 	/* NFSv4.1 callbacks reply on preallocated backchannel requests, never a slot */
 	if (bpf_core_field_exists(rqst->rq_bc_pa_state) &&
@@ -126,11 +130,13 @@ static __always_inline void FN(release_slot)(struct rpc_rqst *rqst, __u64 now)
 	x = FN(get_xprt)(xprt, now);
 	if (!x)
 		return;
-	tracked = track_release((__u64)rqst);
-	if (!tracked)
+	level = track_release((__u64)rqst);
+	if (level < 0)
 		count(CNT_PREATTACH_RELEASE);
+	else
+		curve_add(x, (__u32)level, rtt, exec);
 	backlog = RD(xprt, backlog.qlen);
-	account_release(x, tracked, backlog, now, epoch);
+	account_release(x, level >= 0, backlog, now, epoch);
 	FN(sample)(x, xprt, backlog, now);
 }
 
@@ -445,7 +451,7 @@ static __always_inline int FN(handle_stats_latency)(struct rpc_task *task, __s64
 	 */
 	now = (__u64)RD(task, tk_start);
 	now = now && execute > 0 ? now + (__u64)execute : bpf_ktime_get_ns();
-	FN(release_slot)(rqst, now);
+	FN(release_slot)(rqst, now, rtt, execute);
 	if (nwaiting[WAIT_SLOT] || nwaiting[WAIT_SEND] || nwaiting[WAIT_SESSION] || nwaiting[WAIT_DELAY])
 		FN(wait_end)(task, rqst, now, WAIT_KINDS, true);
 	proc = RD(task, tk_msg.rpc_proc);

@@ -55,12 +55,14 @@ struct {
 __u64 marks[MAX_MARKS];
 const volatile __u32 mark_mask = MAX_MARKS - 1;
 __s64 in_hash;
+/* beside each entry (and as the hash's value): the in-flight curve's level bucket it was taken at */
+__u8 mark_level[MAX_MARKS];
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, MAX_INFLIGHT - MAX_MARKS);
 	__type(key, __u64);		/* struct rpc_rqst * */
-	__type(value, __u64);		/* struct rpc_xprt * */
+	__type(value, __u64);		/* level bucket, as mark_level */
 } inflight SEC(".maps");
 
 struct {
@@ -195,33 +197,36 @@ static __always_inline void *lookup_or_init(void *map, const void *key, const vo
  * shifts and multiplies of it but, for a loader allowed to see kernel addresses (CAP_PERFMON),
  * turns a 32-bit move of it into a plain number.
  */
-static __always_inline __u64 *mark_of(__u64 rq)
+static __always_inline __u32 mark_of(__u64 rq)
 {
 	__u32 lo;
 
 	asm volatile("%0 = %1" : "=w"(lo) : "w"((__u32)rq));
-	return &marks[((lo >> 4) * 0x9E3779B1u >> 16) & mark_mask & (MAX_MARKS - 1)];
+	return ((lo >> 4) * 0x9E3779B1u >> 16) & mark_mask & (MAX_MARKS - 1);
 }
 
 /*
- * Request @rq (of transport @xp) takes a slot: how it was tracked (enum acq_track). A request
- * handed off fires xprt_reserve again when its new owner runs, and a release that skipped the
- * stats tracepoint leaves its entry for the request's next use: both find it, and count nothing
- * twice. The same request never takes a slot on two CPUs at once (the kernel hands it from one
- * owner to the next), so its entry is in the array or the hash, never both.
+ * Request @rq takes a slot: how it was tracked (enum acq_track), and in *@where the entry that
+ * holds it (MAX_MARKS: the hash's) for note_level(). A request handed off fires xprt_reserve
+ * again when its new owner runs, and a release that skipped the stats tracepoint leaves its
+ * entry for the request's next use: both find it, and count nothing twice. The same request
+ * never takes a slot on two CPUs at once (the kernel hands it from one owner to the next), so
+ * its entry is in the array or the hash, never both.
  */
-static __always_inline enum acq_track track_acquire(__u64 rq, __u64 xp)
+static __always_inline enum acq_track track_acquire(__u64 rq, __u32 *where)
 {
-	__u64 *m = mark_of(rq);
-	__u64 cur = *m;
+	__u32 i = mark_of(rq);
+	__u64 cur = marks[i], unknown = LEVEL_BUCKETS;
 	int err;
 
+	*where = i;
 	if (cur == rq)
 		return ACQ_KNOWN;
 	if (!cur && mark_mask && (!in_hash || !bpf_map_lookup_elem(&inflight, &rq)) &&
-	    __sync_val_compare_and_swap(m, 0, rq) == 0)
+	    __sync_val_compare_and_swap(&marks[i], 0, rq) == 0)
 		return ACQ_NEW;
-	err = bpf_map_update_elem(&inflight, &rq, &xp, BPF_NOEXIST);
+	*where = MAX_MARKS;
+	err = bpf_map_update_elem(&inflight, &rq, &unknown, BPF_NOEXIST);
 	if (!err) {
 		__sync_fetch_and_add(&in_hash, 1);
 		return ACQ_NEW;
@@ -232,17 +237,45 @@ static __always_inline enum acq_track track_acquire(__u64 rq, __u64 xp)
 	return ACQ_UNTRACKED;
 }
 
-/* request @rq gives its slot back: true when its acquire was tracked, and the entry is gone */
-static __always_inline bool track_release(__u64 rq)
+/* the level bucket @b request @rq took its slot at, kept where track_acquire() put it (@where) */
+static __always_inline void note_level(__u64 rq, __u32 where, __u32 b)
 {
-	__u64 *m = mark_of(rq);
+	__u64 *v;
 
-	if (*m == rq && __sync_val_compare_and_swap(m, rq, 0) == rq)
-		return true;
-	if (in_hash <= 0 || bpf_map_delete_elem(&inflight, &rq))
-		return false;
+	if (b >= LEVEL_BUCKETS)
+		return;
+	if (where < MAX_MARKS) {
+		mark_level[where] = b;
+		return;
+	}
+	v = bpf_map_lookup_elem(&inflight, &rq);
+	if (v)
+		*v = b;
+}
+
+/*
+ * Request @rq gives its slot back: the level bucket it took it at (LEVEL_BUCKETS when not noted)
+ * when its acquire was tracked, and the entry is gone; -1 when it was not.
+ */
+static __always_inline int track_release(__u64 rq)
+{
+	__u32 i = mark_of(rq);
+	__u64 *v;
+	int b;
+
+	if (marks[i] == rq) {
+		b = mark_level[i];
+		if (__sync_val_compare_and_swap(&marks[i], rq, 0) == rq)
+			return b;
+	}
+	if (in_hash <= 0)
+		return -1;
+	v = bpf_map_lookup_elem(&inflight, &rq);
+	b = v && *v < LEVEL_BUCKETS ? (int)*v : LEVEL_BUCKETS;
+	if (bpf_map_delete_elem(&inflight, &rq))
+		return -1;
 	__sync_fetch_and_add(&in_hash, -1);
-	return true;
+	return b;
 }
 
 /*

@@ -117,6 +117,15 @@ struct xprt_stats {
 	__u32 __pad1;
 
 	struct wait_hist waits[WAIT_KINDS];
+
+	/*
+	 * The in-flight curve: RPCs by the level bucket of the slots in use (their own included)
+	 * when each took its slot, and their RTT and execute times summed, added at the release.
+	 * How the server's answer time grows with the load this client puts on it.
+	 */
+	__u64 curve_rpcs[LEVEL_BUCKETS];
+	__u64 curve_rtt_ns[LEVEL_BUCKETS];
+	__u64 curve_exec_ns[LEVEL_BUCKETS];
 };
 
 /* per (transport, client, procedure): what mountstats keeps per op, plus histograms */
@@ -202,6 +211,6 @@ _Static_assert(sizeof(struct session_stats) == 56, "session_stats ABI");
 _Static_assert(sizeof(struct waiter) == 24, "waiter ABI");
 _Static_assert(sizeof(struct job_key) == 16 && sizeof(struct job_io) == 24 &&
 	       sizeof(struct job_task) == 16, "job ABI");
-_Static_assert(sizeof(struct xprt_stats) == 1752, "xprt_stats ABI");
+_Static_assert(sizeof(struct xprt_stats) == 1752 + 3 * 8 * LEVEL_BUCKETS, "xprt_stats ABI");
 
 #endif

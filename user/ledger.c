@@ -76,6 +76,12 @@ static void xprt_sum_add(struct xprt_sum *e, const struct view *iv, const struct
 	e->span_ns += x->span_ns;
 	for (int k = 0; k < WAIT_KINDS; k++)
 		add_wait(&e->waits[k], &x->waits[k]);
+	for (int b = 0; b < LEVEL_BUCKETS; b++) {
+		e->curve_rpcs[b] += x->curve.rpcs[b];
+		e->curve_rtt_ns[b] += x->curve.rtt_ns[b];
+		e->curve_exec_ns[b] += x->curve.exec_ns[b];
+	}
+	e->limit = x->limit;
 	/* two transports under one series in an interval (the id reused): its time once, the shown one's */
 	if (!x->shadowed)
 		e->verdict_s[x->verdict.cls] += iv->interval_s;
@@ -237,6 +243,10 @@ static void put_sums(struct xprt_view *x, const struct xprt_sum *e)
 	x->busy_ns = e->busy_ns;
 	x->span_ns = e->span_ns;
 	memcpy(x->waits, e->waits, sizeof(x->waits));
+	memcpy(x->curve.rpcs, e->curve_rpcs, sizeof(x->curve.rpcs));
+	memcpy(x->curve.rtt_ns, e->curve_rtt_ns, sizeof(x->curve.rtt_ns));
+	memcpy(x->curve.exec_ns, e->curve_exec_ns, sizeof(x->curve.exec_ns));
+	curve_finish(&x->curve, e->limit ? e->limit : x->limit);
 	memcpy(x->verdict_s, e->verdict_s, sizeof(x->verdict_s));
 	x->link_busy_bytes = e->link_busy_bytes;
 }

@@ -29,6 +29,8 @@ struct xprt_sum {
 	__u64 ops, bytes_written, bytes_read;
 	double at_limit_ns, busy_ns, span_ns;
 	struct wait_view waits[WAIT_KINDS];
+	__u64 curve_rpcs[LEVEL_BUCKETS], curve_rtt_ns[LEVEL_BUCKETS], curve_exec_ns[LEVEL_BUCKETS];
+	__u32 limit;			/* the last interval's: the curve's buckets are of it */
 	double verdict_s[VERDICTS];
 	double link_busy_bytes;
 };

@@ -47,6 +47,14 @@ static void wait_view(struct wait_view *w, const struct wait_hist *cur, const st
 	w->p99_ns = hist_quantile(w->buckets, LAT_BUCKETS, 0.99);
 }
 
+static void curve_view(struct curve_view *c, const struct xprt_stats *x, const struct xprt_stats *o)
+{
+	hist_sub(c->rpcs, x->curve_rpcs, o ? o->curve_rpcs : NULL, LEVEL_BUCKETS);
+	hist_sub(c->rtt_ns, x->curve_rtt_ns, o ? o->curve_rtt_ns : NULL, LEVEL_BUCKETS);
+	hist_sub(c->exec_ns, x->curve_exec_ns, o ? o->curve_exec_ns : NULL, LEVEL_BUCKETS);
+	curve_finish(c, x->limit);
+}
+
 static void xprt_view(struct xprt_view *v, const struct xprt_snap *c, const struct xprt_snap *p,
 		      __u32 epoch, enum view_span span)
 {
@@ -85,6 +93,7 @@ static void xprt_view(struct xprt_view *v, const struct xprt_snap *c, const stru
 		if (b > 0)
 			v->busy_ns += (double)v->level_ns[b];
 	}
+	curve_view(&v->curve, x, o);
 	v->at_limit_ns = (double)v->level_ns[LEVEL_BUCKETS - 1];
 	v->full_pct = v->busy_ns > 0 ? 100.0 * v->at_limit_ns / v->busy_ns : 0;
 	v->mean_in_use = v->span_ns > 0 ? weighted / v->span_ns : 0;

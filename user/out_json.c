@@ -55,7 +55,45 @@ static void verdict_json(struct jw *w, const struct xprt_view *x)
 	for (size_t i = 0; i < d->nflags; i++)
 		jw_str(w, NULL, d->flags[i]);
 	jw_end_arr(w);
+	jw_arr(w, "what_if");
+	for (size_t i = 0; i < d->nwhat_if; i++) {
+		const struct what_if *wi = &d->what_if[i];
+
+		jw_obj(w, NULL);
+		jw_str(w, "knob", wi->knob);
+		jw_u64(w, "from", wi->from);
+		jw_u64(w, "to", wi->to);
+		jw_dbl(w, "predicted_Bps_low", wi->low_Bps);
+		jw_dbl(w, "predicted_Bps_high", wi->high_Bps);
+		jw_str(w, "next_limit", wi->next_limit);
+		jw_end_obj(w);
+	}
+	jw_end_arr(w);
+	jw_str(w, "what_if_basis", d->what_if_why[0] ? d->what_if_why : NULL);
 	jw_end_obj(w);
+}
+
+/* the in-flight curve: RPCs by the slots in use (their own included) when each took its slot */
+static void curve_json(struct jw *w, const struct xprt_view *x)
+{
+	const struct curve_view *c = &x->curve;
+
+	jw_arr(w, "inflight_curve");
+	for (unsigned int b = 0; b < LEVEL_BUCKETS; b++) {
+		unsigned int lo, hi;
+
+		if (!c->rpcs[b])
+			continue;
+		level_bucket_range(b, x->limit, &lo, &hi);
+		jw_obj(w, NULL);
+		jw_u64(w, "from", lo);
+		jw_u64(w, "to", hi);
+		jw_u64(w, "rpcs", c->rpcs[b]);
+		jw_dbl(w, "rtt_mean_ns", c->rtt_mean_ns[b]);
+		jw_dbl(w, "execute_mean_ns", c->exec_mean_ns[b]);
+		jw_end_obj(w);
+	}
+	jw_end_arr(w);
 }
 
 static void xprt_json(struct jw *w, const struct view *v, const struct xprt_view *x)
@@ -93,6 +131,7 @@ static void xprt_json(struct jw *w, const struct view *v, const struct xprt_view
 		jw_end_obj(w);
 	}
 	jw_end_arr(w);
+	curve_json(w, x);
 	jw_u64(w, "acquires", x->acquires);
 	jw_u64(w, "handoffs", x->handoffs);
 	jw_u64(w, "releases", x->releases);

@@ -184,6 +184,47 @@ static const struct {
 	  g_link_busy, true },
 };
 
+/*
+ * The in-flight curve (--prom-detail): RPCs by the share of the limit in use when each took its
+ * slot, quarters and the limit itself (fixed label values whatever the limit), with their round
+ * trips and execute times summed: rate(rtt) / rate(rpcs) is a quarter's mean RTT.
+ */
+static void inflight_curve(FILE *f, const struct view *cum)
+{
+	static const char *const q_names[5] = { "q1", "q2", "q3", "q4", "limit" };
+	static const struct { const char *name, *help; } fam[3] = {
+		{ "inflight_rpcs_total", "RPCs by the slots in use when each took its slot: the quarter of "
+		  "the limit (q1..q4) or the limit itself." },
+		{ "inflight_rtt_seconds_total", "Round trips of those RPCs, summed." },
+		{ "inflight_execute_seconds_total", "Execute times of those RPCs, summed." },
+	};
+
+	for (int m = 0; m < 3; m++) {
+		family(f, fam[m].name, "counter", fam[m].help);
+		for (size_t i = 0; i < cum->nxprts; i++) {
+			const struct curve_view *c = &cum->xprts[i].curve;
+
+			if (cum->xprts[i].shadowed)
+				continue;
+			for (unsigned int q = 0; q < 5; q++) {
+				const struct curve_group *g = NULL;
+
+				for (size_t j = 0; j < c->ngroups; j++)
+					if (c->groups[j].quarter == q)
+						g = &c->groups[j];
+				fprintf(f, "slotscope_%s{", fam[m].name);
+				xlabels(f, &cum->xprts[i]);
+				if (m == 0)
+					fprintf(f, ",in_flight=\"%s\"} %llu\n", q_names[q],
+						(unsigned long long)(g ? g->rpcs : 0));
+				else
+					fprintf(f, ",in_flight=\"%s\"} %.9f\n", q_names[q],
+						g ? (m == 1 ? g->rtt_sum_ns : g->exec_sum_ns) / 1e9 : 0.0);
+			}
+		}
+	}
+}
+
 static void per_transport(FILE *f, const struct prom_input *in)
 {
 	const struct view *cum = in->cum, *iv = in->iv;
@@ -228,6 +269,8 @@ static void per_transport(FILE *f, const struct prom_input *in)
 			histogram(f, "wait_seconds", wait_labels, &wl, wait_le, sizeof(wait_le),
 				  cum->xprts[i].waits[k].buckets, cum->xprts[i].waits[k].sum_ns);
 		}
+	if (in->detail)
+		inflight_curve(f, cum);
 	family(f, "verdict_seconds_total", "counter",
 	       "Time in each verdict class: what limited the transport, interval by interval.");
 	for (size_t i = 0; i < cum->nxprts; i++)

@@ -86,6 +86,69 @@ static void mounts_str(char *buf, size_t len, const struct xprt_view *x)
 		snprintf(buf, len, "-");
 }
 
+/* "LOW..HIGH MB/s" (one figure when they agree to 0.5 %), in the unit of the higher */
+static const char *rate_range(char *buf, size_t len, double lo, double hi)
+{
+	double unit = hi >= 1e9 ? 1e9 : 1e6;
+	const char *u = hi >= 1e9 ? "GB/s" : "MB/s";
+	int prec = hi >= 1e9 ? 2 : 1;
+
+	if (hi - lo <= 0.005 * hi)
+		snprintf(buf, len, "%.*f %s", prec, hi / unit, u);
+	else
+		snprintf(buf, len, "%.*f..%.*f %s", prec, lo / unit, prec, hi / unit, u);
+	return buf;
+}
+
+/* "if KNOB FROM->TO: LOW-HIGH (NEXT); ->TO: ...", a knob named once */
+static void what_if_line(FILE *f, const struct verdict *vd)
+{
+	char line[640], r[48];
+	size_t o = 0;
+
+	if (!vd->nwhat_if)
+		return;
+	for (size_t i = 0; i < vd->nwhat_if && o < sizeof(line); i++) {
+		const struct what_if *w = &vd->what_if[i];
+		bool same = i && !strcmp(vd->what_if[i - 1].knob, w->knob);
+
+		if (same)
+			o += snprintf(line + o, sizeof(line) - o, "; ->%u: ", w->to);
+		else
+			o += snprintf(line + o, sizeof(line) - o, "%sif %s %u->%u: ", i ? "; " : "",
+				      w->knob, w->from, w->to);
+		if (o < sizeof(line))
+			o += snprintf(line + o, sizeof(line) - o, "%s (then %s)",
+				      rate_range(r, sizeof(r), w->low_Bps, w->high_Bps), w->next_limit);
+	}
+	print_wrapped(f, "    ?> ", line);
+	print_wrapped(f, "       ", vd->what_if_why);
+}
+
+/* the in-flight curve by quarters of the limit: "in flight when taken (RPCs, mean RTT): ..." */
+static void curve_line(FILE *f, const struct curve_view *c)
+{
+	char line[400], t[16];
+	size_t o;
+
+	if (!c->ngroups)
+		return;
+	o = (size_t)snprintf(line, sizeof(line), "in flight when taken (RPCs, mean RTT):");
+	for (size_t i = 0; i < c->ngroups && o < sizeof(line); i++) {
+		const struct curve_group *g = &c->groups[i];
+
+		if (g->lo == g->hi)
+			o += snprintf(line + o, sizeof(line) - o, " %u: ", g->lo);
+		else
+			o += snprintf(line + o, sizeof(line) - o, " %u-%u: ", g->lo, g->hi);
+		if (o < sizeof(line))
+			o += snprintf(line + o, sizeof(line) - o, "%llu, %s%s",
+				      (unsigned long long)g->rpcs, dur(t, sizeof(t), g->rtt_mean_ns),
+				      i + 1 < c->ngroups ? ";" : "");
+	}
+	print_wrapped(f, "    ~  ", line);
+}
+
 void out_xprt_row(FILE *f, const struct xprt_view *x, bool with_verdict)
 {
 	const struct wait_view *sw = &x->waits[WAIT_SLOT];
@@ -124,6 +187,8 @@ void out_xprt_row(FILE *f, const struct xprt_view *x, bool with_verdict)
 		snprintf(line, sizeof(line), "%s: %s", verdict_names[vd->cls], vd->why);
 		print_wrapped(f, "    => ", line);
 		print_wrapped(f, "       ", vd->knob);
+		what_if_line(f, vd);
+		curve_line(f, &x->curve);
 		for (size_t i = 0; i < vd->nflags; i++)
 			print_wrapped(f, "    !! ", vd->flags[i]);
 	}

@@ -3,6 +3,7 @@
 #include <string.h>
 #include "uhist.h"
 #include "verdict.h"
+#include "whatif.h"
 
 const char *const verdict_names[VERDICTS] = {
 	"idle", "client-bound", "slot-bound", "credit-bound", "session-slot-bound",
@@ -64,7 +65,7 @@ static unsigned int siblings(const struct view *v, const struct xprt_view *x)
 	return n ? n : 1;
 }
 
-void verdict_for(const struct view *v, const struct xprt_view *x, struct verdict *d)
+static void classify(const struct view *v, const struct xprt_view *x, struct verdict *d)
 {
 	const struct tunables *t = &v->tun;
 	double exec = x->exec_ns, rtt = x->rtt_ns, n = x->op_count, data_ops = x->data_ops;
@@ -172,4 +173,10 @@ void verdict_for(const struct view *v, const struct xprt_view *x, struct verdict
 	d->cls = V_CLIENT;
 	snprintf(d->knob, sizeof(d->knob), "neither slots, credits nor RTT dominate: the writer itself "
 		 "(CPU, page cache, its I/O pattern)");
+}
+
+void verdict_for(const struct view *v, const struct xprt_view *x, struct verdict *d)
+{
+	classify(v, x, d);
+	whatif_for(v, x, d);
 }

@@ -42,6 +42,54 @@ void level_bucket_range(unsigned int b, __u32 limit, unsigned int *lo, unsigned 
 		*hi = *lo;
 }
 
+/* the quarter of the limit level bucket @b falls in, by its lowest level; the limit itself apart */
+static unsigned int curve_group_of(unsigned int b, __u32 limit)
+{
+	unsigned int lo, hi, q;
+
+	if (b == LEVEL_BUCKETS - 1 || limit < 2)
+		return 4;
+	level_bucket_range(b, limit, &lo, &hi);
+	q = (unsigned int)(((unsigned long long)(lo - 1) * 4) / (limit - 1));
+	return q < 4 ? q : 3;
+}
+
+void curve_finish(struct curve_view *c, __u32 limit)
+{
+	struct curve_group g[5] = {};
+
+	c->total = 0;
+	for (unsigned int b = 0; b < LEVEL_BUCKETS; b++) {
+		c->total += c->rpcs[b];
+		c->rtt_mean_ns[b] = c->rpcs[b] ? (double)c->rtt_ns[b] / (double)c->rpcs[b] : 0;
+		c->exec_mean_ns[b] = c->rpcs[b] ? (double)c->exec_ns[b] / (double)c->rpcs[b] : 0;
+	}
+	for (unsigned int b = 1; b < LEVEL_BUCKETS; b++) {
+		unsigned int lo, hi, q;
+
+		if (!c->rpcs[b])
+			continue;
+		q = curve_group_of(b, limit);
+		level_bucket_range(b, limit, &lo, &hi);
+		if (!g[q].rpcs || lo < g[q].lo)
+			g[q].lo = lo;
+		if (hi > g[q].hi)
+			g[q].hi = hi;
+		g[q].rpcs += c->rpcs[b];
+		g[q].rtt_sum_ns += (double)c->rtt_ns[b];
+		g[q].exec_sum_ns += (double)c->exec_ns[b];
+	}
+	c->ngroups = 0;
+	for (int q = 0; q < 5; q++) {
+		if (!g[q].rpcs)
+			continue;
+		g[q].rtt_mean_ns = g[q].rtt_sum_ns / (double)g[q].rpcs;
+		g[q].exec_mean_ns = g[q].exec_sum_ns / (double)g[q].rpcs;
+		g[q].quarter = q;
+		c->groups[c->ngroups++] = g[q];
+	}
+}
+
 void view_free(struct view *v)
 {
 	free(v->links.ports);

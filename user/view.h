@@ -108,6 +108,42 @@ struct links_view {
 	struct netdev_delta *nds;
 };
 
+/*
+ * The in-flight curve of a view: per level bucket, the RPCs that took their slot at that many
+ * slots in use (their own included), and their mean RTT and execute time (0 where none).
+ */
+struct curve_view {
+	__u64 rpcs[LEVEL_BUCKETS];
+	__u64 rtt_ns[LEVEL_BUCKETS], exec_ns[LEVEL_BUCKETS];	/* sums */
+	double rtt_mean_ns[LEVEL_BUCKETS], exec_mean_ns[LEVEL_BUCKETS];
+	__u64 total;			/* RPCs over every bucket */
+	/* the text's compact form: the buckets gathered by quarters of the limit, and at the limit */
+	struct curve_group {
+		unsigned int quarter;	/* 0-3: of the limit; 4: at the limit */
+		unsigned int lo, hi;
+		__u64 rpcs;
+		double rtt_sum_ns, exec_sum_ns, rtt_mean_ns, exec_mean_ns;
+	} groups[5];
+	size_t ngroups;
+};
+
+/* @c's means, total and groups from its counts and sums, for a transport of @limit slots */
+void curve_finish(struct curve_view *c, __u32 limit);
+
+/*
+ * What a change of the verdict's knob would buy (whatif.h): the throughput predicted while the
+ * transport (or, for nconnect, its server's transports together) is busy, as a range, and the
+ * limit expected next, named as a verdict class.
+ */
+struct what_if {
+	const char *knob;		/* "tcp_max_slot_table_entries", "nconnect", ... */
+	__u32 from, to;
+	double low_Bps, high_Bps;
+	const char *next_limit;		/* verdict_names[]: "slot-bound", "server-bound", ... */
+};
+
+#define WHAT_IFS 4
+
 /* What limits a transport's throughput, with the numbers behind it and the knob that moves it. */
 enum verdict_class {
 	V_IDLE, V_CLIENT, V_SLOT, V_CREDIT, V_SESSION, V_SEND, V_SERVER, V_LINK, VERDICTS
@@ -128,6 +164,9 @@ struct verdict {
 	char knob[240];			/* what to change, one line */
 	size_t nflags;
 	char flags[4][200];		/* known pathologies seen */
+	size_t nwhat_if;
+	struct what_if what_if[WHAT_IFS];
+	char what_if_why[160];		/* how the curve read, or why no prediction */
 };
 
 struct xprt_view {
@@ -160,6 +199,7 @@ struct xprt_view {
 	 */
 	double full_pct;
 	__u64 level_ns[LEVEL_BUCKETS];
+	struct curve_view curve;
 	__u64 acquires, handoffs, releases, sends, connects, preattach_releases;
 	__u32 backlog_now, backlog_max, sending_max, num_reqs;
 	__u32 cwnd, cong, cwnd_min, cong_max;

@@ -313,10 +313,42 @@ static void test_rdma_pool_raise(void **state)
 	free(c);
 }
 
+/*
+ * The in-flight curve: each acquire says the level bucket its request holds its slot at (its own
+ * slot included); a hand-off that keeps the slot in use takes it at today's level; a request
+ * already tracked says nothing; the release adds its RTT and execute there.
+ */
+static void test_curve_levels(void **state)
+{
+	struct xprt_stats *x = new_xprt(IDENT_TCP, 4, 0, 0);
+	__u32 b[4];
+
+	(void)state;
+	for (int i = 0; i < 4; i++)
+		b[i] = account_acquire(x, ACQ_NEW, false, 10 + i, 1);
+	assert_int_equal(b[0], level_bucket(1, 4));
+	assert_int_equal(b[1], level_bucket(2, 4));
+	assert_int_equal(b[3], LEVEL_BUCKETS - 1);		/* the last slot: at the limit */
+	account_release(x, true, 1, 20, 1);			/* kept for the one waiting */
+	assert_int_equal(account_acquire(x, ACQ_NEW, true, 21, 1), LEVEL_BUCKETS - 1);
+	assert_int_equal(account_acquire(x, ACQ_KNOWN, false, 22, 1), LEVEL_BUCKETS);
+	assert_int_equal(account_acquire(x, ACQ_UNTRACKED, false, 23, 1), LEVEL_BUCKETS);
+	account_release(x, true, 0, 30, 1);
+	assert_int_equal(account_acquire(x, ACQ_NEW, true, 31, 1), LEVEL_BUCKETS - 1);	/* no hand-off pending: 3 -> 4 */
+	curve_add(x, b[0], 1000, 1500);
+	curve_add(x, b[0], 3000, -1);				/* a negative time counts as 0 */
+	curve_add(x, LEVEL_BUCKETS, 5000, 5000);		/* no level noted: not on the curve */
+	assert_int_equal(x->curve_rpcs[b[0]], 2);
+	assert_int_equal(x->curve_rtt_ns[b[0]], 4000);
+	assert_int_equal(x->curve_exec_ns[b[0]], 1500);
+	free(x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_levels),
+		cmocka_unit_test(test_curve_levels),
 		cmocka_unit_test(test_handoff),
 		cmocka_unit_test(test_handoff_races),
 		cmocka_unit_test(test_handoff_untracked),

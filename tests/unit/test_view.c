@@ -45,6 +45,9 @@ static void make_snaps(struct snapshot *prev, struct snapshot *cur)
 	p->releases = 8;
 	p->sends = 10;
 	p->connects = 1;
+	p->curve_rpcs[2] = 8;
+	p->curve_rtt_ns[2] = 8 * 1000000ull;
+	p->curve_exec_ns[2] = 8 * 1200000ull;
 	xs_cur = xs_prev;
 	c->in_use = 16;
 	c->level_ns[2] += 100000000ull;
@@ -66,6 +69,16 @@ static void make_snaps(struct snapshot *prev, struct snapshot *cur)
 	c->waits[WAIT_SLOT].sum_ns = 100 * 3000000ull;
 	c->waits[WAIT_SLOT].max_ns = 9000000;
 	c->waits[WAIT_SLOT].buckets[21] = 100;	/* [2.1 ms, 4.2 ms) */
+	/* the interval's 126 releases by the level each took its slot at: the RTT grows with it */
+	c->curve_rpcs[2] += 6;
+	c->curve_rtt_ns[2] += 6 * 1500000ull;
+	c->curve_exec_ns[2] += 6 * 2000000ull;
+	c->curve_rpcs[8] += 20;
+	c->curve_rtt_ns[8] += 20 * 1800000ull;
+	c->curve_exec_ns[8] += 20 * 4000000ull;
+	c->curve_rpcs[LEVEL_BUCKETS - 1] += 100;
+	c->curve_rtt_ns[LEVEL_BUCKETS - 1] += 100 * 2100000ull;
+	c->curve_exec_ns[LEVEL_BUCKETS - 1] += 100 * 5300000ull;
 
 	memset(&os_prev, 0, sizeof(os_prev));
 	os_prev.k = (struct op_key){ .xprt = xs_prev.key, .clid = 3, .prog = 100003, .vers = 3, .proc = 7 };
@@ -235,9 +248,12 @@ static const struct window prom_ck[WIN_KINDS] = {
 /* the textfile's view of the sums when a test has one, else @v stands for it */
 static const struct view *prom_totals;
 
+static bool prom_detail;
+
 static void prom_render(FILE *f, const struct view *v)
 {
 	struct prom_input in = { .cum = prom_totals ? prom_totals : v, .iv = v, .ck = prom_ck,
+				 .detail = prom_detail,
 				 .now_wall = 1800000000.0,
 				 .version = "0.0.0-test", .kernel = "6.1.0-test" };
 
@@ -348,6 +364,20 @@ static void test_golden_outputs(void **state)
 	/* two intervals summed: a second in each verdict, twice the interval's acquires */
 	assert_non_null(strstr(s, "slotscope_verdict_seconds_total{server=\"127.0.0.11\",proto=\"tcp\",xprt=\"4\",class=\"slot-bound\"} 2.000000\n"));
 	assert_non_null(strstr(s, "slotscope_slot_acquires_total{server=\"127.0.0.11\",proto=\"tcp\",xprt=\"4\"} 280\n"));
+	assert_null(strstr(s, "slotscope_inflight_"));
+	free(s);
+	/* --prom-detail: the in-flight curve by quarters of the limit, both intervals summed */
+	prom_totals = &m.totals;
+	prom_detail = true;
+	s = render(prom_render, &v, &len);
+	prom_totals = NULL;
+	prom_detail = false;
+	check_cumulative(s);
+	assert_non_null(strstr(s, "slotscope_inflight_rpcs_total{server=\"127.0.0.11\",proto=\"tcp\",xprt=\"4\",in_flight=\"q1\"} 12\n"));
+	assert_non_null(strstr(s, "slotscope_inflight_rpcs_total{server=\"127.0.0.11\",proto=\"tcp\",xprt=\"4\",in_flight=\"q2\"} 40\n"));
+	assert_non_null(strstr(s, "slotscope_inflight_rpcs_total{server=\"127.0.0.11\",proto=\"tcp\",xprt=\"4\",in_flight=\"q4\"} 0\n"));
+	assert_non_null(strstr(s, "slotscope_inflight_rpcs_total{server=\"127.0.0.11\",proto=\"tcp\",xprt=\"4\",in_flight=\"limit\"} 200\n"));
+	assert_non_null(strstr(s, "slotscope_inflight_rtt_seconds_total{server=\"127.0.0.11\",proto=\"tcp\",xprt=\"4\",in_flight=\"limit\"} 0.420000000\n"));
 	free(s);
 	s = render(out_folded, &v, &len);
 	golden("stacks.folded", s, len);

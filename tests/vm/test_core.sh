@@ -93,6 +93,14 @@ check_eq "tcp sends = mountstats delta (read from the kernel's own counter)" "$(
 check_eq "tcp connects = mountstats delta" "$(echo "$x" | jq .connects)" $((c1 - c0))
 check_within "tcp WRITE ops = mountstats delta" "$(ss_op /tmp/c.json /mnt/t WRITE .count)" $((w1 - w0)) $miss
 check_within "tcp in use back to 0" "$(echo "$x" | jq .in_use)" 0 $miss
+# the in-flight curve holds every counted release once, at a level no higher than the limit,
+# and the full table's RPCs at the limit
+check_eq "tcp in-flight curve RPCs = releases" "$(echo "$x" | jq '[.inflight_curve[].rpcs] | add')" \
+	"$(echo "$x" | jq .releases)"
+check_gt "tcp in-flight curve RPCs >= mountstats WRITEs of the write" \
+	"$(echo "$x" | jq '[.inflight_curve[].rpcs] | add')" $((w1 - w0 - miss - 1))
+check_eq "tcp in-flight curve within the limit" "$(echo "$x" | jq '([.inflight_curve[].to] | max) <= .limit')" true
+check_gt "tcp in-flight curve: RPCs taken at the limit" "$(echo "$x" | jq '[.inflight_curve[] | select(.from == 16) | .rpcs] | add // 0')" 0
 
 # RDMA: the limit is the pool the kernel built, reached and never exceeded
 x=$(ss_xprt /tmp/c.json $srv_r)
@@ -109,6 +117,8 @@ check_eq "intervals above the limit or negative, any transport" "$over" 0
 check_eq "rdma sends = mountstats (transport made while traced)" "$(echo "$x" | jq .sends)" "$(mountstats_xprt /mnt/r sends)"
 check_gt "rdma credits granted" "$(echo "$x" | jq .credits.granted)" 0
 check_within "rdma in use back to 0" "$(echo "$x" | jq .in_use)" 0 $miss
+check_eq "rdma in-flight curve RPCs = releases" "$(echo "$x" | jq '[.inflight_curve[].rpcs] | add')" \
+	"$(echo "$x" | jq .releases)"
 
 # NFSv4.1: 4 session slots
 x=$(ss_xprt /tmp/c.json $srv_s)

@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The what-if model on recorded curves: a flat RTT lets throughput grow with the slots, an RTT
+ * that grows with load (a server at its limit) does not and the prediction says so, and the
+ * demand, the credits and the link cap what more slots could buy.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <math.h>
+#include "verdict.h"
+#include "whatif.h"
+
+/* a curve of @limit slots: @n RPCs at each level 1..limit with RTT rtt(level) */
+static void curve_make(struct curve_view *c, __u32 limit, const __u64 *n_at, double (*rtt)(unsigned int))
+{
+	memset(c, 0, sizeof(*c));
+	for (unsigned int l = 1; l <= limit; l++) {
+		unsigned int b = level_bucket(l, limit);
+
+		c->rpcs[b] += n_at[l];
+		c->rtt_ns[b] += (__u64)(n_at[l] * rtt(l));
+		c->exec_ns[b] += (__u64)(n_at[l] * (rtt(l) + 1e6));
+	}
+	curve_finish(c, limit);
+}
+
+/* a write with 96 writers on 16 slots: the ramp sees each level once, the rest runs at the limit */
+static void ramp(__u64 *n_at, __u32 limit, __u64 at_limit)
+{
+	memset(n_at, 0, sizeof(*n_at) * (limit + 1));
+	for (unsigned int l = 1; l < limit; l++)
+		n_at[l] = 2;
+	n_at[limit] = at_limit;
+}
+
+static double flat_200ms(unsigned int l)
+{
+	/* netem's fixed delay, a few hundred microseconds of jitter */
+	return 200e6 + (l % 3) * 300e3;
+}
+
+static double saturated(unsigned int l)
+{
+	/* a server answering one RPC per millisecond: each RPC in flight adds one */
+	return 1e6 * l + 0.2e6;
+}
+
+static double knee_at_8(unsigned int l)
+{
+	/* 8 ms of wire until 8 in flight, then the server's queue */
+	return l <= 8 ? 8e6 : 1e6 * l;
+}
+
+/* the load of a transport that held @limit slots all the time, each RPC moving 64 KiB */
+static struct load load_of_curve(const struct curve_fit *f, double limit, double demand, double client_ns)
+{
+	struct load ld = { .in_use = limit, .demand = demand, .hold_ns = f->rtt_ns + client_ns };
+
+	ld.Bps = limit * 65536 / (ld.hold_ns / 1e9);
+	return ld;
+}
+
+static void test_flat(void **state)
+{
+	__u64 n_at[17];
+	struct curve_view c;
+	struct curve_fit f;
+	struct what_if w = {};
+	struct load ld;
+
+	(void)state;
+	ramp(n_at, 16, 1000);
+	curve_make(&c, 16, n_at, flat_200ms);
+	curve_fit(&c, 16, &f);
+	assert_true(f.known);
+	assert_true(fabs(f.rtt_ns - 200.3e6) < 1e6);
+	/* flat within the jitter: the RTT grows by well under 1 % per 10 slots */
+	assert_true(f.slope_hi_ns * 10 < 2e6);
+	ld = load_of_curve(&f, 16, 96, 0.5e6);
+	whatif_predict(&ld, &f, 64, 0, 0, NULL, "slot-bound", &w);
+	/* four times the slots, the same RTT: four times the throughput, and still slot-bound */
+	assert_true(w.high_Bps <= 4.0 * ld.Bps * 1.001);
+	assert_true(w.high_Bps >= 3.95 * ld.Bps);
+	assert_true(w.low_Bps >= 3.5 * ld.Bps);
+	assert_string_equal(w.next_limit, "slot-bound");
+}
+
+static void test_server_saturated(void **state)
+{
+	__u64 n_at[17];
+	struct curve_view c;
+	struct curve_fit f;
+	struct what_if w = {};
+	struct load ld;
+
+	(void)state;
+	ramp(n_at, 16, 1000);
+	curve_make(&c, 16, n_at, saturated);
+	curve_fit(&c, 16, &f);
+	assert_true(f.known);
+	assert_true(fabs(f.slope_ns - 1e6) < 0.05e6);
+	ld = load_of_curve(&f, 16, 96, 0.1e6);
+	whatif_predict(&ld, &f, 64, 0, 0, NULL, "slot-bound", &w);
+	/* the RTT grows as the RPCs in flight: more slots buy next to nothing, and it says why */
+	assert_true(w.low_Bps >= ld.Bps * 0.999);
+	assert_true(w.high_Bps < 1.1 * ld.Bps);
+	assert_string_equal(w.next_limit, "server-bound");
+}
+
+static void test_knee(void **state)
+{
+	__u64 n_at[17];
+	struct curve_view c;
+	struct curve_fit f;
+	struct what_if w = {};
+	struct load ld;
+
+	(void)state;
+	ramp(n_at, 16, 1000);
+	curve_make(&c, 16, n_at, knee_at_8);
+	curve_fit(&c, 16, &f);
+	ld = load_of_curve(&f, 16, 96, 0.1e6);
+	whatif_predict(&ld, &f, 32, 0, 0, NULL, "slot-bound", &w);
+	/* past the knee the RTT rises: twice the slots buy less than twice, and the server is next */
+	assert_true(w.high_Bps < 1.9 * ld.Bps);
+	assert_true(w.low_Bps >= ld.Bps * 0.999);
+	assert_string_equal(w.next_limit, "server-bound");
+}
+
+static void test_one_level(void **state)
+{
+	__u64 n_at[17] = { 0 };
+	struct curve_view c;
+	struct curve_fit f;
+	struct what_if w = {};
+	struct load ld;
+
+	(void)state;
+	n_at[16] = 500;
+	curve_make(&c, 16, n_at, flat_200ms);
+	curve_fit(&c, 16, &f);
+	/* no second level: the slope is anything from flat to proportional */
+	assert_false(f.known);
+	assert_true(f.slope_lo_ns == 0);
+	assert_true(fabs(f.slope_hi_ns - f.rtt_ns / 16) < 1);
+	ld = load_of_curve(&f, 16, 96, 0);
+	whatif_predict(&ld, &f, 64, 0, 0, NULL, "slot-bound", &w);
+	assert_true(fabs(w.high_Bps - 4 * ld.Bps) < 1e-6 * ld.Bps);
+	assert_true(fabs(w.low_Bps - ld.Bps) < 1e-6 * ld.Bps);
+}
+
+static void test_caps(void **state)
+{
+	__u64 n_at[17];
+	struct curve_view c;
+	struct curve_fit f;
+	struct what_if w = {};
+	struct load ld;
+
+	(void)state;
+	ramp(n_at, 16, 1000);
+	curve_make(&c, 16, n_at, flat_200ms);
+	curve_fit(&c, 16, &f);
+	/* only 20 RPCs want a slot: 64 slots let 20 fly */
+	ld = load_of_curve(&f, 16, 20, 0);
+	whatif_predict(&ld, &f, 64, 0, 0, NULL, "slot-bound", &w);
+	assert_true(fabs(w.high_Bps / ld.Bps - 1.25) < 0.01);
+	assert_string_equal(w.next_limit, "client-bound");
+	/* no more than in flight now: nothing changes */
+	ld = load_of_curve(&f, 16, 16, 0);
+	whatif_predict(&ld, &f, 64, 0, 0, NULL, "slot-bound", &w);
+	assert_true(w.low_Bps == ld.Bps && w.high_Bps == ld.Bps);
+	assert_string_equal(w.next_limit, "client-bound");
+	/* the server grants 32 credits: 64 slots let 32 fly */
+	ld = load_of_curve(&f, 16, 96, 0);
+	whatif_predict(&ld, &f, 64, 0, 32, "credit-bound", "slot-bound", &w);
+	assert_true(fabs(w.high_Bps / ld.Bps - 2) < 0.01);
+	assert_string_equal(w.next_limit, "credit-bound");
+	/* the link carries 3x what moves now */
+	whatif_predict(&ld, &f, 64, 3 * ld.Bps, 0, NULL, "slot-bound", &w);
+	assert_true(fabs(w.high_Bps - 3 * ld.Bps) < 1);
+	assert_string_equal(w.next_limit, "link-bound");
+}
+
+/* a slot-bound TCP transport as the model makes it: 16 slots full for 10 s of a 200 ms RTT */
+static void slot_bound_view(struct view *v, struct xprt_view *x, __u32 ident, __u32 cwnd)
+{
+	__u64 n_at[17];
+
+	memset(v, 0, sizeof(*v));
+	memset(x, 0, sizeof(*x));
+	v->xprts = x;
+	v->nxprts = 1;
+	x->ident = ident;
+	x->limit = x->max_reqs = 16;
+	x->cwnd = cwnd;
+	strcpy(x->addr, "10.0.0.1");
+	strcpy(x->port, "2049");
+	x->busy_ns = 10e9;
+	x->level_ns[LEVEL_BUCKETS - 1] = 10000000000ull;
+	ramp(n_at, 16, 784);
+	curve_make(&x->curve, 16, n_at, flat_200ms);
+	x->bytes_written = x->curve.total * 65536;
+	/* 80 writers more wait all the time */
+	x->waits[WAIT_SLOT].sum_ns = 800000000000ull;
+	x->verdict.cls = V_SLOT;
+}
+
+static void test_knobs(void **state)
+{
+	struct view v;
+	struct xprt_view x;
+	struct verdict *d = &x.verdict;
+
+	(void)state;
+	slot_bound_view(&v, &x, IDENT_TCP, 0);
+	whatif_for(&v, &x, d);
+	/* twice, four times, the power of two that takes the 96 that want one; then nconnect */
+	assert_int_equal(d->nwhat_if, 4);
+	assert_string_equal(d->what_if[0].knob, "tcp_max_slot_table_entries");
+	assert_int_equal(d->what_if[0].from, 16);
+	assert_int_equal(d->what_if[0].to, 32);
+	assert_int_equal(d->what_if[1].to, 64);
+	assert_int_equal(d->what_if[2].to, 128);
+	assert_string_equal(d->what_if[2].next_limit, "client-bound");
+	assert_string_equal(d->what_if[3].knob, "nconnect");
+	assert_int_equal(d->what_if[3].from, 1);
+	assert_int_equal(d->what_if[3].to, 2);
+	/* 64 slots over a flat 200 ms: about four times what 16 moved while busy */
+	assert_true(d->what_if[1].high_Bps / (x.bytes_written / 10.0) > 3.8);
+	assert_true(d->what_if[1].high_Bps / (x.bytes_written / 10.0) < 4.2);
+	assert_non_null(strstr(d->what_if_why, "RTT 200."));
+
+	/* RDMA: rdma_slot_table_entries, at most 256, and the credits bound the RPCs in flight */
+	slot_bound_view(&v, &x, IDENT_RDMA, 32);
+	whatif_for(&v, &x, d);
+	assert_string_equal(d->what_if[0].knob, "rdma_slot_table_entries");
+	assert_int_equal(d->what_if[1].to, 64);
+	assert_string_equal(d->what_if[1].next_limit, "credit-bound");
+
+	/* no prediction for a verdict whose knob is not a limit on RPCs in flight */
+	slot_bound_view(&v, &x, IDENT_TCP, 0);
+	x.verdict.cls = V_SERVER;
+	whatif_for(&v, &x, d);
+	assert_int_equal(d->nwhat_if, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_flat),
+		cmocka_unit_test(test_server_saturated),
+		cmocka_unit_test(test_knee),
+		cmocka_unit_test(test_one_level),
+		cmocka_unit_test(test_caps),
+		cmocka_unit_test(test_knobs),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "verdict.h"
+#include "whatif.h"
+
+/* the kernel's ceilings: RPC_MAX_SLOT_TABLE_LIMIT, RPCRDMA_MAX_SLOT_TABLE, NFS_MAX_CONNECTIONS,
+ * NFS4_MAX_SLOT_TABLE */
+#define TCP_SLOTS_MAX	65536u
+#define RDMA_SLOTS_MAX	256u
+#define NCONNECT_MAX	16u
+#define SESSION_MAX	1024u
+
+static double bucket_mid(unsigned int b, __u32 limit)
+{
+	unsigned int lo, hi;
+
+	level_bucket_range(b, limit, &lo, &hi);
+	return (lo + hi) / 2.0;
+}
+
+/*
+ * A weighted least-squares line through the buckets' mean RTTs (each weighs its RPCs), and the
+ * slope's standard error from the scatter about it: a bucket's mean over w RPCs varies as 1/w.
+ * The range is one standard error either side, never below flat. Past proportional (the RTT
+ * growing as fast as the RPCs in flight: a server at its limit) the curve cannot say more than
+ * that throughput stops growing, so the steep end stops there unless the fit itself is steeper.
+ */
+void curve_fit(const struct curve_view *c, __u32 limit, struct curve_fit *f)
+{
+	double w = 0, sx = 0, sy = 0, sxx = 0, sxy = 0, res = 0, prop;
+
+	memset(f, 0, sizeof(*f));
+	for (unsigned int b = 1; b < LEVEL_BUCKETS; b++) {
+		double n = (double)c->rpcs[b], x = bucket_mid(b, limit);
+
+		if (!c->rpcs[b])
+			continue;
+		f->points++;
+		w += n;
+		sx += n * x;
+		sy += n * c->rtt_mean_ns[b];
+	}
+	f->rpcs = w;
+	if (w <= 0)
+		return;
+	f->level = sx / w;
+	f->rtt_ns = sy / w;
+	for (unsigned int b = 1; b < LEVEL_BUCKETS; b++) {
+		double n = (double)c->rpcs[b], dx = bucket_mid(b, limit) - f->level;
+
+		if (!c->rpcs[b])
+			continue;
+		sxx += n * dx * dx;
+		sxy += n * dx * (c->rtt_mean_ns[b] - f->rtt_ns);
+	}
+	prop = f->level > 0 ? f->rtt_ns / f->level : 0;
+	if (f->points < 2 || sxx <= 0) {
+		f->slope_lo_ns = 0;
+		f->slope_hi_ns = prop;
+		return;
+	}
+	f->known = true;
+	f->slope_ns = sxy / sxx;
+	for (unsigned int b = 1; b < LEVEL_BUCKETS; b++) {
+		double n = (double)c->rpcs[b], dx = bucket_mid(b, limit) - f->level;
+		double e = c->rtt_mean_ns[b] - f->rtt_ns - f->slope_ns * dx;
+
+		if (c->rpcs[b])
+			res += n * e * e;
+	}
+	{
+		/* two points leave no scatter to judge by: half the slope either way */
+		double se = f->points > 2 ? sqrt(res / (f->points - 2) / sxx) : fabs(f->slope_ns) / 2;
+		double hi = f->slope_ns + se, lo = f->slope_ns - se;
+
+		f->slope_lo_ns = lo > 0 ? lo : 0;
+		if (hi > prop)
+			hi = f->slope_ns > prop ? f->slope_ns : prop;
+		f->slope_hi_ns = hi > f->slope_lo_ns ? hi : f->slope_lo_ns;
+	}
+}
+
+/* throughput with @n RPCs in flight if the RTT grows by @slope ns per RPC more */
+static double at(const struct load *ld, const struct curve_fit *f, double n, double slope)
+{
+	double client_ns = ld->hold_ns > f->rtt_ns ? ld->hold_ns - f->rtt_ns : 0;
+	double rtt = f->rtt_ns + slope * (n - f->level);
+	double hold;
+
+	if (rtt < f->rtt_ns && n >= f->level)
+		rtt = f->rtt_ns;
+	hold = (rtt > 0 ? rtt : 0) + client_ns;
+	if (hold <= 0 || ld->in_use <= 0)
+		return ld->Bps;
+	return ld->Bps * (n / ld->in_use) * (ld->hold_ns / hold);
+}
+
+void whatif_predict(const struct load *ld, const struct curve_fit *f, double n_next, double cap_Bps,
+		    double cap_n, const char *cap_name, const char *same, struct what_if *w)
+{
+	double n = n_next, mid_rtt;
+	const char *next = same;
+
+	if (cap_n > 0 && cap_n < n) {
+		n = cap_n;
+		next = cap_name;
+	}
+	if (ld->demand < n) {
+		n = ld->demand;
+		next = verdict_names[V_CLIENT];
+	}
+	if (n <= ld->in_use || f->rpcs <= 0) {
+		/* no more would be in flight: nothing changes */
+		w->low_Bps = w->high_Bps = ld->Bps;
+		w->next_limit = f->rpcs <= 0 ? same : verdict_names[V_CLIENT];
+		return;
+	}
+	w->high_Bps = at(ld, f, n, f->slope_lo_ns);
+	w->low_Bps = at(ld, f, n, f->slope_hi_ns);
+	if (w->low_Bps < ld->Bps)
+		w->low_Bps = ld->Bps;
+	if (w->high_Bps < w->low_Bps)
+		w->high_Bps = w->low_Bps;
+	/* the RTT half again what it is at the fitted slope: the server's answer time sets the pace */
+	mid_rtt = f->rtt_ns + (f->known ? f->slope_ns : (f->slope_lo_ns + f->slope_hi_ns) / 2) * (n - f->level);
+	if (next == same && f->known && mid_rtt >= 1.5 * f->rtt_ns)
+		next = verdict_names[V_SERVER];
+	if (cap_Bps > 0 && w->high_Bps > cap_Bps) {
+		w->high_Bps = cap_Bps;
+		if (w->low_Bps > cap_Bps)
+			w->low_Bps = cap_Bps;
+		next = verdict_names[V_LINK];
+	}
+	w->next_limit = next;
+}
+
+/* slot-ns held over the view: time at each level times the level */
+static double slot_ns(const struct xprt_view *x)
+{
+	double s = 0;
+
+	for (unsigned int b = 1; b < LEVEL_BUCKETS; b++)
+		s += (double)x->level_ns[b] * bucket_mid(b, x->limit);
+	return s;
+}
+
+/*
+ * Transport @x's load while busy; @cap (0: none) bounds the RPCs in flight below the slots in use
+ * (credits granted); @waits the kinds of wait for the limit the knob moves (a mask of 1 << kind).
+ */
+static bool load_of(const struct xprt_view *x, double cap, unsigned int waits, struct load *ld)
+{
+	double held = slot_ns(x), rpcs = (double)x->curve.total, waiting = 0;
+
+	memset(ld, 0, sizeof(*ld));
+	if (x->busy_ns <= 0 || rpcs <= 0 || held <= 0)
+		return false;
+	for (int k = 0; k < WAIT_KINDS; k++)
+		if (waits & (1u << k))
+			waiting += (double)x->waits[k].sum_ns;
+	ld->Bps = (double)(x->bytes_written + x->bytes_read) / (x->busy_ns / 1e9);
+	ld->in_use = held / x->busy_ns;
+	ld->demand = ld->in_use + waiting / x->busy_ns;
+	if (cap > 0 && ld->in_use > cap)
+		ld->in_use = cap;
+	ld->hold_ns = ld->in_use * x->busy_ns / rpcs;
+	return ld->Bps > 0;
+}
+
+/*
+ * @from's next sensible values up to @max: twice, four times, and the power of two that would
+ * have let the most RPCs that ever wanted a place at once (@peak) all into flight
+ */
+static size_t next_values(__u32 from, __u32 max, double peak, __u32 *out)
+{
+	__u32 c[3] = { from * 2, from * 4, 1 }, n = 0;
+
+	while (c[2] < peak && c[2] < max)
+		c[2] *= 2;
+	for (int i = 0; i < 3; i++) {
+		__u32 v = c[i] > max ? max : c[i];
+		bool dup = v <= from;
+
+		for (__u32 j = 0; j < n && !dup; j++)
+			dup = out[j] == v;
+		if (!dup)
+			out[n++] = v;
+	}
+	/* ascending */
+	for (__u32 i = 1; i < n; i++)
+		for (__u32 j = i; j > 0 && out[j] < out[j - 1]; j--) {
+			__u32 t = out[j];
+
+			out[j] = out[j - 1];
+			out[j - 1] = t;
+		}
+	return n;
+}
+
+static void add(struct verdict *d, const char *knob, __u32 from, __u32 to, const struct load *ld,
+		const struct curve_fit *f, double n_next, double cap_n, const char *cap_name, const char *same)
+{
+	struct what_if *w;
+
+	if (d->nwhat_if >= WHAT_IFS)
+		return;
+	w = &d->what_if[d->nwhat_if++];
+	memset(w, 0, sizeof(*w));
+	w->knob = knob;
+	w->from = from;
+	w->to = to;
+	whatif_predict(ld, f, n_next, d->link_Bps, cap_n, cap_name, same, w);
+}
+
+/* the same server's transports (nconnect's) as one: their loads summed, the server's RTT per RPC */
+static bool group_load(const struct view *v, const struct xprt_view *x, unsigned int *conns, struct load *g)
+{
+	double rpcs = 0, hold = 0;
+
+	memset(g, 0, sizeof(*g));
+	*conns = 0;
+	for (size_t i = 0; i < v->nxprts; i++) {
+		const struct xprt_view *y = &v->xprts[i];
+		struct load ld;
+
+		if (y->ident != x->ident || y->destroyed || strcmp(y->addr, x->addr) || strcmp(y->port, x->port))
+			continue;
+		++*conns;
+		if (!load_of(y, 0, 1u << WAIT_SLOT, &ld))
+			continue;
+		g->Bps += ld.Bps;
+		g->in_use += ld.in_use;
+		g->demand += ld.demand;
+		hold += ld.hold_ns * (double)y->curve.total;
+		rpcs += (double)y->curve.total;
+	}
+	g->hold_ns = rpcs > 0 ? hold / rpcs : 0;
+	return *conns > 0 && g->Bps > 0;
+}
+
+void whatif_for(const struct view *v, const struct xprt_view *x, struct verdict *d)
+{
+	const char *slot = verdict_names[V_SLOT];
+	struct curve_fit f;
+	struct load ld;
+	__u32 to[3];
+	size_t n;
+
+	d->nwhat_if = 0;
+	d->what_if_why[0] = 0;
+	if (d->cls != V_SLOT && d->cls != V_CREDIT && d->cls != V_SESSION)
+		return;
+	curve_fit(&x->curve, x->limit, &f);
+	if (f.rpcs <= 0) {
+		snprintf(d->what_if_why, sizeof(d->what_if_why), "no RPC on the in-flight curve");
+		return;
+	}
+	if (f.known)
+		snprintf(d->what_if_why, sizeof(d->what_if_why), "RTT %.2f ms at %.0f in flight, %+.3f ms "
+			 "per 10 more (%+.3f..%+.3f)", f.rtt_ns / 1e6, f.level, f.slope_ns * 10 / 1e6,
+			 f.slope_lo_ns * 10 / 1e6, f.slope_hi_ns * 10 / 1e6);
+	else
+		snprintf(d->what_if_why, sizeof(d->what_if_why), "RTT %.2f ms at %.0f in flight, its slope "
+			 "unseen (every RPC at one level): flat..proportional", f.rtt_ns / 1e6, f.level);
+	if (d->cls == V_SLOT && !d->v41) {
+		bool rdma = x->ident == IDENT_RDMA;
+		double peak = (double)x->interval_peak + x->backlog_max;
+
+		if (!load_of(x, 0, 1u << WAIT_SLOT, &ld))
+			return;
+		n = next_values(x->max_reqs, rdma ? RDMA_SLOTS_MAX : TCP_SLOTS_MAX,
+				peak > ld.demand ? peak : ld.demand, to);
+		for (size_t i = 0; i < n; i++)
+			/* an RDMA pool keeps its slack over max_reqs; the server's credits bound it */
+			add(d, rdma ? "rdma_slot_table_entries" : "tcp_max_slot_table_entries", x->max_reqs,
+			    to[i], &ld, &f, (double)to[i] + (x->limit > x->max_reqs ? x->limit - x->max_reqs : 0),
+			    rdma ? x->cwnd : 0, verdict_names[V_CREDIT], slot);
+	} else if (d->cls == V_CREDIT) {
+		if (!load_of(x, x->cwnd, 1u << WAIT_SLOT | 1u << WAIT_SEND, &ld))
+			return;
+		n = next_values(x->cwnd, TCP_SLOTS_MAX, ld.demand, to);
+		for (size_t i = 0; i < n && i < 2; i++)
+			add(d, "max_requests", x->cwnd, to[i], &ld, &f, to[i], x->limit, slot,
+			    verdict_names[V_CREDIT]);
+		return;
+	} else if (d->cls == V_SESSION) {
+		__u32 slots = 0;
+
+		for (size_t i = 0; i < v->nsessions; i++)
+			if (v->sessions[i].xprt == x->key && v->sessions[i].s.max_slots > slots)
+				slots = v->sessions[i].s.max_slots;
+		if (!slots || !load_of(x, 0, 1u << WAIT_SLOT | 1u << WAIT_SESSION, &ld))
+			return;
+		n = next_values(slots, SESSION_MAX, ld.demand, to);
+		for (size_t i = 0; i < n && i < 2; i++)
+			add(d, "max_session_slots", slots, to[i], &ld, &f, to[i], x->limit, slot,
+			    verdict_names[V_SESSION]);
+		return;
+	}
+	/* slot-bound: more transports to the server, each with its own slots */
+	{
+		struct curve_fit g = f;
+		unsigned int conns;
+
+		if (!group_load(v, x, &conns, &ld) || conns >= NCONNECT_MAX)
+			return;
+		/* every transport's RPCs load the one server: its RTT grows with all of them */
+		g.level *= conns;
+		g.slope_ns /= conns;
+		g.slope_lo_ns /= conns;
+		g.slope_hi_ns /= conns;
+		add(d, "nconnect", conns, conns * 2 > NCONNECT_MAX ? NCONNECT_MAX : conns * 2, &ld, &g,
+		    (double)x->limit * (conns * 2 > NCONNECT_MAX ? NCONNECT_MAX : conns * 2), 0, NULL, slot);
+	}
+}
