@@ -142,7 +142,7 @@ struct what_if {
 	const char *next_limit;		/* verdict_names[]: "slot-bound", "server-bound", ... */
 };
 
-#define WHAT_IFS 4
+#define WHAT_IFS 5
 
 /* What limits a transport's throughput, with the numbers behind it and the knob that moves it. */
 enum verdict_class {

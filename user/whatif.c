@@ -170,16 +170,17 @@ static bool load_of(const struct xprt_view *x, double cap, unsigned int waits, s
 }
 
 /*
- * @from's next sensible values up to @max: twice, four times, and the power of two that would
- * have let the most RPCs that ever wanted a place at once (@peak) all into flight
+ * @from's next sensible values up to @max: twice, four times, the power of two that would have
+ * let the most RPCs that ever wanted a place at once (@peak) all into flight, and @now, what the
+ * knob is set to today if that is more (a transport made before it was raised: a remount's worth)
  */
-static size_t next_values(__u32 from, __u32 max, double peak, __u32 *out)
+static size_t next_values(__u32 from, __u32 max, double peak, long now, __u32 *out)
 {
-	__u32 c[3] = { from * 2, from * 4, 1 }, n = 0;
+	__u32 c[4] = { from * 2, from * 4, 1, now > 0 && now < (long)max ? (__u32)now : 0 }, n = 0;
 
 	while (c[2] < peak && c[2] < max)
 		c[2] *= 2;
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 4; i++) {
 		__u32 v = c[i] > max ? max : c[i];
 		bool dup = v <= from;
 
@@ -245,7 +246,7 @@ void whatif_for(const struct view *v, const struct xprt_view *x, struct verdict 
 	const char *slot = verdict_names[V_SLOT];
 	struct curve_fit f;
 	struct load ld;
-	__u32 to[3];
+	__u32 to[4];
 	size_t n;
 
 	d->nwhat_if = 0;
@@ -271,7 +272,8 @@ void whatif_for(const struct view *v, const struct xprt_view *x, struct verdict 
 		if (!load_of(x, 0, 1u << WAIT_SLOT, &ld))
 			return;
 		n = next_values(x->max_reqs, rdma ? RDMA_SLOTS_MAX : TCP_SLOTS_MAX,
-				peak > ld.demand ? peak : ld.demand, to);
+				peak > ld.demand ? peak : ld.demand,
+				rdma ? v->tun.rdma_slots : v->tun.tcp_max_slots, to);
 		for (size_t i = 0; i < n; i++)
 			/* an RDMA pool keeps its slack over max_reqs; the server's credits bound it */
 			add(d, rdma ? "rdma_slot_table_entries" : "tcp_max_slot_table_entries", x->max_reqs,
@@ -280,7 +282,7 @@ void whatif_for(const struct view *v, const struct xprt_view *x, struct verdict 
 	} else if (d->cls == V_CREDIT) {
 		if (!load_of(x, x->cwnd, 1u << WAIT_SLOT | 1u << WAIT_SEND, &ld))
 			return;
-		n = next_values(x->cwnd, TCP_SLOTS_MAX, ld.demand, to);
+		n = next_values(x->cwnd, TCP_SLOTS_MAX, ld.demand, 0, to);
 		for (size_t i = 0; i < n && i < 2; i++)
 			add(d, "max_requests", x->cwnd, to[i], &ld, &f, to[i], x->limit, slot,
 			    verdict_names[V_CREDIT]);
@@ -293,7 +295,7 @@ void whatif_for(const struct view *v, const struct xprt_view *x, struct verdict 
 				slots = v->sessions[i].s.max_slots;
 		if (!slots || !load_of(x, 0, 1u << WAIT_SLOT | 1u << WAIT_SESSION, &ld))
 			return;
-		n = next_values(slots, SESSION_MAX, ld.demand, to);
+		n = next_values(slots, SESSION_MAX, ld.demand, v->tun.max_session_slots, to);
 		for (size_t i = 0; i < n && i < 2; i++)
 			add(d, "max_session_slots", slots, to[i], &ld, &f, to[i], x->limit, slot,
 			    verdict_names[V_SESSION]);

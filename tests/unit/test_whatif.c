@@ -218,6 +218,7 @@ static void test_knobs(void **state)
 
 	(void)state;
 	slot_bound_view(&v, &x, IDENT_TCP, 0);
+	v.tun.tcp_max_slots = 16;
 	whatif_for(&v, &x, d);
 	/* twice, four times, the power of two that takes the 96 that want one; then nconnect */
 	assert_int_equal(d->nwhat_if, 4);
@@ -234,6 +235,13 @@ static void test_knobs(void **state)
 	assert_true(d->what_if[1].high_Bps / (x.bytes_written / 10.0) > 3.8);
 	assert_true(d->what_if[1].high_Bps / (x.bytes_written / 10.0) < 4.2);
 	assert_non_null(strstr(d->what_if_why, "RTT 200."));
+	/* the sysctl already raised past them: what a remount would buy is among them */
+	v.tun.tcp_max_slots = 4096;
+	whatif_for(&v, &x, d);
+	assert_int_equal(d->nwhat_if, 5);
+	assert_int_equal(d->what_if[3].to, 4096);
+	assert_string_equal(d->what_if[3].next_limit, "client-bound");
+	assert_true(fabs(d->what_if[3].high_Bps - d->what_if[2].high_Bps) < 1);
 
 	/* RDMA: rdma_slot_table_entries, at most 256, and the credits bound the RPCs in flight */
 	slot_bound_view(&v, &x, IDENT_RDMA, 32);

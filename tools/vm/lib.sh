@@ -183,6 +183,23 @@ writers() {
 	[ $bad = 0 ] || { fail "$bad of $n writers to $dir failed"; return 1; }
 }
 
+# direct_writers DIR N COUNT BS: N writers, each COUNT O_DIRECT writes of BS to DIR/wI/f (make
+# the directories with writer_dirs): with BS no more than wsize, one WRITE in flight per writer,
+# back to back, so N RPCs want a slot however fast they complete. Prints the seconds they took
+# (the uptime clock). Fails if any writer fails.
+direct_writers() {
+	s=$(cut -d' ' -f1 /proc/uptime)
+	i=0 pids=
+	while [ $i -lt "$2" ]; do
+		dd if=/dev/zero of="$1/w$i/f" bs="$4" count="$3" oflag=direct 2>/dev/null &
+		pids="$pids $!"
+		i=$((i + 1))
+	done
+	for p in $pids; do wait $p || { fail "a writer to $1 failed"; return 1; }; done
+	e=$(cut -d' ' -f1 /proc/uptime)
+	awk -v s="$s" -v e="$e" 'BEGIN { print e - s }'
+}
+
 # writer_dirs DIR N: DIR/w0 .. DIR/w(N-1), one directory per writer (for writers). Make them
 # before the trace, on the server's side (under /export) where it is this VM, so that no delayed
 # round trip is spent on them.

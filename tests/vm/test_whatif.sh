@@ -1,0 +1,87 @@
+# What a change would buy, scored against what the change then bought (#30). Each case writes
+# over a transport, takes slotscope's prediction for the knob's new value from the checkpoint
+# window, makes the change (a new transport: the sysctls are read when one is made), writes the
+# same again and times it with the writers' own clock; the measured rate must fall inside the
+# predicted range, within 20 % of its ends.
+#
+# Writers are O_DIRECT dd's, each with its requests in flight back to back, so the RPCs that want
+# a slot stay what the case sets however fast they complete (a closed loop, as a checkpoint's
+# ranks are); the server is delayed by netem (server_latency) so that the round trip, not the two
+# emulated CPUs, sets the pace.
+nfsd_start 16 >/dev/null || exit 1
+
+# traced OUT DIR N COUNT BS: the same under slotscope, its JSON in OUT
+traced() {
+	slotscope --json --ckpt-threshold 1 --ckpt-quiet 3 -- sh -c \
+		". /src/tools/vm/lib.sh; direct_writers $2 $3 $4 $5 >/tmp/secs" >"$1" ||
+		{ fail "slotscope over the write to $2"; return 1; }
+	cat /tmp/secs
+}
+
+# predicted OUT SERVER KNOB TO: "low high next_limit" from the first checkpoint's verdict
+predicted() {
+	jq -r --arg s "$2" --arg k "$3" --argjson to "$4" 'select(.type == "checkpoint" and .n == 1) |
+		.transports[] | select(.server == $s) | .verdict.what_if[] | select(.knob == $k and .to == $to) |
+		"\(.predicted_Bps_low) \(.predicted_Bps_high) \(.next_limit)"' "$1" | head -n 1
+}
+
+# score NAME OUT SERVER KNOB TO BYTES SECS: the measured rate against the prediction
+score() {
+	set -- "$@" $(predicted "$2" "$3" "$4" "$5")
+	name=$1 bytes=$6 secs=$7 lo=${8:-} hi=${9:-} next=${10:-}
+	jq -c --arg s "$3" 'select(.type == "checkpoint" and .n == 1) | .transports[] | select(.server == $s) |
+		{limit, verdict: .verdict.class, achieved: .verdict.achieved_Bps, basis: .verdict.what_if_basis,
+		 curve: [.inflight_curve[] | [.from, .to, .rpcs, (.rtt_mean_ns / 1e6 | floor)]]}' "$2" | sed 's/^/note /'
+	measured=$(awk -v b="$bytes" -v s="$secs" 'BEGIN { printf "%.0f", b / s }')
+	echo "note $name: predicted ${lo:-none}..${hi:-none} B/s (then ${next:-?}), measured $measured B/s"
+	echo "RESULT $name|${lo:-0}|${hi:-0}|$measured|${next:-}"
+	check_eq "$name: a prediction for $4 -> $5" "$([ -n "$lo" ] && echo yes)" yes
+	check_eq "$name: measured within 20 % of the predicted range" \
+		"$(awk -v m="$measured" -v l="${lo:-0}" -v h="${hi:-0}" 'BEGIN { print (l > 0 && m >= 0.8 * l && m <= 1.2 * h) ? "yes" : "no" }')" yes
+}
+
+# 1. NFSv3/TCP, 16 -> 64 slots, 200 ms to the server, 96 writers of 64 KiB (one WRITE each)
+N=96 COUNT=24 BS=64k BYTES=$((96 * 24 * 65536))
+writer_dirs /export/a $N && writer_dirs /export/b $N || exit 1
+mount_tcp /mnt/a 3 16 wsize=65536 >/dev/null || exit 1
+a=$LAST_SERVER
+server_latency $a 200 >/dev/null || exit 1
+t1=$(traced /tmp/a.json /mnt/a/a $N $COUNT $BS) || exit 1
+mount_tcp /mnt/b 3 64 wsize=65536 >/dev/null || exit 1
+server_latency $LAST_SERVER 200 >/dev/null || exit 1
+t2=$(direct_writers /mnt/b/b $N $COUNT $BS) || exit 1
+echo "note tcp 16 slots: $t1 s, 64 slots: $t2 s"
+score "NFSv3/TCP 16 -> 64 slots (200 ms)" /tmp/a.json $a tcp_max_slot_table_entries 64 $BYTES $t2
+
+# 2. the demo's: NFSv3/TCP, 128 -> 4096 slots, 1 s to the server, wsize 32 KiB; 16 writers of
+# 1 MiB O_DIRECT writes, each 32 WRITEs at once: 512 want a slot. The sysctl is raised after the
+# mount, as an operator would before the maintenance window: what the remount would buy.
+N=16 COUNT=4 BS=1M BYTES=$((16 * 4 * 1048576))
+writer_dirs /export/c $N && writer_dirs /export/d $N || exit 1
+mount_tcp /mnt/c 3 128 wsize=32768 >/dev/null || exit 1
+c=$LAST_SERVER
+server_latency $c 1000 >/dev/null || exit 1
+old=$(cat /proc/sys/sunrpc/tcp_max_slot_table_entries)
+echo 4096 >/proc/sys/sunrpc/tcp_max_slot_table_entries
+t1=$(traced /tmp/c.json /mnt/c/c $N $COUNT $BS) || exit 1
+echo "$old" >/proc/sys/sunrpc/tcp_max_slot_table_entries
+mount_tcp /mnt/d 3 4096 wsize=32768 >/dev/null || exit 1
+server_latency $LAST_SERVER 1000 >/dev/null || exit 1
+t2=$(direct_writers /mnt/d/d $N $COUNT $BS) || exit 1
+echo "note tcp 128 slots: $t1 s, 4096 slots: $t2 s"
+score "NFSv3/TCP 128 -> 4096 slots (1 s, the demo's)" /tmp/c.json $c tcp_max_slot_table_entries 4096 $BYTES $t2
+
+# 3. NFSv3/RDMA (soft-RoCE), rdma_slot_table_entries 16 -> 64, 96 writers of 64 KiB: the server
+# is this VM's nfsd on the same two emulated CPUs, so its answer time grows with the load
+rxe_up || exit 1
+N=96 COUNT=16 BS=64k BYTES=$((96 * 16 * 65536))
+writer_dirs /export/e $N && writer_dirs /export/f $N || exit 1
+mount_rdma /mnt/e 3 16 >/dev/null || exit 1
+e=$LAST_SERVER
+t1=$(traced /tmp/e.json /mnt/e/e $N $COUNT $BS) || exit 1
+mount_rdma /mnt/f 3 64 >/dev/null || exit 1
+t2=$(direct_writers /mnt/f/f $N $COUNT $BS) || exit 1
+echo "note rdma 16 slots: $t1 s, 64 slots: $t2 s"
+score "NFSv3/RDMA 16 -> 64 slots" /tmp/e.json $e rdma_slot_table_entries 64 $BYTES $t2
+
+exit $CHECK_FAILED
