@@ -184,12 +184,18 @@ for m in /mnt/tcp /mnt/rdma; do
 		r=$((r + 1))
 	done
 done
+# ROUNDS rounds of the serial write too, the tracers interleaved: one write per tracer varied by
+# ~40 % between two runs of the same programs under TCG; the report pools the rounds
 for m in /mnt/tcp /mnt/rdma; do
-	for d in functions tracepoints bpftrace counter; do
-		out=$(serial $m $d) || { echo "BENCH-FAIL serial $m $d"; exit 1; }
-		case $d in functions) n=slotscope ;; tracepoints) n=slotscope-tp ;; *) n=$d ;; esac
-		echo "SERIAL $K $m $n $out"
-		[ "$d" = counter ] || awk -v k=$K -v m=$m -v n=$n '{ print "PROG", k, m, n, $1, $2, $3 }' /tmp/progs.d
+	r=1
+	while [ $r -le $ROUNDS ]; do
+		for d in functions tracepoints bpftrace counter; do
+			out=$(serial $m $d) || { echo "BENCH-FAIL serial $m $d"; exit 1; }
+			case $d in functions) n=slotscope ;; tracepoints) n=slotscope-tp ;; *) n=$d ;; esac
+			echo "SERIAL $K $m $n $out"
+			[ "$d" = counter ] || awk -v k=$K -v m=$m -v n=$n '{ print "PROG", k, m, n, $1, $2, $3 }' /tmp/progs.d
+		done
+		r=$((r + 1))
 	done
 done
 umount /mnt/rdma /mnt/tcp

@@ -20,15 +20,17 @@ $1 == "SCALE" {
 	sper[k] = $8 ? $7 / $8 : 0; sruns[k] = $9 ? $8 / $9 : 0; srpc[k] = $9
 	next
 }
+# the serial write's rounds pooled: runs, RPCs, waits and ns summed over them
 $1 == "SERIAL" {
-	k = $2 SUBSEP $3 SUBSEP $4; ser[k] = 1
-	serruns[k] = $6 ? $5 / $6 : 0; serrpc[k] = $6; serw[k] = $7
-	if (NF >= 9 && $4 ~ /^slotscope/) { fns[k] = $8; fcnt[k] = $9 }
-	if (NF >= 10) sns[k] = $10
+	k = $2 SUBSEP $3 SUBSEP $4; ser[k] = 1; sern[k]++
+	sercnt[k] += $5; serrpc[k] += $6; serw[k] += $7
+	serruns[k] = serrpc[k] ? sercnt[k] / serrpc[k] : 0
+	if (NF >= 9 && $4 ~ /^slotscope/) { fns[k] += $8; fcnt[k] += $9 }
+	if (NF >= 10) sns[k] += $10
 	next
 }
 $1 == "PROG" {
-	k = $2 SUBSEP $3 SUBSEP $4 SUBSEP $5; prog[k] = 1; pruns[k] = $6; pns[k] = $7
+	k = $2 SUBSEP $3 SUBSEP $4 SUBSEP $5; prog[k] = 1; pruns[k] += $6; pns[k] += $7
 	next
 }
 $1 == "OWN" {
@@ -72,7 +74,8 @@ END {
 	print "## The path where nothing waits"
 	print ""
 	print "One writer, `dd oflag=direct bs=64k` (512 writes, each one RPC, one at a time), traced by"
-	print "slotscope in each design, by the bpftrace script and by the counter: program runs and BPF time"
+	print "slotscope in each design, by the bpftrace script and by the counter, the tracers interleaved"
+	print "over ROUNDS rounds and pooled (runs, RPCs and ns summed): program runs and BPF time"
 	print "on the RPC path over the RPCs mountstats counted; waits from slotscope's summary. slotscope's"
 	print "program on NFS's file write (the jobs' bytes, one run per write(2), here one per RPC) is apart:"
 	print "its runs and ns per write call."
