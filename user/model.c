@@ -94,6 +94,7 @@ static void xprt_view(struct xprt_view *v, const struct xprt_snap *c, const stru
 			v->busy_ns += (double)v->level_ns[b];
 	}
 	curve_view(&v->curve, x, o);
+	curve_view(&v->curve_all, x, NULL);
 	v->at_limit_ns = (double)v->level_ns[LEVEL_BUCKETS - 1];
 	v->full_pct = v->busy_ns > 0 ? 100.0 * v->at_limit_ns / v->busy_ns : 0;
 	v->mean_in_use = v->span_ns > 0 ? weighted / v->span_ns : 0;

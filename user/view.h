@@ -200,6 +200,9 @@ struct xprt_view {
 	double full_pct;
 	__u64 level_ns[LEVEL_BUCKETS];
 	struct curve_view curve;
+	/* since the transport was first seen: a record whose RPCs all took their slot at one level
+	 * (a table full throughout) borrows its slope */
+	struct curve_view curve_all;
 	__u64 acquires, handoffs, releases, sends, connects, preattach_releases;
 	__u32 backlog_now, backlog_max, sending_max, num_reqs;
 	__u32 cwnd, cong, cwnd_min, cong_max;

@@ -112,9 +112,9 @@ void whatif_predict(const struct load *ld, const struct curve_fit *f, double n_n
 		next = verdict_names[V_CLIENT];
 	}
 	if (n <= ld->in_use || f->rpcs <= 0) {
-		/* no more would be in flight: nothing changes */
+		/* no more would be in flight: nothing changes, and what stops it is named */
 		w->low_Bps = w->high_Bps = ld->Bps;
-		w->next_limit = f->rpcs <= 0 ? same : verdict_names[V_CLIENT];
+		w->next_limit = next;
 		return;
 	}
 	w->high_Bps = at(ld, f, n, f->slope_lo_ns);
@@ -244,6 +244,7 @@ static bool group_load(const struct view *v, const struct xprt_view *x, unsigned
 void whatif_for(const struct view *v, const struct xprt_view *x, struct verdict *d)
 {
 	const char *slot = verdict_names[V_SLOT];
+	bool borrowed = false;
 	struct curve_fit f;
 	struct load ld;
 	__u32 to[4];
@@ -258,16 +259,36 @@ void whatif_for(const struct view *v, const struct xprt_view *x, struct verdict 
 		snprintf(d->what_if_why, sizeof(d->what_if_why), "no RPC on the in-flight curve");
 		return;
 	}
+	if (!f.known) {
+		/* every RPC at one level (the table full throughout): the slope since first seen,
+		 * whose ramps up and down saw the other levels, around this record's point */
+		struct curve_fit all;
+
+		curve_fit(&x->curve_all, x->limit, &all);
+		if (all.known) {
+			f.known = borrowed = true;
+			f.slope_ns = all.slope_ns;
+			f.slope_lo_ns = all.slope_lo_ns;
+			f.slope_hi_ns = all.slope_hi_ns;
+		}
+	}
 	if (f.known)
 		snprintf(d->what_if_why, sizeof(d->what_if_why), "RTT %.2f ms at %.0f in flight, %+.3f ms "
-			 "per 10 more (%+.3f..%+.3f)", f.rtt_ns / 1e6, f.level, f.slope_ns * 10 / 1e6,
-			 f.slope_lo_ns * 10 / 1e6, f.slope_hi_ns * 10 / 1e6);
+			 "per 10 more (%+.3f..%+.3f)%s", f.rtt_ns / 1e6, f.level, f.slope_ns * 10 / 1e6,
+			 f.slope_lo_ns * 10 / 1e6, f.slope_hi_ns * 10 / 1e6,
+			 borrowed ? ", the slope since first seen" : "");
 	else
 		snprintf(d->what_if_why, sizeof(d->what_if_why), "RTT %.2f ms at %.0f in flight, its slope "
 			 "unseen (every RPC at one level): flat..proportional", f.rtt_ns / 1e6, f.level);
 	if (d->cls == V_SLOT && !d->v41) {
 		bool rdma = x->ident == IDENT_RDMA;
 		double peak = (double)x->interval_peak + x->backlog_max;
+
+		/*
+		 * An RDMA client asks the server for as many credits as it has slots, so a grant of
+		 * that many says nothing of the server's limit; one below it is the server's own.
+		 */
+		double credit_cap = rdma && x->cwnd && x->cwnd < x->max_reqs ? x->cwnd : 0;
 
 		if (!load_of(x, 0, 1u << WAIT_SLOT, &ld))
 			return;
@@ -278,7 +299,7 @@ void whatif_for(const struct view *v, const struct xprt_view *x, struct verdict 
 			/* an RDMA pool keeps its slack over max_reqs; the server's credits bound it */
 			add(d, rdma ? "rdma_slot_table_entries" : "tcp_max_slot_table_entries", x->max_reqs,
 			    to[i], &ld, &f, (double)to[i] + (x->limit > x->max_reqs ? x->limit - x->max_reqs : 0),
-			    rdma ? x->cwnd : 0, verdict_names[V_CREDIT], slot);
+			    credit_cap, verdict_names[V_CREDIT], slot);
 	} else if (d->cls == V_CREDIT) {
 		if (!load_of(x, x->cwnd, 1u << WAIT_SLOT | 1u << WAIT_SEND, &ld))
 			return;

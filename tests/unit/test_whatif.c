@@ -175,6 +175,11 @@ static void test_caps(void **state)
 	whatif_predict(&ld, &f, 64, 0, 0, NULL, "slot-bound", &w);
 	assert_true(w.low_Bps == ld.Bps && w.high_Bps == ld.Bps);
 	assert_string_equal(w.next_limit, "client-bound");
+	/* nor when a cap holds them where they are, which it names */
+	ld = load_of_curve(&f, 16, 96, 0);
+	whatif_predict(&ld, &f, 64, 0, 12, "credit-bound", "slot-bound", &w);
+	assert_true(w.low_Bps == ld.Bps && w.high_Bps == ld.Bps);
+	assert_string_equal(w.next_limit, "credit-bound");
 	/* the server grants 32 credits: 64 slots let 32 fly */
 	ld = load_of_curve(&f, 16, 96, 0);
 	whatif_predict(&ld, &f, 64, 0, 32, "credit-bound", "slot-bound", &w);
@@ -243,12 +248,35 @@ static void test_knobs(void **state)
 	assert_string_equal(d->what_if[3].next_limit, "client-bound");
 	assert_true(fabs(d->what_if[3].high_Bps - d->what_if[2].high_Bps) < 1);
 
-	/* RDMA: rdma_slot_table_entries, at most 256, and the credits bound the RPCs in flight */
-	slot_bound_view(&v, &x, IDENT_RDMA, 32);
+	/* RDMA: rdma_slot_table_entries, at most 256; a grant of what the client asked is no limit */
+	slot_bound_view(&v, &x, IDENT_RDMA, 16);
 	whatif_for(&v, &x, d);
 	assert_string_equal(d->what_if[0].knob, "rdma_slot_table_entries");
 	assert_int_equal(d->what_if[1].to, 64);
+	assert_string_equal(d->what_if[1].next_limit, "slot-bound");
+	/* a server that grants 12 of the 16 asked for: its limit bounds the RPCs in flight */
+	slot_bound_view(&v, &x, IDENT_RDMA, 12);
+	whatif_for(&v, &x, d);
 	assert_string_equal(d->what_if[1].next_limit, "credit-bound");
+	assert_true(d->what_if[1].high_Bps <= x.bytes_written / 10.0 * 1.001);
+
+	/* a record with every RPC at the limit borrows the slope of the curve since first seen */
+	slot_bound_view(&v, &x, IDENT_TCP, 0);
+	{
+		__u64 n_at[17] = { 0 };
+
+		n_at[16] = 700;
+		x.curve_all = x.curve;
+		curve_make(&x.curve, 16, n_at, flat_200ms);
+	}
+	whatif_for(&v, &x, d);
+	assert_non_null(strstr(d->what_if_why, "since first seen"));
+	assert_true(d->what_if[1].low_Bps / (x.bytes_written / 10.0) > 3.5);
+	x.curve_all = x.curve;
+	whatif_for(&v, &x, d);
+	assert_non_null(strstr(d->what_if_why, "slope unseen"));
+	/* proportional at the low end: only the client's own time per RPC (28 ms here) gains */
+	assert_true(d->what_if[1].low_Bps / (x.bytes_written / 10.0) < 1.15);
 
 	/* no prediction for a verdict whose knob is not a limit on RPCs in flight */
 	slot_bound_view(&v, &x, IDENT_TCP, 0);

@@ -10,6 +10,22 @@
 # emulated CPUs, sets the pace.
 nfsd_start 16 >/dev/null || exit 1
 
+# cpu: busy and total jiffies of every CPU (/proc/stat), to see what a run cost the machine
+cpu() { awk '$1 == "cpu" { t = 0; for (i = 2; i <= NF; i++) t += $i; print t - $5 - $6, t }' /proc/stat; }
+busy_pct() { awk -v a="$1" -v b="$2" -v c="$3" -v d="$4" 'BEGIN { printf "%.0f", 100 * (c - a) / (d - b) }'; }
+
+# steady MNT TOTAL: WRITE bytes per second as mountstats counted them on MNT (a fresh mount)
+# between a quarter and three quarters of the TOTAL WRITEs the write makes: the writers'
+# start-up (processes, file creates a round trip each) and last stragglers left out, as the
+# prediction, made over busy time, leaves them out. Run beside the writers.
+steady() {
+	while [ "$(mountstats_op $1 WRITE ops)" -lt $(($2 / 4)) ]; do sleep 0.2; done
+	t0=$(cut -d' ' -f1 /proc/uptime) b0=$(mountstats_op $1 WRITE bytes_sent)
+	while [ "$(mountstats_op $1 WRITE ops)" -lt $(($2 * 3 / 4)) ]; do sleep 0.2; done
+	t1=$(cut -d' ' -f1 /proc/uptime) b1=$(mountstats_op $1 WRITE bytes_sent)
+	awk -v a="$t0" -v b="$t1" -v x="$b0" -v y="$b1" 'BEGIN { printf "%.0f", (y - x) / (b - a) }'
+}
+
 # traced OUT DIR N COUNT BS: the same under slotscope, its JSON in OUT
 traced() {
 	slotscope --json --ckpt-threshold 1 --ckpt-quiet 3 -- sh -c \
@@ -25,14 +41,13 @@ predicted() {
 		"\(.predicted_Bps_low) \(.predicted_Bps_high) \(.next_limit)"' "$1" | head -n 1
 }
 
-# score NAME OUT SERVER KNOB TO BYTES SECS: the measured rate against the prediction
+# score NAME OUT SERVER KNOB TO RATE: the measured rate (B/s) against the prediction
 score() {
 	set -- "$@" $(predicted "$2" "$3" "$4" "$5")
-	name=$1 bytes=$6 secs=$7 lo=${8:-} hi=${9:-} next=${10:-}
+	name=$1 measured=$6 lo=${7:-} hi=${8:-} next=${9:-}
 	jq -c --arg s "$3" 'select(.type == "checkpoint" and .n == 1) | .transports[] | select(.server == $s) |
 		{limit, verdict: .verdict.class, achieved: .verdict.achieved_Bps, basis: .verdict.what_if_basis,
 		 curve: [.inflight_curve[] | [.from, .to, .rpcs, (.rtt_mean_ns / 1e6 | floor)]]}' "$2" | sed 's/^/note /'
-	measured=$(awk -v b="$bytes" -v s="$secs" 'BEGIN { printf "%.0f", b / s }')
 	echo "note $name: predicted ${lo:-none}..${hi:-none} B/s (then ${next:-?}), measured $measured B/s"
 	echo "RESULT $name|${lo:-0}|${hi:-0}|$measured|${next:-}"
 	check_eq "$name: a prediction for $4 -> $5" "$([ -n "$lo" ] && echo yes)" yes
@@ -41,47 +56,76 @@ score() {
 }
 
 # 1. NFSv3/TCP, 16 -> 64 slots, 200 ms to the server, 96 writers of 64 KiB (one WRITE each)
-N=96 COUNT=24 BS=64k BYTES=$((96 * 24 * 65536))
+N=96 COUNT=24 BS=64k 
 writer_dirs /export/a $N && writer_dirs /export/b $N || exit 1
 mount_tcp /mnt/a 3 16 wsize=65536 >/dev/null || exit 1
 a=$LAST_SERVER
 server_latency $a 200 >/dev/null || exit 1
-t1=$(traced /tmp/a.json /mnt/a/a $N $COUNT $BS) || exit 1
+W=$((N * COUNT))
+c0=$(cpu)
+traced /tmp/a.json /mnt/a/a $N $COUNT $BS >/tmp/t1 &
+r1=$(steady /mnt/a $W)
+wait $! || exit 1
+c1=$(cpu)
 mount_tcp /mnt/b 3 64 wsize=65536 >/dev/null || exit 1
 server_latency $LAST_SERVER 200 >/dev/null || exit 1
-t2=$(direct_writers /mnt/b/b $N $COUNT $BS) || exit 1
-echo "note tcp 16 slots: $t1 s, 64 slots: $t2 s"
-score "NFSv3/TCP 16 -> 64 slots (200 ms)" /tmp/a.json $a tcp_max_slot_table_entries 64 $BYTES $t2
+c2=$(cpu)
+direct_writers /mnt/b/b $N $COUNT $BS >/tmp/t2 &
+r2=$(steady /mnt/b $W)
+wait $! || exit 1
+c3=$(cpu)
+echo "note tcp 16 slots: $(cat /tmp/t1) s, $r1 B/s steady (CPU $(busy_pct $c0 $c1) % busy), 64 slots: $(cat /tmp/t2) s, $r2 B/s steady (CPU $(busy_pct $c2 $c3) % busy)"
+score "NFSv3/TCP 16 -> 64 slots (200 ms)" /tmp/a.json $a tcp_max_slot_table_entries 64 $r2
 
 # 2. the demo's: NFSv3/TCP, 128 -> 4096 slots, 1 s to the server, wsize 32 KiB; 16 writers of
 # 1 MiB O_DIRECT writes, each 32 WRITEs at once: 512 want a slot. The sysctl is raised after the
 # mount, as an operator would before the maintenance window: what the remount would buy.
-N=16 COUNT=4 BS=1M BYTES=$((16 * 4 * 1048576))
+N=16 COUNT=4 BS=1M 
 writer_dirs /export/c $N && writer_dirs /export/d $N || exit 1
 mount_tcp /mnt/c 3 128 wsize=32768 >/dev/null || exit 1
 c=$LAST_SERVER
 server_latency $c 1000 >/dev/null || exit 1
 old=$(cat /proc/sys/sunrpc/tcp_max_slot_table_entries)
 echo 4096 >/proc/sys/sunrpc/tcp_max_slot_table_entries
-t1=$(traced /tmp/c.json /mnt/c/c $N $COUNT $BS) || exit 1
+W=$((N * COUNT * 32))
+c0=$(cpu)
+traced /tmp/c.json /mnt/c/c $N $COUNT $BS >/tmp/t1 &
+r1=$(steady /mnt/c $W)
+wait $! || exit 1
+c1=$(cpu)
 echo "$old" >/proc/sys/sunrpc/tcp_max_slot_table_entries
 mount_tcp /mnt/d 3 4096 wsize=32768 >/dev/null || exit 1
 server_latency $LAST_SERVER 1000 >/dev/null || exit 1
-t2=$(direct_writers /mnt/d/d $N $COUNT $BS) || exit 1
-echo "note tcp 128 slots: $t1 s, 4096 slots: $t2 s"
-score "NFSv3/TCP 128 -> 4096 slots (1 s, the demo's)" /tmp/c.json $c tcp_max_slot_table_entries 4096 $BYTES $t2
+c2=$(cpu)
+direct_writers /mnt/d/d $N $COUNT $BS >/tmp/t2 &
+r2=$(steady /mnt/d $W)
+wait $! || exit 1
+c3=$(cpu)
+ss -tin dst $LAST_SERVER | sed 's/^/note ss: /' | head -6
+echo "note tcp 128 slots: $(cat /tmp/t1) s, $r1 B/s steady (CPU $(busy_pct $c0 $c1) % busy), 4096 slots: $(cat /tmp/t2) s, $r2 B/s steady (CPU $(busy_pct $c2 $c3) % busy)"
+score "NFSv3/TCP 128 -> 4096 slots (1 s, the demo's)" /tmp/c.json $c tcp_max_slot_table_entries 4096 $r2
 
 # 3. NFSv3/RDMA (soft-RoCE), rdma_slot_table_entries 16 -> 64, 96 writers of 64 KiB: the server
 # is this VM's nfsd on the same two emulated CPUs, so its answer time grows with the load
 rxe_up || exit 1
-N=96 COUNT=16 BS=64k BYTES=$((96 * 16 * 65536))
+N=96 COUNT=16 BS=64k 
 writer_dirs /export/e $N && writer_dirs /export/f $N || exit 1
 mount_rdma /mnt/e 3 16 >/dev/null || exit 1
 e=$LAST_SERVER
-t1=$(traced /tmp/e.json /mnt/e/e $N $COUNT $BS) || exit 1
+W=$((N * COUNT))
+c0=$(cpu)
+traced /tmp/e.json /mnt/e/e $N $COUNT $BS >/tmp/t1 &
+r1=$(steady /mnt/e $W)
+wait $! || exit 1
+c1=$(cpu)
 mount_rdma /mnt/f 3 64 >/dev/null || exit 1
-t2=$(direct_writers /mnt/f/f $N $COUNT $BS) || exit 1
-echo "note rdma 16 slots: $t1 s, 64 slots: $t2 s"
-score "NFSv3/RDMA 16 -> 64 slots" /tmp/e.json $e rdma_slot_table_entries 64 $BYTES $t2
+c2=$(cpu)
+direct_writers /mnt/f/f $N $COUNT $BS >/tmp/t2 &
+r2=$(steady /mnt/f $W)
+wait $! || exit 1
+c3=$(cpu)
+echo "note rdma 16 slots: $(cat /tmp/t1) s, $r1 B/s steady (CPU $(busy_pct $c0 $c1) % busy), 64 slots: $(cat /tmp/t2) s, $r2 B/s steady (CPU $(busy_pct $c2 $c3) % busy)"
+score "NFSv3/RDMA 16 -> 64 slots" /tmp/e.json $e rdma_slot_table_entries 64 $r2
 
+cp /tmp/a.json /tmp/c.json /tmp/e.json /out/ 2>/dev/null
 exit $CHECK_FAILED
