@@ -73,8 +73,22 @@ void curve_fit(const struct curve_view *c, __u32 limit, struct curve_fit *f)
 	{
 		/* two points leave no scatter to judge by: half the slope either way */
 		double se = f->points > 2 ? sqrt(res / (f->points - 2) / sxx) : fabs(f->slope_ns) / 2;
-		double hi = f->slope_ns + se, lo = f->slope_ns - se;
+		double hi = f->slope_ns + se, lo = f->slope_ns - se, first = 0, secant;
 
+		/*
+		 * A server that answers faster per RPC as more arrive (batching, a busier poll) grows
+		 * its RTT less than a line through the top of the curve says: the gentle end is also
+		 * no steeper than the climb from the lowest level to the mean
+		 */
+		for (unsigned int b = 1; b < LEVEL_BUCKETS && !first; b++)
+			if (c->rpcs[b])
+				first = b;
+		if (first && bucket_mid(first, limit) < f->level) {
+			secant = (f->rtt_ns - c->rtt_mean_ns[(unsigned int)first]) /
+				 (f->level - bucket_mid(first, limit));
+			if (secant < lo)
+				lo = secant;
+		}
 		f->slope_lo_ns = lo > 0 ? lo : 0;
 		if (hi > prop)
 			hi = f->slope_ns > prop ? f->slope_ns : prop;

@@ -110,7 +110,7 @@ score "NFSv3/TCP 128 -> 4096 slots (1 s, the demo's)" /tmp/c.json $c tcp_max_slo
 # 3. NFSv3/RDMA (soft-RoCE), rdma_slot_table_entries 16 -> 64, 96 writers of 64 KiB: the server
 # is this VM's nfsd on the same two emulated CPUs, so its answer time grows with the load
 rxe_up || exit 1
-N=96 COUNT=16 BS=64k 
+N=96 COUNT=48 BS=64k 
 writer_dirs /export/e $N && writer_dirs /export/f $N || exit 1
 mount_rdma /mnt/e 3 16 >/dev/null || exit 1
 e=$LAST_SERVER
