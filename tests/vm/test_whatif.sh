@@ -11,19 +11,32 @@
 # ranks are); the server is delayed by netem (server_latency) so that the round trip, not the two
 # emulated CPUs, sets the pace.
 nfsd_start 16 >/dev/null || exit 1
+# a connection idle for a round trip would start over from a small window: at 1 s round trips
+# that is TCP's ramp, not the slots', that the measured middle of the write would see
+echo 0 >/proc/sys/net/ipv4/tcp_slow_start_after_idle
+
+# _until MNT OPS: wait until mountstats counts OPS WRITEs on MNT, while the writers ($!) run
+_until() {
+	while [ "$(mountstats_op $1 WRITE ops)" -lt $2 ]; do
+		# the writers' shell, until it is reaped (its parent waits here: a zombie has ended)
+		case $(cut -d' ' -f3 /proc/$!/stat 2>/dev/null) in Z | '') false ;; esac || { echo "FAIL: the write to $1 ended at $(mountstats_op $1 WRITE ops) WRITEs, not $2" >&2; return 1; }
+		sleep 0.2
+	done
+}
 
 # cpu: busy and total jiffies of every CPU (/proc/stat), to see what a run cost the machine
 cpu() { awk '$1 == "cpu" { t = 0; for (i = 2; i <= NF; i++) t += $i; print t - $5 - $6, t }' /proc/stat; }
 busy_pct() { awk -v a="$1" -v b="$2" -v c="$3" -v d="$4" 'BEGIN { printf "%.0f", 100 * (c - a) / (d - b) }'; }
 
-# steady MNT TOTAL: WRITE bytes per second as mountstats counted them on MNT (a fresh mount)
-# between a quarter and three quarters of the TOTAL WRITEs the write makes: the writers'
+# steady MNT TOTAL [BEFORE]: WRITE bytes per second as mountstats counted them on MNT (BEFORE
+# WRITEs counted there already) between a quarter and three quarters of the TOTAL WRITEs the
+# write makes: the writers'
 # start-up (processes, file creates a round trip each) and last stragglers left out, as the
 # prediction, made over busy time, leaves them out. Run beside the writers.
 steady() {
-	while [ "$(mountstats_op $1 WRITE ops)" -lt $(($2 / 4)) ]; do sleep 0.2; done
+	_until $1 $((${3:-0} + $2 / 4)) || return 1
 	t0=$(cut -d' ' -f1 /proc/uptime) b0=$(mountstats_op $1 WRITE bytes_sent)
-	while [ "$(mountstats_op $1 WRITE ops)" -lt $(($2 * 3 / 4)) ]; do sleep 0.2; done
+	_until $1 $((${3:-0} + $2 * 3 / 4)) || return 1
 	t1=$(cut -d' ' -f1 /proc/uptime) b1=$(mountstats_op $1 WRITE bytes_sent)
 	awk -v a="$t0" -v b="$t1" -v x="$b0" -v y="$b1" 'BEGIN { printf "%.0f", (y - x) / (b - a) }'
 }
@@ -90,17 +103,22 @@ server_latency $c 1000 >/dev/null || exit 1
 old=$(cat /proc/sys/sunrpc/tcp_max_slot_table_entries)
 echo 4096 >/proc/sys/sunrpc/tcp_max_slot_table_entries
 W=$((N * COUNT * 32))
+# each new connection's window opened first (a round trip per doubling, at 1 s), for both
+direct_writers /mnt/c/c $N 1 $BS >/dev/null || exit 1
+w0=$(mountstats_op /mnt/c WRITE ops)
 c0=$(cpu)
 traced /tmp/c.json /mnt/c/c $N $COUNT $BS >/tmp/t1 &
-r1=$(steady /mnt/c $W)
+r1=$(steady /mnt/c $W $w0)
 wait $! || exit 1
 c1=$(cpu)
 echo "$old" >/proc/sys/sunrpc/tcp_max_slot_table_entries
 mount_tcp /mnt/d 3 4096 wsize=32768 >/dev/null || exit 1
 server_latency $LAST_SERVER 1000 >/dev/null || exit 1
+direct_writers /mnt/d/d $N 1 $BS >/dev/null || exit 1
+w0=$(mountstats_op /mnt/d WRITE ops)
 c2=$(cpu)
 traced /tmp/d.json /mnt/d/d $N $COUNT $BS >/tmp/t2 &
-r2=$(steady /mnt/d $W)
+r2=$(steady /mnt/d $W $w0)
 wait $! || exit 1
 c3=$(cpu)
 ss -tin dst $LAST_SERVER | sed 's/^/note ss: /' | head -6
