@@ -56,7 +56,11 @@ void curve_fit(const struct curve_view *c, __u32 limit, struct curve_fit *f)
 		sxy += n * dx * (c->rtt_mean_ns[b] - f->rtt_ns);
 	}
 	prop = f->level > 0 ? f->rtt_ns / f->level : 0;
-	if (f->points < 2 || sxx <= 0) {
+	/*
+	 * A slope needs three levels: through two, one of them a handful of RPCs (the one that
+	 * took the last free slot as the window opened), a line says nothing of the scatter
+	 */
+	if (f->points < 3 || sxx <= 0) {
 		f->slope_lo_ns = 0;
 		f->slope_hi_ns = prop;
 		return;
@@ -71,8 +75,7 @@ void curve_fit(const struct curve_view *c, __u32 limit, struct curve_fit *f)
 			res += n * e * e;
 	}
 	{
-		/* two points leave no scatter to judge by: half the slope either way */
-		double se = f->points > 2 ? sqrt(res / (f->points - 2) / sxx) : fabs(f->slope_ns) / 2;
+		double se = sqrt(res / (f->points - 2) / sxx);
 		double hi = f->slope_ns + se, lo = f->slope_ns - se, first = 0, secant;
 
 		/*

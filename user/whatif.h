@@ -20,7 +20,7 @@ struct curve_fit {
 	double slope_ns;		/* fitted ns of RTT per slot more in use */
 	double slope_lo_ns, slope_hi_ns;	/* the range the curve allows (>= 0) */
 	unsigned int points;		/* level buckets with RPCs */
-	bool known;			/* false: too few levels to see a slope; the range spans flat..proportional */
+	bool known;			/* false: under three levels, no slope; the range spans flat..proportional */
 };
 
 void curve_fit(const struct curve_view *c, __u32 limit, struct curve_fit *f);

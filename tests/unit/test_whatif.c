@@ -147,6 +147,15 @@ static void test_one_level(void **state)
 	assert_false(f.known);
 	assert_true(f.slope_lo_ns == 0);
 	assert_true(fabs(f.slope_hi_ns - f.rtt_ns / 16) < 1);
+	/* nor from a second level of one RPC (recorded in CI: 1 at 15 slots, 202 ms; 2,316 at 16, 210 ms) */
+	memset(&c, 0, sizeof(c));
+	c.rpcs[15] = 1;
+	c.rtt_ns[15] = 202000000;
+	c.rpcs[LEVEL_BUCKETS - 1] = 2316;
+	c.rtt_ns[LEVEL_BUCKETS - 1] = 2316ull * 209980000;
+	curve_finish(&c, 16);
+	curve_fit(&c, 16, &f);
+	assert_false(f.known);
 	ld = load_of_curve(&f, 16, 96, 0);
 	whatif_predict(&ld, &f, 64, 0, 0, NULL, "slot-bound", &w);
 	assert_true(fabs(w.high_Bps - 4 * ld.Bps) < 1e-6 * ld.Bps);
