@@ -71,7 +71,7 @@ score() {
 }
 
 # 1. NFSv3/TCP, 16 -> 64 slots, 200 ms to the server, 96 writers of 64 KiB (one WRITE each)
-N=96 COUNT=24 BS=64k 
+N=96 COUNT=40 BS=64k 
 writer_dirs /export/a $N && writer_dirs /export/b $N || exit 1
 mount_tcp /mnt/a 3 16 wsize=65536 >/dev/null || exit 1
 a=$LAST_SERVER
