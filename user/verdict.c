@@ -59,8 +59,7 @@ static unsigned int siblings(const struct view *v, const struct xprt_view *x)
 	unsigned int n = 0;
 
 	for (size_t i = 0; i < v->nxprts; i++)
-		if (v->xprts[i].ident == x->ident && !v->xprts[i].destroyed &&
-		    !strcmp(v->xprts[i].addr, x->addr) && !strcmp(v->xprts[i].port, x->port))
+		if (same_server(x, &v->xprts[i]))
 			n++;
 	return n ? n : 1;
 }

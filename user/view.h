@@ -266,6 +266,12 @@ struct view {
 	struct self_cost cost;		/* what tracing cost this process (a summary shows it) */
 };
 
+/* @y is a live transport of @x's class to @x's server and port: one of nconnect's (x itself too) */
+static inline bool same_server(const struct xprt_view *x, const struct xprt_view *y)
+{
+	return y->ident == x->ident && !y->destroyed && !strcmp(y->addr, x->addr) && !strcmp(y->port, x->port);
+}
+
 /* the transport of @key in @v, or NULL */
 const struct xprt_view *view_xprt(const struct view *v, __u64 key);
 void view_free(struct view *v);

@@ -153,23 +153,14 @@ void whatif_predict(const struct load *ld, const struct curve_fit *f, double n_n
 	w->next_limit = next;
 }
 
-/* slot-ns held over the view: time at each level times the level */
-static double slot_ns(const struct xprt_view *x)
-{
-	double s = 0;
-
-	for (unsigned int b = 1; b < LEVEL_BUCKETS; b++)
-		s += (double)x->level_ns[b] * bucket_mid(b, x->limit);
-	return s;
-}
-
 /*
  * Transport @x's load while busy; @cap (0: none) bounds the RPCs in flight below the slots in use
  * (credits granted); @waits the kinds of wait for the limit the knob moves (a mask of 1 << kind).
  */
 static bool load_of(const struct xprt_view *x, double cap, unsigned int waits, struct load *ld)
 {
-	double held = slot_ns(x), rpcs = (double)x->curve.total, waiting = 0;
+	/* slot-ns held: the model's mean over the span, times the span */
+	double held = x->mean_in_use * x->span_ns, rpcs = (double)x->curve.total, waiting = 0;
 
 	memset(ld, 0, sizeof(*ld));
 	if (x->busy_ns <= 0 || rpcs <= 0 || held <= 0)
@@ -243,7 +234,7 @@ static bool group_load(const struct view *v, const struct xprt_view *x, unsigned
 		const struct xprt_view *y = &v->xprts[i];
 		struct load ld;
 
-		if (y->ident != x->ident || y->destroyed || strcmp(y->addr, x->addr) || strcmp(y->port, x->port))
+		if (!same_server(x, y))
 			continue;
 		++*conns;
 		if (!load_of(y, 0, 1u << WAIT_SLOT, &ld))
