@@ -39,4 +39,21 @@ static inline void put_i64(FILE *f, int64_t v)
 	}
 }
 
+/*
+ * A rate for people: "LOW..HIGH MB/s", one figure when they agree to 0.5 % (a single rate:
+ * LOW = HIGH), in the unit of the higher; GB/s from 1e9 B/s. The verdict and the text alike.
+ */
+static inline const char *fmt_rate(char *buf, size_t len, double lo, double hi)
+{
+	double unit = hi >= 1e9 ? 1e9 : 1e6;
+	const char *u = hi >= 1e9 ? "GB/s" : "MB/s";
+	int prec = hi >= 1e9 ? 2 : 1;
+
+	if (hi - lo <= 0.005 * hi)
+		snprintf(buf, len, "%.*f %s", prec, hi / unit, u);
+	else
+		snprintf(buf, len, "%.*f..%.*f %s", prec, lo / unit, prec, hi / unit, u);
+	return buf;
+}
+
 #endif

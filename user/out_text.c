@@ -2,6 +2,7 @@
 #include <string.h>
 #include <time.h>
 #include "engine.h"
+#include "fmt.h"
 #include "output.h"
 #include "uhist.h"
 #include "utf8.h"
@@ -86,20 +87,6 @@ static void mounts_str(char *buf, size_t len, const struct xprt_view *x)
 		snprintf(buf, len, "-");
 }
 
-/* "LOW..HIGH MB/s" (one figure when they agree to 0.5 %), in the unit of the higher */
-static const char *rate_range(char *buf, size_t len, double lo, double hi)
-{
-	double unit = hi >= 1e9 ? 1e9 : 1e6;
-	const char *u = hi >= 1e9 ? "GB/s" : "MB/s";
-	int prec = hi >= 1e9 ? 2 : 1;
-
-	if (hi - lo <= 0.005 * hi)
-		snprintf(buf, len, "%.*f %s", prec, hi / unit, u);
-	else
-		snprintf(buf, len, "%.*f..%.*f %s", prec, lo / unit, prec, hi / unit, u);
-	return buf;
-}
-
 /* "if KNOB FROM->TO: LOW-HIGH (NEXT); ->TO: ...", a knob named once */
 static void what_if_line(FILE *f, const struct verdict *vd)
 {
@@ -119,7 +106,7 @@ static void what_if_line(FILE *f, const struct verdict *vd)
 				      w->knob, w->from, w->to);
 		if (o < sizeof(line))
 			o += snprintf(line + o, sizeof(line) - o, "%s (then %s)",
-				      rate_range(r, sizeof(r), w->low_Bps, w->high_Bps), w->next_limit);
+				      fmt_rate(r, sizeof(r), w->low_Bps, w->high_Bps), w->next_limit);
 	}
 	print_wrapped(f, "    ?> ", line);
 	print_wrapped(f, "       ", vd->what_if_why);

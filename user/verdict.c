@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <stdio.h>
 #include <string.h>
+#include "fmt.h"
 #include "uhist.h"
 #include "verdict.h"
 #include "whatif.h"
@@ -14,15 +15,6 @@ static void flag(struct verdict *d, const char *msg)
 {
 	if (d->nflags < sizeof(d->flags) / sizeof(d->flags[0]))
 		snprintf(d->flags[d->nflags++], sizeof(d->flags[0]), "%s", msg);
-}
-
-static const char *rate(char *buf, size_t len, double Bps)
-{
-	if (Bps >= 1e9)
-		snprintf(buf, len, "%.2f GB/s", Bps / 1e9);
-	else
-		snprintf(buf, len, "%.1f MB/s", Bps / 1e6);
-	return buf;
 }
 
 static void pathologies(const struct view *v, const struct xprt_view *x, struct verdict *d)
@@ -110,11 +102,11 @@ static void classify(const struct view *v, const struct xprt_view *x, struct ver
 		 "send/credit %.0f%%, session %.0f%% of op time; RTT %.2f ms; %s of ceiling %s",
 		 x->limit, d->full_pct, 100 * d->wait_share[WAIT_SLOT],
 		 100 * d->wait_share[WAIT_SEND], 100 * d->wait_share[WAIT_SESSION], d->rtt_ms,
-		 rate(a, sizeof(a), d->achieved_Bps), d->ceiling_Bps > 0 ? rate(b, sizeof(b), d->ceiling_Bps) : "?");
+		 fmt_rate(a, sizeof(a), d->achieved_Bps, d->achieved_Bps), d->ceiling_Bps > 0 ? fmt_rate(b, sizeof(b), d->ceiling_Bps, d->ceiling_Bps) : "?");
 	if (d->link_Bps > 0 && d->link_util_pct >= 80) {
 		d->cls = V_LINK;
 		snprintf(d->why, sizeof(d->why), "the link carries %.0f%% of its %s", d->link_util_pct,
-			 rate(c, sizeof(c), d->link_Bps));
+			 fmt_rate(c, sizeof(c), d->link_Bps, d->link_Bps));
 		snprintf(d->knob, sizeof(d->knob), "the network is the limit: a faster link or more ports");
 		return;
 	}
