@@ -20,6 +20,17 @@ static void hist_json(struct jw *w, const char *key, const __u64 *b)
 	jw_end_arr(w);
 }
 
+/* an object opened for level bucket @b of a transport of @limit slots: its "from" and "to" */
+static void bucket_obj(struct jw *w, unsigned int b, __u32 limit)
+{
+	unsigned int lo, hi;
+
+	level_bucket_range(b, limit, &lo, &hi);
+	jw_obj(w, NULL);
+	jw_u64(w, "from", lo);
+	jw_u64(w, "to", hi);
+}
+
 static void wait_json(struct jw *w, const char *key, const struct wait_view *wv)
 {
 	jw_obj(w, key);
@@ -80,14 +91,9 @@ static void curve_json(struct jw *w, const struct xprt_view *x)
 
 	jw_arr(w, "inflight_curve");
 	for (unsigned int b = 0; b < LEVEL_BUCKETS; b++) {
-		unsigned int lo, hi;
-
 		if (!c->rpcs[b])
 			continue;
-		level_bucket_range(b, x->limit, &lo, &hi);
-		jw_obj(w, NULL);
-		jw_u64(w, "from", lo);
-		jw_u64(w, "to", hi);
+		bucket_obj(w, b, x->limit);
 		jw_u64(w, "rpcs", c->rpcs[b]);
 		jw_dbl(w, "rtt_mean_ns", c->rtt_mean_ns[b]);
 		jw_dbl(w, "execute_mean_ns", c->exec_mean_ns[b]);
@@ -119,14 +125,9 @@ static void xprt_json(struct jw *w, const struct view *v, const struct xprt_view
 	jw_dbl(w, "mean_in_use", x->mean_in_use);
 	jw_arr(w, "levels");
 	for (unsigned int b = 0; b < LEVEL_BUCKETS; b++) {
-		unsigned int lo, hi;
-
 		if (!x->level_ns[b])
 			continue;
-		level_bucket_range(b, x->limit, &lo, &hi);
-		jw_obj(w, NULL);
-		jw_u64(w, "from", lo);
-		jw_u64(w, "to", hi);
+		bucket_obj(w, b, x->limit);
 		jw_u64(w, "ns", x->level_ns[b]);
 		jw_end_obj(w);
 	}
