@@ -55,6 +55,17 @@ static double knee_at_8(unsigned int l)
 	return l <= 8 ? 8e6 : 1e6 * l;
 }
 
+/* @rtt's curve over a 16-slot ramp with 1,000 RPCs at the limit, fitted into *@f */
+static void ramp_fit(double (*rtt)(unsigned int), struct curve_fit *f)
+{
+	__u64 n_at[17];
+	struct curve_view c;
+
+	ramp(n_at, 16, 1000);
+	curve_make(&c, 16, n_at, rtt);
+	curve_fit(&c, 16, f);
+}
+
 /* the load of a transport that held @limit slots all the time, each RPC moving 64 KiB */
 static struct load load_of_curve(const struct curve_fit *f, double limit, double demand, double client_ns)
 {
@@ -66,16 +77,12 @@ static struct load load_of_curve(const struct curve_fit *f, double limit, double
 
 static void test_flat(void **state)
 {
-	__u64 n_at[17];
-	struct curve_view c;
 	struct curve_fit f;
 	struct what_if w = {};
 	struct load ld;
 
 	(void)state;
-	ramp(n_at, 16, 1000);
-	curve_make(&c, 16, n_at, flat_200ms);
-	curve_fit(&c, 16, &f);
+	ramp_fit(flat_200ms, &f);
 	assert_true(f.known);
 	assert_true(fabs(f.rtt_ns - 200.3e6) < 1e6);
 	/* flat within the jitter: the RTT grows by well under 1 % per 10 slots */
@@ -91,16 +98,12 @@ static void test_flat(void **state)
 
 static void test_server_saturated(void **state)
 {
-	__u64 n_at[17];
-	struct curve_view c;
 	struct curve_fit f;
 	struct what_if w = {};
 	struct load ld;
 
 	(void)state;
-	ramp(n_at, 16, 1000);
-	curve_make(&c, 16, n_at, saturated);
-	curve_fit(&c, 16, &f);
+	ramp_fit(saturated, &f);
 	assert_true(f.known);
 	assert_true(fabs(f.slope_ns - 1e6) < 0.05e6);
 	ld = load_of_curve(&f, 16, 96, 0.1e6);
@@ -113,16 +116,12 @@ static void test_server_saturated(void **state)
 
 static void test_knee(void **state)
 {
-	__u64 n_at[17];
-	struct curve_view c;
 	struct curve_fit f;
 	struct what_if w = {};
 	struct load ld;
 
 	(void)state;
-	ramp(n_at, 16, 1000);
-	curve_make(&c, 16, n_at, knee_at_8);
-	curve_fit(&c, 16, &f);
+	ramp_fit(knee_at_8, &f);
 	ld = load_of_curve(&f, 16, 96, 0.1e6);
 	whatif_predict(&ld, &f, 32, 0, 0, NULL, "slot-bound", &w);
 	/* past the knee the RTT rises: twice the slots buy less than twice, and the server is next */
@@ -164,16 +163,12 @@ static void test_one_level(void **state)
 
 static void test_caps(void **state)
 {
-	__u64 n_at[17];
-	struct curve_view c;
 	struct curve_fit f;
 	struct what_if w = {};
 	struct load ld;
 
 	(void)state;
-	ramp(n_at, 16, 1000);
-	curve_make(&c, 16, n_at, flat_200ms);
-	curve_fit(&c, 16, &f);
+	ramp_fit(flat_200ms, &f);
 	/* only 20 RPCs want a slot: 64 slots let 20 fly */
 	ld = load_of_curve(&f, 16, 20, 0);
 	whatif_predict(&ld, &f, 64, 0, 0, NULL, "slot-bound", &w);
