@@ -49,6 +49,22 @@ traced() {
 	cat /tmp/secs
 }
 
+# measured OUT MNT DIR N COUNT BS TOTAL: the write of N writers x COUNT x BS into DIR on MNT,
+# traced (its JSON in OUT), its rate by steady() over its TOTAL WRITEs; prints "B/s seconds CPU%"
+measured() {
+	w0=$(mountstats_op $2 WRITE ops) c0=$(cpu)
+	traced $1 $3 $4 $5 $6 >/tmp/secs &
+	r=$(steady $2 $7 $w0) || return 1
+	wait $! || return 1
+	echo "$r $(cat /tmp/secs) $(busy_pct $c0 $(cpu))"
+}
+
+# note_pair WHAT BEFORE AFTER: the two writes' measures ("B/s seconds CPU%" each)
+note_pair() {
+	set -- "$1" $2 $3
+	echo "note $1: before $2 B/s steady, $3 s, CPU $4 % busy; after $5 B/s steady, $6 s, CPU $7 % busy"
+}
+
 # predicted OUT SERVER KNOB TO: "low high next_limit" from the first checkpoint's verdict
 predicted() {
 	jq -r --arg s "$2" --arg k "$3" --argjson to "$4" 'select(.type == "checkpoint" and .n == 1) |
@@ -77,22 +93,14 @@ mount_tcp /mnt/a 3 16 wsize=65536 >/dev/null || exit 1
 a=$LAST_SERVER
 server_latency $a 200 >/dev/null || exit 1
 W=$((N * COUNT))
-c0=$(cpu)
-traced /tmp/a.json /mnt/a/a $N $COUNT $BS >/tmp/t1 &
-r1=$(steady /mnt/a $W)
-wait $! || exit 1
-c1=$(cpu)
+m1=$(measured /tmp/a.json /mnt/a /mnt/a/a $N $COUNT $BS $W) || exit 1
 # the export lives in the VM's memory: each write's files go before the next
 rm -f /export/a/w*/f
 mount_tcp /mnt/b 3 64 wsize=65536 >/dev/null || exit 1
 server_latency $LAST_SERVER 200 >/dev/null || exit 1
-c2=$(cpu)
-traced /tmp/b.json /mnt/b/b $N $COUNT $BS >/tmp/t2 &
-r2=$(steady /mnt/b $W)
-wait $! || exit 1
-c3=$(cpu)
-echo "note tcp 16 slots: $(cat /tmp/t1) s, $r1 B/s steady (CPU $(busy_pct $c0 $c1) % busy), 64 slots: $(cat /tmp/t2) s, $r2 B/s steady (CPU $(busy_pct $c2 $c3) % busy)"
-score "NFSv3/TCP 16 -> 64 slots (200 ms)" /tmp/a.json $a tcp_max_slot_table_entries 64 $r2
+m2=$(measured /tmp/b.json /mnt/b /mnt/b/b $N $COUNT $BS $W) || exit 1
+note_pair "tcp 16 -> 64 slots" "$m1" "$m2"
+score "NFSv3/TCP 16 -> 64 slots (200 ms)" /tmp/a.json $a tcp_max_slot_table_entries 64 ${m2%% *}
 
 # 2. the demo's: NFSv3/TCP, 128 -> 4096 slots, 1 s to the server, wsize 32 KiB; 16 writers of
 # 1 MiB O_DIRECT writes, each 32 WRITEs at once: 512 want a slot. The sysctl is raised after the
@@ -107,26 +115,15 @@ echo 4096 >/proc/sys/sunrpc/tcp_max_slot_table_entries
 W=$((N * COUNT * 32))
 # each new connection's window opened first (a round trip per doubling, at 1 s), for both
 direct_writers /mnt/c/c $N 1 $BS >/dev/null || exit 1
-w0=$(mountstats_op /mnt/c WRITE ops)
-c0=$(cpu)
-traced /tmp/c.json /mnt/c/c $N $COUNT $BS >/tmp/t1 &
-r1=$(steady /mnt/c $W $w0)
-wait $! || exit 1
-c1=$(cpu)
+m1=$(measured /tmp/c.json /mnt/c /mnt/c/c $N $COUNT $BS $W) || exit 1
 echo "$old" >/proc/sys/sunrpc/tcp_max_slot_table_entries
 rm -f /export/b/w*/f /export/c/w*/f
 mount_tcp /mnt/d 3 4096 wsize=32768 >/dev/null || exit 1
 server_latency $LAST_SERVER 1000 >/dev/null || exit 1
 direct_writers /mnt/d/d $N 1 $BS >/dev/null || exit 1
-w0=$(mountstats_op /mnt/d WRITE ops)
-c2=$(cpu)
-traced /tmp/d.json /mnt/d/d $N $COUNT $BS >/tmp/t2 &
-r2=$(steady /mnt/d $W $w0)
-wait $! || exit 1
-c3=$(cpu)
-ss -tin dst $LAST_SERVER | sed 's/^/note ss: /' | head -6
-echo "note tcp 128 slots: $(cat /tmp/t1) s, $r1 B/s steady (CPU $(busy_pct $c0 $c1) % busy), 4096 slots: $(cat /tmp/t2) s, $r2 B/s steady (CPU $(busy_pct $c2 $c3) % busy)"
-score "NFSv3/TCP 128 -> 4096 slots (1 s, the demo's)" /tmp/c.json $c tcp_max_slot_table_entries 4096 $r2
+m2=$(measured /tmp/d.json /mnt/d /mnt/d/d $N $COUNT $BS $W) || exit 1
+note_pair "tcp 128 -> 4096 slots" "$m1" "$m2"
+score "NFSv3/TCP 128 -> 4096 slots (1 s, the demo's)" /tmp/c.json $c tcp_max_slot_table_entries 4096 ${m2%% *}
 
 # 3. NFSv3/RDMA (soft-RoCE), rdma_slot_table_entries 16 -> 64, 96 writers of 64 KiB: the server
 # is this VM's nfsd on the same two emulated CPUs, so its answer time grows with the load. Not
@@ -145,20 +142,12 @@ writer_dirs /export/e $N && writer_dirs /export/f $N || exit 1
 mount_rdma /mnt/e 3 16 >/dev/null || exit 1
 e=$LAST_SERVER
 W=$((N * COUNT))
-c0=$(cpu)
-traced /tmp/e.json /mnt/e/e $N $COUNT $BS >/tmp/t1 &
-r1=$(steady /mnt/e $W)
-wait $! || exit 1
-c1=$(cpu)
+m1=$(measured /tmp/e.json /mnt/e /mnt/e/e $N $COUNT $BS $W) || exit 1
 rm -f /export/e/w*/f
 mount_rdma /mnt/f 3 64 >/dev/null || exit 1
-c2=$(cpu)
-traced /tmp/f.json /mnt/f/f $N $COUNT $BS >/tmp/t2 &
-r2=$(steady /mnt/f $W)
-wait $! || exit 1
-c3=$(cpu)
-echo "note rdma 16 slots: $(cat /tmp/t1) s, $r1 B/s steady (CPU $(busy_pct $c0 $c1) % busy), 64 slots: $(cat /tmp/t2) s, $r2 B/s steady (CPU $(busy_pct $c2 $c3) % busy)"
-score "NFSv3/RDMA 16 -> 64 slots" /tmp/e.json $e rdma_slot_table_entries 64 $r2
+m2=$(measured /tmp/f.json /mnt/f /mnt/f/f $N $COUNT $BS $W) || exit 1
+note_pair "rdma 16 -> 64 slots" "$m1" "$m2"
+score "NFSv3/RDMA 16 -> 64 slots" /tmp/e.json $e rdma_slot_table_entries 64 ${m2%% *}
 
 cp /tmp/[a-f].json /out/ 2>/dev/null
 exit $CHECK_FAILED
