@@ -297,13 +297,16 @@ static size_t mount_ops_plus(const struct mount_sum *m, const struct view *iv, c
 
 /* one mount of the textfile's view: its sums @m (or none) with the interval's added */
 static void put_mount(struct view *out, const struct mount_sum *m, const struct view *iv,
-		      const char *mp, const char *as)
+		      const struct mount_table *mt, const char *mp, const char *as)
 {
 	const struct mount_total *t = iv_mount(iv, mp);
 	struct mount_total *o = &out->mounts[out->nmounts++];
+	const struct nfs_mount *nm = mt && mp[0] ? mounts_by_path(mt, mp) : NULL;
 
 	memset(o, 0, sizeof(*o));
 	o->mountpoint = as;
+	if (nm)
+		mount_server(nm, o->server, sizeof(o->server));
 	if (m)
 		mount_total_add(o, &m->total);
 	if (t)
@@ -367,13 +370,13 @@ int ledger_view(const struct ledger *l, const struct view *iv, const struct moun
 		const char *mp = m->total.mountpoint;
 
 		if (mount_present(iv, mt, mp))
-			put_mount(out, m, iv, mp, mp[0] ? mp : NULL);
+			put_mount(out, m, iv, mt, mp, mp[0] ? mp : NULL);
 	}
 	for (size_t i = 0; i < iv->nmounts; i++) {
 		const char *mp = mp_of(iv->mounts[i].mountpoint);
 
 		if (!mount_sum_of(l, mp))
-			put_mount(out, NULL, iv, mp, iv->mounts[i].mountpoint);
+			put_mount(out, NULL, iv, mt, mp, iv->mounts[i].mountpoint);
 	}
 	return 0;
 }

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include "audit.h"
 #include "mounts.h"
 #include "util.h"
 
@@ -260,4 +261,19 @@ const struct nfs_mount *mounts_by_path(const struct mount_table *t, const char *
 		if (strcmp(t->m[i].mountpoint, path) == 0)
 			return &t->m[i];
 	return NULL;
+}
+
+void mount_server(const struct nfs_mount *m, char *buf, size_t len)
+{
+	const char *src = m->source ? m->source : "", *colon;
+
+	if (m->opts && mount_option(m->opts, "addr", buf, len) && buf[0])
+		return;
+	/* server:/path, [v6]:/path */
+	if (src[0] == '[' && (colon = strstr(src, "]:")))
+		snprintf(buf, len, "%.*s", (int)(colon - src - 1), src + 1);
+	else if ((colon = strchr(src, ':')))
+		snprintf(buf, len, "%.*s", (int)(colon - src), src);
+	else
+		snprintf(buf, len, "%s", "");
 }

@@ -58,5 +58,10 @@ int mounts_fstype(const struct mount_src *src, const char *path, char *fstype, s
 /* the mount of a kernel dev_t as kept in struct super_block (MAJOR << 20 | MINOR) */
 const struct nfs_mount *mounts_by_kdev(const struct mount_table *t, unsigned int kdev);
 const struct nfs_mount *mounts_by_path(const struct mount_table *t, const char *path);
+/*
+ * The server @m was mounted from as its transports' addresses are spelled: its addr= option (the
+ * kernel writes both with rpc_peeraddr2str()), else the host of its source; "" when neither.
+ */
+void mount_server(const struct nfs_mount *m, char *buf, size_t len);
 
 #endif

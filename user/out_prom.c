@@ -185,11 +185,13 @@ static const struct {
 };
 
 /*
- * The in-flight curve (--prom-detail): RPCs by the share of the limit in use when each took its
- * slot, quarters and the limit itself (fixed label values whatever the limit), with their round
- * trips and execute times summed: rate(rtt) / rate(rpcs) is a quarter's mean RTT.
+ * The in-flight curve: RPCs by the share of the limit in use when each took its slot, quarters
+ * and the limit itself (fixed label values whatever the limit), with their round trips summed:
+ * rate(rtt) / rate(rpcs) is a quarter's mean RTT, and summed over the quarters the transport's,
+ * which is what a fleet's rules want of every node. Execute times only with --prom-detail: the
+ * RTT is the server's share, the one the budget pays for.
  */
-static void inflight_curve(FILE *f, const struct view *cum)
+static void inflight_curve(FILE *f, const struct view *cum, bool detail)
 {
 	static const char *const q_names[5] = { "q1", "q2", "q3", "q4", "limit" };
 	static const struct { const char *name, *help; } fam[3] = {
@@ -199,7 +201,7 @@ static void inflight_curve(FILE *f, const struct view *cum)
 		{ "inflight_execute_seconds_total", "Execute times of those RPCs, summed." },
 	};
 
-	for (int m = 0; m < 3; m++) {
+	for (int m = 0; m < (detail ? 3 : 2); m++) {
 		family(f, fam[m].name, "counter", fam[m].help);
 		for (size_t i = 0; i < cum->nxprts; i++) {
 			const struct curve_view *c = &cum->xprts[i].curve;
@@ -269,8 +271,7 @@ static void per_transport(FILE *f, const struct prom_input *in)
 			histogram(f, "wait_seconds", wait_labels, &wl, wait_le, sizeof(wait_le),
 				  cum->xprts[i].waits[k].buckets, cum->xprts[i].waits[k].sum_ns);
 		}
-	if (in->detail)
-		inflight_curve(f, cum);
+	inflight_curve(f, cum, in->detail);
 	family(f, "verdict_seconds_total", "counter",
 	       "Time in each verdict class: what limited the transport, interval by interval.");
 	for (size_t i = 0; i < cum->nxprts; i++)
@@ -358,6 +359,19 @@ static void per_mount(FILE *f, const struct prom_input *in)
 				fprintf(f, "\"} %llu\n", (unsigned long long)val[w]);
 			}
 		}
+	}
+	/* the join of per-mount figures to a server: one per mount, ops of no mount left out */
+	family(f, "mount_info", "gauge", "1 per mount, naming the server it was mounted from (its addr= option).");
+	for (size_t i = 0; i < cum->nmounts; i++) {
+		const struct mount_total *t = &cum->mounts[i];
+
+		if (!t->mountpoint)
+			continue;
+		fputs("slotscope_mount_info{mountpoint=\"", f);
+		lv(f, t->mountpoint);
+		fputs("\",server=\"", f);
+		lv(f, t->server);
+		fputs("\"} 1\n", f);
 	}
 }
 

@@ -61,6 +61,8 @@ void mount_op_add(struct mount_op *dst, const struct mount_op *src);
 /* a mount's payload and failures over its ops (mountpoint NULL as in mount_op) */
 struct mount_total {
 	const char *mountpoint;
+	/* the textfile's view only: the server it was mounted from (mount_server()), "" unknown */
+	char server[ADDR_LEN];
 	__u64 bytes_read, bytes_written, errors;
 	__u64 other_ops;		/* ops that are not READ, WRITE or COMMIT */
 };

@@ -364,7 +364,13 @@ static void test_golden_outputs(void **state)
 	/* two intervals summed: a second in each verdict, twice the interval's acquires */
 	assert_non_null(strstr(s, "slotscope_verdict_seconds_total{server=\"127.0.0.11\",proto=\"tcp\",xprt=\"4\",class=\"slot-bound\"} 2.000000\n"));
 	assert_non_null(strstr(s, "slotscope_slot_acquires_total{server=\"127.0.0.11\",proto=\"tcp\",xprt=\"4\"} 280\n"));
-	assert_null(strstr(s, "slotscope_inflight_"));
+	/* the in-flight curve's RPCs and RTT by default (a fleet's per-transport mean RTT), not its execute */
+	assert_non_null(strstr(s, "slotscope_inflight_rpcs_total{server=\"127.0.0.11\",proto=\"tcp\",xprt=\"4\",in_flight=\"limit\"} 200\n"));
+	assert_non_null(strstr(s, "slotscope_inflight_rtt_seconds_total{server=\"127.0.0.11\",proto=\"tcp\",xprt=\"4\",in_flight=\"limit\"} 0.420000000\n"));
+	assert_null(strstr(s, "slotscope_inflight_execute_seconds_total"));
+	/* the mount joined to its server, as the transports spell it */
+	assert_non_null(strstr(s, "slotscope_mount_info{mountpoint=\"/mnt/a\",server=\"127.0.0.11\"} 1\n"));
+	assert_null(strstr(s, "slotscope_mount_info{mountpoint=\"\""));
 	free(s);
 	/* --prom-detail: the in-flight curve by quarters of the limit, both intervals summed */
 	prom_totals = &m.totals;
@@ -378,6 +384,7 @@ static void test_golden_outputs(void **state)
 	assert_non_null(strstr(s, "slotscope_inflight_rpcs_total{server=\"127.0.0.11\",proto=\"tcp\",xprt=\"4\",in_flight=\"q4\"} 0\n"));
 	assert_non_null(strstr(s, "slotscope_inflight_rpcs_total{server=\"127.0.0.11\",proto=\"tcp\",xprt=\"4\",in_flight=\"limit\"} 200\n"));
 	assert_non_null(strstr(s, "slotscope_inflight_rtt_seconds_total{server=\"127.0.0.11\",proto=\"tcp\",xprt=\"4\",in_flight=\"limit\"} 0.420000000\n"));
+	assert_non_null(strstr(s, "slotscope_inflight_execute_seconds_total{server=\"127.0.0.11\",proto=\"tcp\",xprt=\"4\",in_flight=\"limit\"} "));
 	free(s);
 	s = render(out_folded, &v, &len);
 	golden("stacks.folded", s, len);
