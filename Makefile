@@ -313,6 +313,8 @@ install: all
 	$(Q)install -D -m 0644 tools/systemd/slotscope.default $(DESTDIR)$(SYSCONFDIR)/default/slotscope
 	$(Q)install -D -m 0644 tools/prometheus/slotscope.rules.yml \
 		$(DESTDIR)$(DATADIR)/prometheus/slotscope.rules.yml
+	$(Q)install -D -m 0644 tools/prometheus/slotscope-fleet.rules.yml \
+		$(DESTDIR)$(DATADIR)/prometheus/slotscope-fleet.rules.yml
 	$(Q)install -D -m 0644 tools/grafana/slotscope.json $(DESTDIR)$(DATADIR)/grafana/slotscope.json
 	$(Q)install -D -m 0644 tools/systemd/60-slotscope.conf $(DESTDIR)$(DATADIR)/sysctl/60-slotscope.conf
 	$(Q)install -D -m 0644 tools/systemd/slotscope.sysusers $(DESTDIR)$(SYSUSERSDIR)/slotscope.conf
@@ -322,6 +324,7 @@ uninstall:
 	$(Q)rm -f $(DESTDIR)$(SBINDIR)/slotscope $(DESTDIR)$(MANDIR)/man8/slotscope.8 \
 		$(DESTDIR)$(UNITDIR)/slotscope.service $(DESTDIR)$(SYSCONFDIR)/default/slotscope \
 		$(DESTDIR)$(DATADIR)/prometheus/slotscope.rules.yml $(DESTDIR)$(DATADIR)/grafana/slotscope.json \
+		$(DESTDIR)$(DATADIR)/prometheus/slotscope-fleet.rules.yml \
 		$(DESTDIR)$(DATADIR)/sysctl/60-slotscope.conf $(DESTDIR)$(SYSUSERSDIR)/slotscope.conf \
 		$(DESTDIR)$(TMPFILESDIR)/slotscope.conf
 	$(Q)rmdir $(DESTDIR)$(DATADIR)/prometheus $(DESTDIR)$(DATADIR)/grafana $(DESTDIR)$(DATADIR)/sysctl \

@@ -9,7 +9,8 @@ trap 'rm -rf "$dest"' EXIT
 make -C "$top" --no-print-directory O="$O" install DESTDIR="$dest" >"$dest.log" 2>&1 || { bad "make install: $(tail -3 "$dest.log")"; exit 1; }
 want="etc/default/slotscope lib/systemd/system/slotscope.service usr/sbin/slotscope
 usr/share/man/man8/slotscope.8 usr/share/slotscope/grafana/slotscope.json
-usr/share/slotscope/prometheus/slotscope.rules.yml usr/share/slotscope/sysctl/60-slotscope.conf
+usr/share/slotscope/prometheus/slotscope.rules.yml usr/share/slotscope/prometheus/slotscope-fleet.rules.yml
+usr/share/slotscope/sysctl/60-slotscope.conf
 usr/lib/sysusers.d/slotscope.conf usr/lib/tmpfiles.d/slotscope.conf"
 got=$(cd "$dest" && find . -type f | sed 's|^\./||' | sort | tr '\n' ' ')
 [ "$got" = "$(echo $want | tr ' ' '\n' | sort | tr '\n' ' ')" ] && ok "make install DESTDIR: $got" || bad "make install laid out: $got"
