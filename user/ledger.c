@@ -10,6 +10,12 @@ static const char *mp_of(const char *mp)
 	return mp ? mp : "";
 }
 
+/* the mount a transport counts under with --prom-rollup, "" for none known */
+static const char *row_mp(const struct xprt_view *x)
+{
+	return mp_of(x->prom_mount);
+}
+
 static bool is_series(const struct xprt_sum *e, const struct xprt_view *x)
 {
 	return e->id == x->id && e->ident == x->ident && !strcmp(e->addr, x->addr);
@@ -43,6 +49,15 @@ static bool mount_live(const struct view *v, const char *mp)
 {
 	for (size_t i = 0; i < v->nmounts; i++)
 		if (!strcmp(mp_of(v->mounts[i].mountpoint), mp))
+			return true;
+	return false;
+}
+
+static bool row_live(const struct view *v, const struct roll_sum *r)
+{
+	for (size_t i = 0; i < v->nxprts; i++)
+		if (!v->xprts[i].prom_hidden && !strcmp(row_mp(&v->xprts[i]), r->mountpoint) &&
+		    !strcmp(v->xprts[i].prom_server, r->s.addr))
 			return true;
 	return false;
 }
@@ -102,6 +117,51 @@ static int add_xprt(struct ledger *l, const struct view *iv, const struct xprt_v
 		e->id = x->id;
 	}
 	xprt_sum_add(e, iv, x);
+	return 0;
+}
+
+static struct roll_sum *roll_sum_of(const struct ledger *l, const char *mp, const char *server)
+{
+	for (size_t i = 0; i < l->nr; i++)
+		if (!strcmp(l->r[i].mountpoint, mp) && !strcmp(l->r[i].s.addr, server))
+			return &l->r[i];
+	return NULL;
+}
+
+/* interval transport @x's figures added to the row it counts under */
+static void roll_sum_add(struct roll_sum *r, const struct view *iv, const struct xprt_view *x)
+{
+	xprt_sum_add(&r->s, iv, x);
+	for (size_t g = 0; g < x->curve.ngroups; g++) {
+		const struct curve_group *q = &x->curve.groups[g];
+
+		r->q_rpcs[q->quarter] += (double)q->rpcs;
+		r->q_rtt_ns[q->quarter] += q->rtt_sum_ns;
+		r->q_exec_ns[q->quarter] += q->exec_sum_ns;
+	}
+}
+
+static int add_rows(struct ledger *l, const struct view *iv)
+{
+	for (size_t i = 0; i < iv->nxprts; i++) {
+		const struct xprt_view *x = &iv->xprts[i];
+		struct roll_sum *r;
+
+		if (x->prom_hidden)
+			continue;
+		r = roll_sum_of(l, row_mp(x), x->prom_server);
+		if (!r) {
+			char *name;
+
+			if (GROW(l->r, l->capr, l->nr + 1, 8) || !(name = strdup(row_mp(x))))
+				return -ENOMEM;
+			r = &l->r[l->nr++];
+			memset(r, 0, sizeof(*r));
+			r->mountpoint = name;
+			memcpy(r->s.addr, x->prom_server, sizeof(r->s.addr));
+		}
+		roll_sum_add(r, iv, x);
+	}
 	return 0;
 }
 
@@ -210,6 +270,21 @@ static void forget(struct ledger *l, const struct view *iv)
 		free(l->m[old].ops);
 		l->m[old] = l->m[--l->nm];
 	}
+	for (;;) {
+		size_t gone = 0;
+		long old = -1;
+
+		for (size_t i = 0; i < l->nr; i++)
+			if (!row_live(iv, &l->r[i])) {
+				gone++;
+				if (old < 0 || l->r[i].s.last_s < l->r[old].s.last_s)
+					old = (long)i;
+			}
+		if (gone <= LEDGER_GONE_MAX)
+			break;
+		free(l->r[old].mountpoint);
+		l->r[old] = l->r[--l->nr];
+	}
 }
 
 int ledger_add(struct ledger *l, const struct view *iv)
@@ -222,6 +297,8 @@ int ledger_add(struct ledger *l, const struct view *iv)
 		if (add_xprt(l, iv, &iv->xprts[i]))
 			err = -ENOMEM;
 	if (add_mounts(l, iv))
+		err = -ENOMEM;
+	if (add_rows(l, iv))
 		err = -ENOMEM;
 	forget(l, iv);
 	return err;
@@ -314,8 +391,91 @@ static void put_mount(struct view *out, const struct mount_sum *m, const struct 
 	out->nmops += mount_ops_plus(m, iv, mp, as, &out->mops[out->nmops]);
 }
 
+/* the rows of @iv's shown transports: each row's sums with the interval added, gauges combined */
+static int put_rows(const struct ledger *l, const struct view *iv, struct view *out)
+{
+	struct roll_sum *t = calloc(iv->nxprts + 1, sizeof(*t));
+
+	out->rows = calloc(iv->nxprts + 1, sizeof(*out->rows));
+	if (!t || !out->rows) {
+		free(t);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < iv->nxprts; i++) {
+		const struct xprt_view *x = &iv->xprts[i];
+		struct mount_row *r;
+		size_t k;
+
+		if (x->prom_hidden)
+			continue;
+		for (k = 0; k < out->nrows; k++)
+			if (!strcmp(t[k].mountpoint, row_mp(x)) && !strcmp(t[k].s.addr, x->prom_server))
+				break;
+		r = &out->rows[k];
+		if (k == out->nrows) {
+			const struct roll_sum *e = roll_sum_of(l, row_mp(x), x->prom_server);
+
+			out->nrows++;
+			if (e)
+				t[k] = *e;
+			t[k].mountpoint = (char *)row_mp(x);
+			memcpy(t[k].s.addr, x->prom_server, sizeof(t[k].s.addr));
+			r->mountpoint = x->prom_mount;
+			memcpy(r->server, x->prom_server, sizeof(r->server));
+		}
+		roll_sum_add(&t[k], iv, x);
+		/* a reused id's older transport counts, but the newer one's gauges stand for it */
+		if (x->shadowed)
+			continue;
+		r->nxprts++;
+		r->x.in_use += x->in_use > 0 ? x->in_use : 0;
+		r->x.limit += x->limit;
+		r->x.backlog_now += x->backlog_now;
+		r->x.cwnd += x->cwnd;
+		r->x.cong += x->cong;
+		if (x->interval_peak > r->x.interval_peak)
+			r->x.interval_peak = x->interval_peak;
+		if (x->link.rate_gbps > r->x.link.rate_gbps)
+			r->x.link.rate_gbps = x->link.rate_gbps;
+	}
+	for (size_t k = 0; k < out->nrows; k++) {
+		struct xprt_view *x = &out->rows[k].x;
+		struct curve_view *c = &x->curve;
+
+		memcpy(x->addr, out->rows[k].server, sizeof(x->addr));
+		x->link.port = -1;
+		put_sums(x, &t[k].s);
+		/* level buckets of different limits do not add up: the quarters do */
+		memset(c, 0, sizeof(*c));
+		for (unsigned int q = 0; q < 5; q++) {
+			struct curve_group *g = &c->groups[c->ngroups++];
+
+			g->quarter = q;
+			g->rpcs = (__u64)t[k].q_rpcs[q];
+			g->rtt_sum_ns = t[k].q_rtt_ns[q];
+			g->exec_sum_ns = t[k].q_exec_ns[q];
+			g->rtt_mean_ns = g->rpcs ? g->rtt_sum_ns / (double)g->rpcs : 0;
+			g->exec_mean_ns = g->rpcs ? g->exec_sum_ns / (double)g->rpcs : 0;
+			c->total += g->rpcs;
+		}
+	}
+	free(t);
+	return 0;
+}
+
+/* a transport's mounts as the file names them: the ones filtered out are never written */
+static void drop_hidden_mounts(struct xprt_view *x, const struct prom_mounts *pm)
+{
+	size_t n = 0;
+
+	for (size_t m = 0; m < x->nmounts; m++)
+		if (prom_mount_shown(pm, x->mounts[m].mountpoint))
+			x->mounts[n++] = x->mounts[m];
+	x->nmounts = n;
+}
+
 int ledger_view(const struct ledger *l, const struct view *iv, const struct mount_table *mt,
-		struct view *out)
+		const struct prom_mounts *pm, struct view *out)
 {
 	size_t nops = iv->nmops;
 
@@ -334,7 +494,7 @@ int ledger_view(const struct ledger *l, const struct view *iv, const struct moun
 	out->xprts = calloc(iv->nxprts + 1, sizeof(*out->xprts));
 	out->mounts = calloc(l->nm + iv->nmounts + 1, sizeof(*out->mounts));
 	out->mops = calloc(nops + 1, sizeof(*out->mops));
-	if (!out->xprts || !out->mounts || !out->mops) {
+	if (!out->xprts || !out->mounts || !out->mops || (pm && pm->rollup && put_rows(l, iv, out))) {
 		ledger_view_free(out);
 		return -ENOMEM;
 	}
@@ -348,7 +508,7 @@ int ledger_view(const struct ledger *l, const struct view *iv, const struct moun
 		struct xprt_sum t = { 0 };
 		struct xprt_view *o;
 
-		if (x->shadowed)
+		if (x->shadowed || x->prom_hidden)
 			continue;
 		if (e)
 			t = *e;
@@ -361,6 +521,7 @@ int ledger_view(const struct ledger *l, const struct view *iv, const struct moun
 		o = &out->xprts[out->nxprts++];
 		*o = *x;
 		put_sums(o, &t);
+		drop_hidden_mounts(o, pm);
 		out->bytes_written += o->bytes_written;
 		out->bytes_read += o->bytes_read;
 	}
@@ -369,13 +530,13 @@ int ledger_view(const struct ledger *l, const struct view *iv, const struct moun
 		const struct mount_sum *m = &l->m[i];
 		const char *mp = m->total.mountpoint;
 
-		if (mount_present(iv, mt, mp))
+		if (mount_present(iv, mt, mp) && prom_mount_shown(pm, mp))
 			put_mount(out, m, iv, mt, mp, mp[0] ? mp : NULL);
 	}
 	for (size_t i = 0; i < iv->nmounts; i++) {
 		const char *mp = mp_of(iv->mounts[i].mountpoint);
 
-		if (!mount_sum_of(l, mp))
+		if (!mount_sum_of(l, mp) && prom_mount_shown(pm, mp))
 			put_mount(out, NULL, iv, mt, mp, iv->mounts[i].mountpoint);
 	}
 	return 0;
@@ -386,10 +547,12 @@ void ledger_view_free(struct view *out)
 	free(out->xprts);
 	free(out->mounts);
 	free(out->mops);
+	free(out->rows);
 	out->xprts = NULL;
 	out->mounts = NULL;
 	out->mops = NULL;
-	out->nxprts = out->nmounts = out->nmops = 0;
+	out->rows = NULL;
+	out->nxprts = out->nmounts = out->nmops = out->nrows = 0;
 }
 
 void ledger_free(struct ledger *l)
@@ -398,7 +561,10 @@ void ledger_free(struct ledger *l)
 		free((char *)l->m[i].total.mountpoint);
 		free(l->m[i].ops);
 	}
+	for (size_t i = 0; i < l->nr; i++)
+		free(l->r[i].mountpoint);
 	free(l->x);
 	free(l->m);
+	free(l->r);
 	memset(l, 0, sizeof(*l));
 }

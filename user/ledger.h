@@ -10,6 +10,7 @@
 #ifndef SLOTSCOPE_LEDGER_H
 #define SLOTSCOPE_LEDGER_H
 
+#include "prom_mounts.h"
 #include "view.h"
 
 /*
@@ -35,6 +36,18 @@ struct xprt_sum {
 	double link_busy_bytes;
 };
 
+/*
+ * --prom-rollup's series: a mount's transports (model.c: the mount each counts under) summed over
+ * intervals. A transport that moves to another mount, or goes, leaves its past counts where they
+ * were added, so no row's counter goes back.
+ */
+struct roll_sum {
+	char *mountpoint;		/* owned; "" for transports of no known mount */
+	struct xprt_sum s;		/* s.addr: the row's server */
+	/* the in-flight curve by quarter of each transport's own limit (transports' limits differ) */
+	double q_rpcs[5], q_rtt_ns[5], q_exec_ns[5];
+};
+
 struct mount_sum {
 	double last_s;
 	struct mount_total total;	/* total.mountpoint: owned; "" for ops of no known mount */
@@ -44,9 +57,10 @@ struct mount_sum {
 
 struct ledger {
 	__u64 counters[NCOUNTERS];	/* the views' counters, since attach */
-	size_t nx, capx, nm, capm;
+	size_t nx, capx, nm, capm, nr, capr;
 	struct xprt_sum *x;
 	struct mount_sum *m;
+	struct roll_sum *r;
 };
 
 /* add a finished interval view; 0 or -ENOMEM (what found no room is not counted) */
@@ -54,12 +68,13 @@ int ledger_add(struct ledger *l, const struct view *iv);
 /*
  * @out: the textfile's view of @l with interval @iv added, what ledger_add(@l, @iv) will make of
  * it, without changing @l: one transport per series, @iv's transports (their gauges and labels)
- * with the sums as counters, and the mounts that are live (in @iv or in @mt; ops of no mount while
- * summed). No links: its caller's. It points into @l, @iv and @mt: free it with
+ * with the sums as counters, the mounts that are live (in @iv or in @mt; ops of no mount while
+ * summed), and with @pm's rollup the rows of the transports in @iv. What @pm filters out is
+ * left out (NULL: nothing). No links: its caller's. It points into @l, @iv and @mt: free it with
  * ledger_view_free() before they change. 0 or -ENOMEM.
  */
 int ledger_view(const struct ledger *l, const struct view *iv, const struct mount_table *mt,
-		struct view *out);
+		const struct prom_mounts *pm, struct view *out);
 void ledger_view_free(struct view *out);
 void ledger_free(struct ledger *l);
 

@@ -38,7 +38,8 @@ static const char args_doc[] = "[INTERVAL [COUNT]]";
 
 enum { OPT_PROCFS = 1000, OPT_SYSFS, OPT_NO_RDMA, OPT_CKPT_MBPS, OPT_CKPT_QUIET, OPT_PROM,
        OPT_FOLDED, OPT_SVG, OPT_USER, OPT_MAX_INFLIGHT, OPT_PROM_DETAIL, OPT_PROM_KEEP,
-       OPT_MOUNTS_OF, OPT_RESTORE_MBPS, OPT_NO_JOBS, OPT_RUN_UNTRACED };
+       OPT_MOUNTS_OF, OPT_RESTORE_MBPS, OPT_NO_JOBS, OPT_RUN_UNTRACED, OPT_PROM_ROLLUP,
+       OPT_PROM_INCLUDE, OPT_PROM_EXCLUDE };
 
 static const struct argp_option options[] = {
 	{ "duration", 'd', "SECONDS", 0, "Trace for SECONDS, then print the summary", 0 },
@@ -64,6 +65,14 @@ static const struct argp_option options[] = {
 	{ "prom-detail", OPT_PROM_DETAIL, NULL, 0,
 	  "Textfile with every op, stage and wait kind as histograms, and RDMA hw counters", 0 },
 	{ "prom-keep", OPT_PROM_KEEP, NULL, 0, "Leave the textfile (the summary's) at exit", 0 },
+	{ "prom-rollup", OPT_PROM_ROLLUP, NULL, 0,
+	  "Textfile per mount instead of per transport: a mount's transports summed (labels "
+	  "mountpoint, server)", 0 },
+	{ "prom-mount-include", OPT_PROM_INCLUDE, "GLOB", 0,
+	  "Textfile: only mounts whose mount point matches GLOB (fnmatch; repeatable)", 0 },
+	{ "prom-mount-exclude", OPT_PROM_EXCLUDE, "GLOB", 0,
+	  "Textfile: leave out mounts whose mount point matches GLOB, e.g. '/home/*' (repeatable; "
+	  "wins over an include)", 0 },
 	{ "folded", OPT_FOLDED, "PATH", 0, "At exit, folded stacks of where RPC time went", 0 },
 	{ "svg", OPT_SVG, "PATH", 0, "At exit, an SVG flame (icicle) chart and a slot-wait heat map", 0 },
 	{ "max-inflight", OPT_MAX_INFLIGHT, "N", 0,
@@ -106,6 +115,35 @@ static void usage_error(const char *fmt, ...)
 	exit(EXIT_USAGE);
 }
 #define argp_error(state, ...) ((void)(state), usage_error(__VA_ARGS__))
+
+static void add_glob(struct argp_state *state, bool include, const char *pattern)
+{
+	const char *opt = include ? "--prom-mount-include" : "--prom-mount-exclude";
+	size_t *n = include ? &env.prom.ninclude : &env.prom.nexclude;
+	char why[200];
+
+	if (prom_mount_glob_check(pattern, why, sizeof(why)))
+		argp_error(state, "invalid %s '%s': %s", opt, pattern, why);
+	if (*n == MAX_MOUNT_GLOBS)
+		argp_error(state, "too many %s options: at most %d (one pattern can match many: "
+			   "'/home/*')", opt, MAX_MOUNT_GLOBS);
+	(include ? env.prom.include : env.prom.exclude)[(*n)++] = pattern;
+}
+
+/* the textfile's options want a textfile; an include that an exclude cancels shows nothing */
+static void check_prom_opts(void)
+{
+	const char *alone = env.prom.rollup ? "--prom-rollup" : env.prom.ninclude ? "--prom-mount-include" :
+			    env.prom.nexclude ? "--prom-mount-exclude" : NULL;
+
+	if (alone && !env.prom_file)
+		usage_error("%s shapes the Prometheus textfile only: give --prom-file PATH too", alone);
+	for (size_t i = 0; i < env.prom.ninclude; i++)
+		for (size_t j = 0; j < env.prom.nexclude; j++)
+			if (!strcmp(env.prom.include[i], env.prom.exclude[j]))
+				usage_error("--prom-mount-include '%s' is also excluded, and exclude wins: "
+					    "drop one of the two", env.prom.include[i]);
+}
 
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
@@ -163,6 +201,13 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_PROM_KEEP:
 		env.prom_keep = true;
+		break;
+	case OPT_PROM_ROLLUP:
+		env.prom.rollup = true;
+		break;
+	case OPT_PROM_INCLUDE:
+	case OPT_PROM_EXCLUDE:
+		add_glob(state, key == OPT_PROM_INCLUDE, arg);
 		break;
 	case OPT_FOLDED:
 		env.folded_file = arg;
@@ -239,6 +284,7 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	if (!have_interval && !env.command)
 		env.interval = 1;
+	check_prom_opts();
 	env.force_fallback = attach && !strcmp(attach, "fallback");
 	if (events && strcmp(events, "tracepoints") && strcmp(events, "functions")) {
 		fprintf(stderr, "slotscope: SLOTSCOPE_EVENTS=%s: say tracepoints or functions\n", events);

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "audit.h"
 #include "model.h"
 #include "uhist.h"
 #include "util.h"
@@ -128,6 +129,7 @@ static void op_view(struct op_view *v, const struct op_snap *c, const struct op_
 	v->k = c->k;
 	memcpy(v->name, x->name, sizeof(v->name));
 	v->name[OPNAME_LEN - 1] = 0;
+	v->client_done = x->client_done;
 #define D(f) delta_u64(x->f, o ? o->f : 0)
 	v->count = D(count);
 	v->ntrans = D(ntrans);
@@ -485,11 +487,79 @@ static void netdevs_used(struct view *v)
 	}
 }
 
+/* @m serves @x by the mount table: its server and protocol ("tcp6" is tcp), as -m reads them */
+static bool mount_serves(const struct nfs_mount *m, const struct xprt_view *x)
+{
+	char addr[ADDR_LEN], proto[16];
+	size_t n;
+
+	mount_server(m, addr, sizeof(addr));
+	if (strcmp(addr, x->addr))
+		return false;
+	if (!m->opts || !mount_option(m->opts, "proto", proto, sizeof(proto)))
+		return true;
+	n = strlen(proto);
+	if (n && proto[n - 1] == '6')
+		proto[n - 1] = 0;
+	return !strcmp(proto, proto_name(x->ident));
+}
+
+/* the first of two mount points in path order; NULL comes last */
+static const char *first_path(const char *a, const char *b)
+{
+	return !a || (b && strcmp(b, a) < 0) ? b : a;
+}
+
+/*
+ * The mount each transport counts under in the textfile, and whether the filters leave it in. A
+ * transport serves the mounts whose clients' ops it has carried (the ops map holds them since
+ * attach; a freed client's, whose id a new mount's client may have taken, not) and those the
+ * mount table says were mounted from its server over its protocol; of
+ * those shown, it counts under the first in path order, so a transport two mounts share counts
+ * once, under the same mount tick after tick. One whose every mount is filtered out is hidden;
+ * one serving no known mount counts under "" and its own server.
+ */
+static void prom_owners(struct view *v, const struct model_in *in)
+{
+	const struct mount_table *mt = in->mounts;
+
+	/* prom_hidden stands for "some mount known" until the last pass */
+	for (size_t i = 0; i < v->nops; i++) {
+		const struct op_view *o = &v->ops[i];
+		struct xprt_view *x = (struct xprt_view *)view_xprt(v, o->k.xprt);
+
+		if (!x || !o->mountpoint || !o->client_done)
+			continue;
+		x->prom_hidden = true;
+		if (prom_mount_shown(in->prom, o->mountpoint))
+			x->prom_mount = first_path(x->prom_mount, o->mountpoint);
+	}
+	for (size_t i = 0; i < v->nxprts; i++) {
+		struct xprt_view *x = &v->xprts[i];
+		const struct nfs_mount *m = NULL;
+
+		for (size_t j = 0; mt && j < mt->n; j++) {
+			if (!mount_serves(&mt->m[j], x))
+				continue;
+			x->prom_hidden = true;
+			if (prom_mount_shown(in->prom, mt->m[j].mountpoint))
+				x->prom_mount = first_path(x->prom_mount, mt->m[j].mountpoint);
+		}
+		x->prom_hidden = x->prom_hidden ? !x->prom_mount : !prom_mount_shown(in->prom, NULL);
+		if (x->prom_mount && mt)
+			m = mounts_by_path(mt, x->prom_mount);
+		if (m)
+			mount_server(m, x->prom_server, sizeof(x->prom_server));
+		if (!x->prom_server[0])
+			memcpy(x->prom_server, x->addr, sizeof(x->prom_server));
+	}
+}
+
 /* the textfile's view: the sums with this interval added, port counters since attach */
 static int totals(const struct model_in *in, struct model_out *out)
 {
 	struct links_view *l = &out->totals.links;
-	int err = ledger_view(in->sums, &out->view, in->mounts, &out->totals);
+	int err = ledger_view(in->sums, &out->view, in->mounts, in->prom, &out->totals);
 
 	if (err)
 		return err;
@@ -525,6 +595,9 @@ int model_build(const struct model_in *in, struct model_out *out)
 			xprt_figures(v, &v->xprts[i]);
 			verdict_for(v, &v->xprts[i], &v->xprts[i].verdict);
 		}
+		/* every interval the textfile's sums could take: rows need the mount each time */
+		if (in->span == SPAN_INTERVAL)
+			prom_owners(v, in);
 		if (in->sums && in->span == SPAN_INTERVAL)
 			err = totals(in, out);
 	}

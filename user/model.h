@@ -42,6 +42,7 @@ struct model_in {
 	 */
 	const struct ledger *sums;
 	const struct link_sample *lstart;
+	const struct prom_mounts *prom;		/* the textfile's mounts; NULL: every one, per transport */
 };
 
 struct model_out {

@@ -71,6 +71,38 @@ static void xlabels(FILE *f, const struct xprt_view *x)
 }
 
 /*
+ * The per-transport families' series: the transports, or with --prom-rollup the mounts' rows
+ * (ledger.h), labelled with the mount and its server instead.
+ */
+static size_t nseries(const struct prom_input *in)
+{
+	return in->rollup ? in->cum->nrows : in->cum->nxprts;
+}
+
+/* series @i's figures, or NULL when it is not written (a reused id's older transport) */
+static const struct xprt_view *series_at(const struct prom_input *in, size_t i)
+{
+	if (in->rollup)
+		return &in->cum->rows[i].x;
+	return in->cum->xprts[i].shadowed ? NULL : &in->cum->xprts[i];
+}
+
+static void series_labels(FILE *f, const struct prom_input *in, size_t i)
+{
+	const struct mount_row *r = in->rollup ? &in->cum->rows[i] : NULL;
+
+	if (!r) {
+		xlabels(f, &in->cum->xprts[i]);
+		return;
+	}
+	put_s(f, "mountpoint=\"");
+	lv(f, r->mountpoint ? r->mountpoint : "");
+	put_s(f, "\",server=\"");
+	lv(f, r->server);
+	putc_unlocked('"', f);
+}
+
+/*
  * One histogram from log2 buckets: @les exponents, every one written, then +Inf, _sum, _count.
  * @labels is written as is after the family's own: the caller writes it with lv().
  */
@@ -111,7 +143,8 @@ static void histogram(FILE *f, const char *name, void (*labels)(FILE *, const vo
 }
 
 struct wait_labels {
-	const struct xprt_view *x;
+	const struct prom_input *in;
+	size_t i;
 	int kind;
 };
 
@@ -119,7 +152,7 @@ static void wait_labels(FILE *f, const void *arg)
 {
 	const struct wait_labels *w = arg;
 
-	xlabels(f, w->x);
+	series_labels(f, w->in, w->i);
 	put_s(f, ",kind=\"");
 	put_s(f, wait_kind_names[w->kind]);
 	putc_unlocked('"', f);
@@ -191,7 +224,7 @@ static const struct {
  * which is what a fleet's rules want of every node. Execute times only with --prom-detail: the
  * RTT is the server's share, the one the budget pays for.
  */
-static void inflight_curve(FILE *f, const struct view *cum, bool detail)
+static void inflight_curve(FILE *f, const struct prom_input *in)
 {
 	static const char *const q_names[5] = { "q1", "q2", "q3", "q4", "limit" };
 	static const struct { const char *name, *help; } fam[3] = {
@@ -201,21 +234,19 @@ static void inflight_curve(FILE *f, const struct view *cum, bool detail)
 		{ "inflight_execute_seconds_total", "Execute times of those RPCs, summed." },
 	};
 
-	for (int m = 0; m < (detail ? 3 : 2); m++) {
+	for (int m = 0; m < (in->detail ? 3 : 2); m++) {
 		family(f, fam[m].name, "counter", fam[m].help);
-		for (size_t i = 0; i < cum->nxprts; i++) {
-			const struct curve_view *c = &cum->xprts[i].curve;
+		for (size_t i = 0; i < nseries(in); i++) {
+			const struct xprt_view *x = series_at(in, i);
 
-			if (cum->xprts[i].shadowed)
-				continue;
-			for (unsigned int q = 0; q < 5; q++) {
+			for (unsigned int q = 0; x && q < 5; q++) {
 				const struct curve_group *g = NULL;
 
-				for (size_t j = 0; j < c->ngroups; j++)
-					if (c->groups[j].quarter == q)
-						g = &c->groups[j];
+				for (size_t j = 0; j < x->curve.ngroups; j++)
+					if (x->curve.groups[j].quarter == q)
+						g = &x->curve.groups[j];
 				fprintf(f, "slotscope_%s{", fam[m].name);
-				xlabels(f, &cum->xprts[i]);
+				series_labels(f, in, i);
 				if (m == 0)
 					fprintf(f, ",in_flight=\"%s\"} %llu\n", q_names[q],
 						(unsigned long long)(g ? g->rpcs : 0));
@@ -227,64 +258,18 @@ static void inflight_curve(FILE *f, const struct view *cum, bool detail)
 	}
 }
 
-static void per_transport(FILE *f, const struct prom_input *in)
+/* the transport's link and mounts: per transport only, so not with --prom-rollup */
+static void transport_info(FILE *f, const struct prom_input *in)
 {
 	const struct view *cum = in->cum, *iv = in->iv;
 
-	for (size_t m = 0; m < sizeof(per_xprt) / sizeof(per_xprt[0]); m++) {
-		const struct view *v = per_xprt[m].counter ? cum : iv;
-
-		family(f, per_xprt[m].name, per_xprt[m].counter ? "counter" : "gauge", per_xprt[m].help);
-		for (size_t i = 0; i < v->nxprts; i++) {
-			if (v->xprts[i].shadowed)
-				continue;
-			fprintf(f, "slotscope_%s{", per_xprt[m].name);
-			xlabels(f, &v->xprts[i]);
-			fprintf(f, "} %.9g\n", per_xprt[m].get(&v->xprts[i]));
-		}
-	}
-	for (int s = 0; s < 2; s++) {
-		if (s)
-			family(f, "wait_seconds_total", "counter", "Time spent waiting, by what was waited for.");
-		else
-			family(f, "waits_total", "counter", "Waits ended, by what was waited for.");
-		for (size_t i = 0; i < cum->nxprts; i++)
-			for (int k = 0; k < WAIT_KINDS && !cum->xprts[i].shadowed; k++) {
-				const struct wait_view *w = &cum->xprts[i].waits[k];
-
-				fprintf(f, "slotscope_%s{", s ? "wait_seconds_total" : "waits_total");
-				xlabels(f, &cum->xprts[i]);
-				if (s)
-					fprintf(f, ",kind=\"%s\"} %.9f\n", wait_kind_names[k], (double)w->sum_ns / 1e9);
-				else
-					fprintf(f, ",kind=\"%s\"} %llu\n", wait_kind_names[k],
-						(unsigned long long)w->count);
-			}
-	}
-	family(f, "wait_seconds", "histogram", in->detail
-	       ? "Waits for a slot, the send queue or credits, a session slot, an rpc_delay."
-	       : "Waits for a slot (--prom-detail: every kind).");
-	for (size_t i = 0; i < cum->nxprts; i++)
-		for (int k = 0; k < (in->detail ? WAIT_KINDS : 1) && !cum->xprts[i].shadowed; k++) {
-			struct wait_labels wl = { &cum->xprts[i], k };
-
-			histogram(f, "wait_seconds", wait_labels, &wl, wait_le, sizeof(wait_le),
-				  cum->xprts[i].waits[k].buckets, cum->xprts[i].waits[k].sum_ns);
-		}
-	inflight_curve(f, cum, in->detail);
-	family(f, "verdict_seconds_total", "counter",
-	       "Time in each verdict class: what limited the transport, interval by interval.");
-	for (size_t i = 0; i < cum->nxprts; i++)
-		for (int c = 0; c < VERDICTS && !cum->xprts[i].shadowed; c++) {
-			fputs("slotscope_verdict_seconds_total{", f);
-			xlabels(f, &cum->xprts[i]);
-			fprintf(f, ",class=\"%s\"} %.6f\n", verdict_names[c], cum->xprts[i].verdict_s[c]);
-		}
 	family(f, "transport_info", "gauge",
 	       "1 per transport, naming its link (netdev, RDMA device and port) and its mounts.");
-	for (size_t i = 0; i < iv->nxprts; i++) {
-		const struct xprt_view *x = &iv->xprts[i];
-		const struct port_delta *p = x->link.port >= 0 ? &iv->links.ports[x->link.port] : NULL;
+	for (size_t i = 0; i < cum->nxprts; i++) {
+		const struct xprt_view *x = &cum->xprts[i];
+		/* the port is an index into the interval's ports, which the textfile's view copied */
+		const struct port_delta *p = x->link.port >= 0 && (size_t)x->link.port < iv->links.nports
+					     ? &iv->links.ports[x->link.port] : NULL;
 		bool first = true;
 
 		if (x->shadowed)
@@ -308,6 +293,66 @@ static void per_transport(FILE *f, const struct prom_input *in)
 			}
 		fprintf(f, "\",limit_source=\"%s\"} 1\n", x->limit_source ? x->limit_source : "");
 	}
+}
+
+/*
+ * Gauges and counters alike from the textfile's view, whose transports carry the interval's
+ * gauges beside the sums (ledger.h), and whose rows combine both per mount.
+ */
+static void per_transport(FILE *f, const struct prom_input *in)
+{
+	for (size_t m = 0; m < sizeof(per_xprt) / sizeof(per_xprt[0]); m++) {
+		family(f, per_xprt[m].name, per_xprt[m].counter ? "counter" : "gauge", per_xprt[m].help);
+		for (size_t i = 0; i < nseries(in); i++) {
+			const struct xprt_view *x = series_at(in, i);
+
+			if (!x)
+				continue;
+			fprintf(f, "slotscope_%s{", per_xprt[m].name);
+			series_labels(f, in, i);
+			fprintf(f, "} %.9g\n", per_xprt[m].get(x));
+		}
+	}
+	for (int s = 0; s < 2; s++) {
+		if (s)
+			family(f, "wait_seconds_total", "counter", "Time spent waiting, by what was waited for.");
+		else
+			family(f, "waits_total", "counter", "Waits ended, by what was waited for.");
+		for (size_t i = 0; i < nseries(in); i++)
+			for (int k = 0; k < WAIT_KINDS && series_at(in, i); k++) {
+				const struct wait_view *w = &series_at(in, i)->waits[k];
+
+				fprintf(f, "slotscope_%s{", s ? "wait_seconds_total" : "waits_total");
+				series_labels(f, in, i);
+				if (s)
+					fprintf(f, ",kind=\"%s\"} %.9f\n", wait_kind_names[k], (double)w->sum_ns / 1e9);
+				else
+					fprintf(f, ",kind=\"%s\"} %llu\n", wait_kind_names[k],
+						(unsigned long long)w->count);
+			}
+	}
+	family(f, "wait_seconds", "histogram", in->detail
+	       ? "Waits for a slot, the send queue or credits, a session slot, an rpc_delay."
+	       : "Waits for a slot (--prom-detail: every kind).");
+	for (size_t i = 0; i < nseries(in); i++)
+		for (int k = 0; k < (in->detail ? WAIT_KINDS : 1) && series_at(in, i); k++) {
+			struct wait_labels wl = { in, i, k };
+			const struct wait_view *w = &series_at(in, i)->waits[k];
+
+			histogram(f, "wait_seconds", wait_labels, &wl, wait_le, sizeof(wait_le), w->buckets,
+				  w->sum_ns);
+		}
+	inflight_curve(f, in);
+	family(f, "verdict_seconds_total", "counter",
+	       "Time in each verdict class: what limited the transport, interval by interval.");
+	for (size_t i = 0; i < nseries(in); i++)
+		for (int c = 0; c < VERDICTS && series_at(in, i); c++) {
+			fputs("slotscope_verdict_seconds_total{", f);
+			series_labels(f, in, i);
+			fprintf(f, ",class=\"%s\"} %.6f\n", verdict_names[c], series_at(in, i)->verdict_s[c]);
+		}
+	if (!in->rollup)
+		transport_info(f, in);
 }
 
 static void per_mount(FILE *f, const struct prom_input *in)

@@ -23,6 +23,7 @@ struct prom_input {
 	const struct window *ck;		/* windows, [WIN_KINDS]; NULL: none */
 	double now_wall;
 	bool detail;			/* --prom-detail: every op, stage and wait kind; RDMA hw counters */
+	bool rollup;			/* --prom-rollup: cum->rows instead of its transports */
 	const char *version, *kernel;
 };
 

@@ -69,7 +69,8 @@ void outputs_prom(struct run *s, const struct view *totals, const struct view *i
 		  const struct window *w /* [WIN_KINDS] or NULL */)
 {
 	struct prom_input in = { .cum = totals, .iv = iv, .ck = w, .now_wall = clock_s(CLOCK_REALTIME),
-				 .detail = s->o.prom_detail, .version = SLOTSCOPE_VERSION,
+				 .detail = s->o.prom_detail, .rollup = s->o.prom.rollup,
+				 .version = SLOTSCOPE_VERSION,
 				 .kernel = s->kernel };
 	int err;
 

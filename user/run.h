@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "prom_mounts.h"
 #include "window.h"
 
 enum exit_code { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 64, EXIT_NOPERM = 77 };
@@ -29,6 +30,7 @@ struct run_opts {
 	const char *prom_file;
 	bool prom_detail;	/* every op, stage and wait kind in the textfile */
 	bool prom_keep;		/* leave the textfile at exit (else it is removed) */
+	struct prom_mounts prom;	/* the textfile's mounts: filters, --prom-rollup */
 	const char *folded_file;
 	const char *svg_file;
 	const char *user;

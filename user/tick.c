@@ -225,6 +225,7 @@ static int interval(struct run *r, struct trace *t, const struct sample *cur, st
 	if (r->o.prom_file) {
 		in.sums = &r->ledger;
 		in.lstart = r->o.no_rdma ? NULL : &t->start.links;
+		in.prom = &r->o.prom;
 	}
 	return model_build(&in, m);
 }

@@ -26,6 +26,11 @@ struct op_view {
 	struct op_key k;
 	char name[OPNAME_LEN];
 	const char *mountpoint;		/* NULL: client of no known mount (e.g. v4 lease renewal) */
+	/*
+	 * the kernel placed the op's client since that client was made: an entry of a freed client
+	 * whose id a new one took (and so the mountpoint) is not, until the new one uses it
+	 */
+	bool client_done;
 	__u64 count, ntrans, timeouts, errors, bytes_sent, bytes_recv;
 	__u64 sum_ns[STAGES];
 	__u64 hist[STAGES][LAT_BUCKETS];
@@ -227,6 +232,26 @@ struct xprt_view {
 	 */
 	double verdict_s[VERDICTS];
 	double link_busy_bytes;
+	/*
+	 * In an interval view, for the textfile (model.c): the mount the transport counts under with
+	 * --prom-rollup (NULL: none known) and that row's server label; prom_hidden when every mount
+	 * it serves is filtered out (--prom-mount-include/-exclude), so it leaves the file.
+	 */
+	const char *prom_mount;
+	char prom_server[ADDR_LEN];
+	bool prom_hidden;
+};
+
+/*
+ * --prom-rollup: the transports counted under one mount, as one series (mountpoint, server):
+ * counters summed since attach, gauges combined over the mount's live transports (README says
+ * which are summed and which are the highest). The textfile's view only (ledger.h).
+ */
+struct mount_row {
+	const char *mountpoint;		/* NULL: transports of no known mount, one row per server */
+	char server[ADDR_LEN];
+	size_t nxprts;			/* live transports in it this interval */
+	struct xprt_view x;
 };
 
 /* knobs as they are now, to name them in the advice; -1 when unknown */
@@ -259,6 +284,8 @@ struct view {
 	struct session_view *sessions;
 	struct mount_op *mops;		/* per mount and op, in first-seen order */
 	struct mount_total *mounts;	/* per mount, same order */
+	size_t nrows;
+	struct mount_row *rows;		/* the textfile's view: every shown transport under its mount */
 	__u64 counters[NCOUNTERS];	/* in this view */
 	__u64 drops;			/* events lost to a full map: the *_FULL counters summed */
 	__u64 bytes_written, bytes_read;	/* over the view's transports */

@@ -6,13 +6,17 @@
 # (counter families, histogram buckets, sums and counts) lower than it ever was, promtool clean,
 # node_exporter's scrape clean, and the bytes of each mount path and the slots taken under each
 # transport series equal to what the simulation did. The same checks on the cumulative view made
-# from two snapshots (the textfile before the ledger) must find counters that go back.
+# from two snapshots (the textfile before the ledger) must find counters that go back. Then
+# --prom-rollup's files (per mount; autofs homes excluded in half the histories), from the
+# random histories of tests/unit/test_rollup.c, whose own checks count every slot into one row:
+# the same checks here, and promtool and node_exporter on them.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/lib-host.sh"
 . "$top/tests/lib-exporter.sh"
 TOOLS=$O/tools
 [ -x "$TOOLS/promtool" ] || "$top/tools/fetch-tools.sh" "$TOOLS" || exit 1
 [ -x "$O/tests/snapgen" ] || { echo "FAIL no $O/tests/snapgen: make unit-test-bins"; exit 1; }
+[ -x "$O/tests/unit/test_rollup" ] || { echo "FAIL no $O/tests/unit/test_rollup: make unit-test-bins"; exit 1; }
 # not $dir: check_textfile (lib-exporter.sh) uses that name
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -67,6 +71,29 @@ for seed in 1 2 3; do
 	mism=
 done
 check_textfile "$work/s1/0300.prom"
+
+# --prom-rollup: rows per mount, counters summed per row, through transports that come and go
+mkdir "$work/rollup"
+if out=$(SLOTSCOPE_PROM_DIR=$work/rollup "$O/tests/unit/test_rollup" 2>&1); then
+	ok "test_rollup wrote its histories: $(echo "$out" | grep -c '^seed ') seeds"
+else
+	bad "test_rollup: $(echo "$out" | grep -E 'ERROR|FAILED|LINE' | head -3)"
+fi
+for d in "$work"/rollup/s*; do
+	seed=${d##*/}
+	if out=$(monotone "$d"); then ok "rollup $seed: $out"; else bad "rollup $seed: $out"; fi
+	grep -q 'xprt="' "$d"/0300.prom && bad "rollup $seed: a transport series in a rolled-up file"
+	n=0 perr=0
+	for f in "$d"/*0.prom; do
+		n=$((n + 1))
+		"$TOOLS/promtool" check metrics <"$f" >/dev/null 2>&1 || { perr=$((perr + 1)); [ $perr -gt 1 ] || "$TOOLS/promtool" check metrics <"$f"; }
+	done
+	if [ $perr = 0 ]; then ok "rollup $seed: promtool check metrics clean on $n files"; else bad "rollup $seed: promtool complained on $perr of $n files"; fi
+done
+check_textfile "$work/rollup/s1/0300.prom"
+for g in "$top"/tests/golden/*.prom; do
+	if out=$("$TOOLS/promtool" check metrics <"$g" 2>&1); then ok "promtool check metrics ${g#$top/}"; else bad "promtool ${g#$top/}: $out"; fi
+done
 
 # the control: the cumulative view from two snapshots goes back, and the checks see it
 SNAPGEN_CUMULATIVE=1 "$O/tests/snapgen" "$work/control" 300 1 || bad "snapgen control"

@@ -145,6 +145,79 @@ static void test_series_budget(void **state)
 	free(f);
 }
 
+/*
+ * --prom-rollup: a mount's transports are one row of the per-transport families (no
+ * transport_info), whatever its nconnect. Two mounts sharing eight transports: one row.
+ */
+#define BUDGET_ROW 60		/* BUDGET_XPRT less transport_info */
+
+static void test_rollup_budget(void **state)
+{
+	static const struct window ck[WIN_KINDS] = { { .kind = WIN_CHECKPOINT, .n = 1 },
+						     { .kind = WIN_RESTORE, .n = 1 } };
+	struct fixture *f = calloc(1, sizeof(*f));
+	struct prom_input in = { .now_wall = 1, .version = "t", .kernel = "k", .ck = ck, .rollup = true };
+	struct ledger l = { 0 };
+	struct view out;
+	char *s;
+
+	(void)state;
+	for (__u32 i = 0; i < 8; i++) {
+		add_xprt(f, i, "10.0.0.1", "/mnt/a");
+		f->x[i].prom_mount = "/mnt/a";
+		snprintf(f->x[i].prom_server, sizeof(f->x[i].prom_server), "10.0.0.1");
+		f->x[i].link.rate_gbps = 10 * (i % 3 + 1);
+		f->x[i].limit = 16;
+		f->x[i].interval_peak = i;
+	}
+	for (size_t i = 0; i < 12; i++) {
+		static const char *const ops[] = { "READ", "WRITE", "COMMIT", "GETATTR", "LOOKUP", "ACCESS",
+						   "CREATE", "REMOVE", "SETATTR", "FSSTAT", "READDIRPLUS", "NULL" };
+
+		add_op(f, "/mnt/a", ops[i], 10);
+		add_op(f, "/mnt/b", ops[i], 10);
+	}
+	assert_int_equal(ledger_view(&l, &f->v, NULL, &(struct prom_mounts){ .rollup = true }, &out), 0);
+	in.cum = &out;
+	in.iv = &f->v;
+	s = render_in(&in);
+	assert_int_equal(out.nrows, 1);
+	assert_int_equal(count_series(s, "server=\"10.0.0.1\"", NULL), BUDGET_ROW);
+	assert_int_equal(count_series(s, "xprt=", NULL), 0);
+	print_message("rolled up: a row %d, two mounts' own %d, the node's %d: %d series\n", BUDGET_ROW,
+		      2 * BUDGET_MOUNT, BUDGET_NODE, count_series(s, "", NULL));
+	assert_int_equal(count_series(s, "", NULL), BUDGET_ROW + 2 * BUDGET_MOUNT + BUDGET_NODE);
+	/* limits add up; the peak and the link rate are the highest one transport had */
+	assert_non_null(strstr(s, "slotscope_slot_limit{mountpoint=\"/mnt/a\",server=\"10.0.0.1\"} 128\n"));
+	assert_non_null(strstr(s, "slotscope_slots_in_use_max{mountpoint=\"/mnt/a\",server=\"10.0.0.1\"} 7\n"));
+	assert_non_null(strstr(s, "slotscope_link_rate_bytes{mountpoint=\"/mnt/a\",server=\"10.0.0.1\"} 3.75e+09\n"));
+	free(s);
+	ledger_view_free(&out);
+	ledger_free(&l);
+	free(f);
+}
+
+/* a mount's server as its transports spell it: addr=, else its source's host */
+static void test_mount_server(void **state)
+{
+	static const struct { const char *source, *opts, *want; } c[] = {
+		{ "10.0.0.1:/export", "rw,vers=3,proto=tcp,addr=10.0.0.1", "10.0.0.1" },
+		{ "nfs.example:/export", "rw,vers=4.2,proto=tcp6,addr=fd00::1", "fd00::1" },
+		{ "[fd00::2]:/export", "rw,vers=3", "fd00::2" },
+		{ "srv:/x", "rw,vers=3,clientaddr=10.0.0.9", "srv" },
+		{ "nohost", "rw", "" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct nfs_mount m = { .source = (char *)c[i].source, .opts = (char *)c[i].opts };
+		char buf[ADDR_LEN] = "junk";
+
+		mount_server(&m, buf, sizeof(buf));
+		assert_string_equal(buf, c[i].want);
+	}
+}
+
 static __u64 sample(const char *text, const char *series)
 {
 	const char *p = strstr(text, series);
@@ -331,7 +404,7 @@ static void test_ledger(void **state)
 	b->x[0].first_seen_ns = 7;
 	b->x[1].acquires = 9;
 	b->v.ts_s = 103;
-	assert_int_equal(ledger_view(&l, &b->v, NULL, &out), 0);
+	assert_int_equal(ledger_view(&l, &b->v, NULL, NULL, &out), 0);
 	x = series(&out, 0, "10.0.0.1");
 	assert_non_null(x);
 	assert_true(x->verdict_s[V_SLOT] == 2 && x->verdict_s[V_SERVER] == 2);
@@ -348,7 +421,7 @@ static void test_ledger(void **state)
 	b->x[0].acquires = 1;
 	b->v.ts_s = 104;
 	/* the textfile's view is the sums with the interval added, before the sums take it */
-	assert_int_equal(ledger_view(&l, &b->v, NULL, &out), 0);
+	assert_int_equal(ledger_view(&l, &b->v, NULL, NULL, &out), 0);
 	assert_int_equal(series(&out, 1, "10.0.0.2")->acquires, 4 + 4 + 1);
 	ledger_view_free(&out);
 	assert_int_equal(ledger_add(&l, &b->v), 0);
@@ -369,6 +442,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_series_budget),
+		cmocka_unit_test(test_rollup_budget),
+		cmocka_unit_test(test_mount_server),
 		cmocka_unit_test(test_fixed_buckets),
 		cmocka_unit_test(test_id_reuse_one_series),
 		cmocka_unit_test(test_labels_stay_utf8),
