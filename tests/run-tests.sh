@@ -19,6 +19,12 @@ case $out in /*) ;; *) out=$top/$out ;; esac
 logdir=$out/test-logs
 mkdir -p "$logdir"
 
+# vm_run: the VM test $t on $kernel with $envs, its server, vCPUs and timeout, its output in $log.host
+vm_run() {
+	KERNEL=$kernel VM_ENV=$envs VM_SERVER=${server:+$top/$server} SLOTSCOPE_NO_MAKE=1 VM_QUIET=1 \
+		VM_SMP=${smp:-${VM_SMP:-2}} VM_TIMEOUT=${tmo:-${VM_TIMEOUT:-600}} "$top/tools/vm/run" "$t" >"$log.host" 2>&1
+}
+
 for t in "$@"; do
 	# SCRIPT@KERNEL@VAR=VAL@...: the kernel and the environment of one run
 	kernel=${KERNEL:-} envs= tag=
@@ -48,12 +54,15 @@ for t in "$@"; do
 	*.sh)
 		start=$SECONDS
 		echo "--- VM $name"
-		# "#% server: SCRIPT" in a test asks for a second VM running SCRIPT
+		# "#% server: SCRIPT" in a test asks for a second VM running SCRIPT; "#% smp: N", N vCPUs
+		# per VM (two VMs of two on a 2-core host starve each other's emulated CPUs); "#% timeout:
+		# S", a test that needs longer than the default
 		server=$(sed -n 's/^#% server: *//p' "$t" | head -n 1)
+		smp=$(sed -n 's/^#% smp: *//p' "$t" | head -n 1)
+		tmo=$(sed -n 's/^#% timeout: *//p' "$t" | head -n 1)
 		# where tools/vm/run leaves this run's console, dmesg, stall.txt
 		runs=$out/vm${kernel:+/k/$kernel}/runs/$(basename "$t" .sh)
-		KERNEL=$kernel VM_ENV=$envs VM_SERVER=${server:+$top/$server} SLOTSCOPE_NO_MAKE=1 VM_QUIET=1 \
-			VM_TIMEOUT=${VM_TIMEOUT:-600} "$top/tools/vm/run" "$t" >"$log.host" 2>&1
+		vm_run
 		rc=$?
 		# a VM that hangs under TCG (seen once in many runs of test_tcp_limit16, cause not found
 		# yet) gets one more boot; the retry is said in the output
@@ -68,8 +77,7 @@ for t in "$@"; do
 			cp "$stall" "$log.stall" 2>/dev/null &&
 				awk '/^== [0-9]+ (dd|slotscope|bpftrace|sync|sh) / { p = 1 } /^== [0-9]+ / && !/ (dd|slotscope|bpftrace|sync|sh) / { p = 0 }
 				     /^== \/sys/ { p = 1 } p' "$stall" | head -n 150 | sed 's/^/    stall| /'
-			KERNEL=$kernel VM_ENV=$envs VM_SERVER=${server:+$top/$server} SLOTSCOPE_NO_MAKE=1 VM_QUIET=1 \
-				VM_TIMEOUT=${VM_TIMEOUT:-600} "$top/tools/vm/run" "$t" >"$log.host" 2>&1
+			vm_run
 			rc=$?
 		fi
 		# a guest kernel that died booting under TCG, before the test began (a 6.12 oops in
@@ -78,8 +86,7 @@ for t in "$@"; do
 		if [ "$rc" = 125 ] && ! grep -qa SLOTSCOPE_VM_START "$runs/console.log" 2>/dev/null; then
 			echo "    note: $name's guest died before the test began; booting it once more"
 			grep -a -m 3 'Oops\|panic\|RIP:' "$runs/console.log" 2>/dev/null | sed 's/^/    boot| /'
-			KERNEL=$kernel VM_ENV=$envs VM_SERVER=${server:+$top/$server} SLOTSCOPE_NO_MAKE=1 VM_QUIET=1 \
-				VM_TIMEOUT=${VM_TIMEOUT:-600} "$top/tools/vm/run" "$t" >"$log.host" 2>&1
+			vm_run
 			rc=$?
 		fi
 		cp "$runs/console.log" "$log" 2>/dev/null

@@ -249,6 +249,21 @@ static bool group_load(const struct view *v, const struct xprt_view *x, unsigned
 	return *conns > 0 && g->Bps > 0;
 }
 
+/*
+ * The slots a new transport will have at TO slots. An RDMA pool with slack keeps it at the new
+ * value: "xprtrdma: Add request-pool slack for delayed recycling" (mainline 7.2; 6.1.189,
+ * 6.12.111) makes max_reqs + DIV_ROUND_UP(max_reqs, 8) requests, so 16 slots are 18 and 64 are
+ * 72. Slack of another size (the most seen in use) is taken as the same share of the table.
+ */
+static double pool_for(const struct xprt_view *x, unsigned to)
+{
+	if (!x->max_reqs || x->limit <= x->max_reqs)
+		return to;
+	if (x->limit == x->max_reqs + (x->max_reqs + 7) / 8)
+		return to + (to + 7) / 8;
+	return (double)to * x->limit / x->max_reqs;
+}
+
 void whatif_for(const struct view *v, const struct xprt_view *x, struct verdict *d)
 {
 	const char *slot = verdict_names[V_SLOT];
@@ -306,8 +321,7 @@ void whatif_for(const struct view *v, const struct xprt_view *x, struct verdict 
 		for (size_t i = 0; i < n; i++)
 			/* an RDMA pool keeps its slack over max_reqs; the server's credits bound it */
 			add(d, rdma ? "rdma_slot_table_entries" : "tcp_max_slot_table_entries", x->max_reqs,
-			    to[i], &ld, &f, (double)to[i] + (x->limit > x->max_reqs ? x->limit - x->max_reqs : 0),
-			    credit_cap, verdict_names[V_CREDIT], slot);
+			    to[i], &ld, &f, pool_for(x, to[i]), credit_cap, verdict_names[V_CREDIT], slot);
 	} else if (d->cls == V_CREDIT) {
 		if (!load_of(x, x->cwnd, 1u << WAIT_SLOT | 1u << WAIT_SEND, &ld))
 			return;

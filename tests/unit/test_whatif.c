@@ -259,6 +259,12 @@ static void test_knobs(void **state)
 	assert_string_equal(d->what_if[0].knob, "rdma_slot_table_entries");
 	assert_int_equal(d->what_if[1].to, 64);
 	assert_string_equal(d->what_if[1].next_limit, "slot-bound");
+	/* a pool with the slack of DIV_ROUND_UP(max_reqs, 8) has it at 64 too: 72 fly, not 66 */
+	x.limit = 18;
+	whatif_for(&v, &x, d);
+	assert_int_equal(d->what_if[1].to, 64);
+	assert_true(d->what_if[1].high_Bps / (x.bytes_written / 10.0) > 4.3);
+	assert_true(d->what_if[1].high_Bps / (x.bytes_written / 10.0) < 4.7);
 	/* a server that grants 12 of the 16 asked for: its limit bounds the RPCs in flight */
 	slot_bound_view(&v, &x, IDENT_RDMA, 12);
 	whatif_for(&v, &x, d);

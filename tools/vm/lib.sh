@@ -111,6 +111,28 @@ server_latency() {
 	log "packets to $1 delayed ${2} ms"
 }
 
+# rdma_call_delay DEV MS: every RoCE v2 SEND that DEV receives (an NFS/RDMA call, at the server)
+# waits MS ms more, by netem on an ifb that those packets are redirected to. Only the SENDs: the
+# peer's other packets on the wire (RDMA Read responses, ACKs) belong to other packet sequences,
+# so delaying its whole sequence of requests keeps each sequence in order, while delaying
+# everything would hold back the Read responses and then each RDMA Read costs a delay of its own.
+# On the way in, not the way out: soft-RoCE counts a packet in flight until its skb is freed and
+# stops sending past 64 of them per QP, so netem on a sender's egress caps the rate as a narrow
+# link does instead of lengthening the path. Matches IPv4 without options (as Linux sends it):
+# UDP port 4791 at byte 22, the BTH opcode at byte 28, SEND_FIRST..SEND_ONLY_WITH_IMMEDIATE
+# (0x00-0x05; 0x06-0x07, RDMA WRITE, no NFS client sends) and SEND_*_WITH_INVALIDATE (0x16-0x17).
+rdma_call_delay() {
+	for m in ifb sch_ingress cls_u32 act_mirred sch_netem; do modprobe $m || { fail "modprobe $m"; return 1; }; done
+	ip link set ifb0 up &&
+		/sbin/tc qdisc add dev ifb0 root netem delay ${2}ms limit 1000000 &&
+		/sbin/tc qdisc add dev $1 handle ffff: ingress &&
+		/sbin/tc filter add dev $1 parent ffff: protocol ip prio 1 u32 match u16 4791 0xffff at 22 \
+			match u8 0x00 0xf8 at 28 action mirred egress redirect dev ifb0 &&
+		/sbin/tc filter add dev $1 parent ffff: protocol ip prio 2 u32 match u16 4791 0xffff at 22 \
+			match u8 0x16 0xfe at 28 action mirred egress redirect dev ifb0 ||
+		{ fail "netem for RoCE SENDs on $1"; return 1; }
+}
+
 # wire_up ADDR: the two-VM network (tools/vm/run with VM_SERVER) on eth1
 wire_up() {
 	ip link set eth1 up && ip addr add $1/24 dev eth1 || { fail "eth1 $1"; return 1; }
