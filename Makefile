@@ -77,6 +77,8 @@ PREFIX     ?= /usr
 SBINDIR    ?= $(PREFIX)/sbin
 MANDIR     ?= $(PREFIX)/share/man
 DATADIR    ?= $(PREFIX)/share/slotscope
+# the README the alerts' runbook_url points at by default (file:///usr/share/doc/slotscope/README.md)
+DOCDIR     ?= $(PREFIX)/share/doc/slotscope
 UNITDIR    ?= /lib/systemd/system
 SYSCONFDIR ?= /etc
 SYSUSERSDIR ?= /usr/lib/sysusers.d
@@ -316,6 +318,7 @@ install: all
 	$(Q)install -D -m 0644 tools/prometheus/slotscope-fleet.rules.yml \
 		$(DESTDIR)$(DATADIR)/prometheus/slotscope-fleet.rules.yml
 	$(Q)install -D -m 0644 tools/grafana/slotscope.json $(DESTDIR)$(DATADIR)/grafana/slotscope.json
+	$(Q)install -D -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
 	$(Q)install -D -m 0644 tools/systemd/60-slotscope.conf $(DESTDIR)$(DATADIR)/sysctl/60-slotscope.conf
 	$(Q)install -D -m 0644 tools/systemd/slotscope.sysusers $(DESTDIR)$(SYSUSERSDIR)/slotscope.conf
 	$(Q)install -D -m 0644 tools/systemd/slotscope.tmpfiles $(DESTDIR)$(TMPFILESDIR)/slotscope.conf
@@ -326,7 +329,8 @@ uninstall:
 		$(DESTDIR)$(DATADIR)/prometheus/slotscope.rules.yml $(DESTDIR)$(DATADIR)/grafana/slotscope.json \
 		$(DESTDIR)$(DATADIR)/prometheus/slotscope-fleet.rules.yml \
 		$(DESTDIR)$(DATADIR)/sysctl/60-slotscope.conf $(DESTDIR)$(SYSUSERSDIR)/slotscope.conf \
-		$(DESTDIR)$(TMPFILESDIR)/slotscope.conf
+		$(DESTDIR)$(TMPFILESDIR)/slotscope.conf $(DESTDIR)$(DOCDIR)/README.md
+	$(Q)rmdir $(DESTDIR)$(DOCDIR) 2>/dev/null || true
 	$(Q)rmdir $(DESTDIR)$(DATADIR)/prometheus $(DESTDIR)$(DATADIR)/grafana $(DESTDIR)$(DATADIR)/sysctl \
 		$(DESTDIR)$(DATADIR) 2>/dev/null || true
 

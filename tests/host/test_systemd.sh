@@ -8,7 +8,7 @@ dest=$(mktemp -d)
 trap 'rm -rf "$dest"' EXIT
 make -C "$top" --no-print-directory O="$O" install DESTDIR="$dest" >"$dest.log" 2>&1 || { bad "make install: $(tail -3 "$dest.log")"; exit 1; }
 want="etc/default/slotscope lib/systemd/system/slotscope.service usr/sbin/slotscope
-usr/share/man/man8/slotscope.8 usr/share/slotscope/grafana/slotscope.json
+usr/share/man/man8/slotscope.8 usr/share/slotscope/grafana/slotscope.json usr/share/doc/slotscope/README.md
 usr/share/slotscope/prometheus/slotscope.rules.yml usr/share/slotscope/prometheus/slotscope-fleet.rules.yml
 usr/share/slotscope/sysctl/60-slotscope.conf
 usr/lib/sysusers.d/slotscope.conf usr/lib/tmpfiles.d/slotscope.conf"
@@ -43,6 +43,9 @@ else
 		case " $files " in *" $f "*|*" $f.gz "*) ;; *) bad ".deb lacks $f" ;; esac
 	done
 	ok ".deb holds the installed files"
+	# the alerts' runbook_url default opens it by its name: not README.md.gz
+	case " $files " in *" usr/share/doc/slotscope/README.md "*) ok ".deb keeps README.md uncompressed" ;;
+	*) bad ".deb has no usr/share/doc/slotscope/README.md (compressed?): the runbook_url default opens it" ;; esac
 	# installed disabled: no enable in the maintainer scripts, no start
 	ctrl=$(mktemp -d)
 	dpkg-deb -e "$deb" "$ctrl"
