@@ -237,8 +237,22 @@ static int add_mounts(struct ledger *l, const struct view *iv)
 	return err;
 }
 
-/* Series gone from @iv beyond LEDGER_GONE_MAX of a kind: those gone longest are forgotten. */
-static void forget(struct ledger *l, const struct view *iv)
+/*
+ * A mount the sums know is live while a view or the mount table has it ("": while summed). Not
+ * the view alone: a mount that did no RPC in the interval is still mounted, and taken for gone
+ * it would be forgotten behind LEDGER_GONE_MAX idle others and come back from 0.
+ */
+static bool mount_present(const struct view *iv, const struct mount_table *mt, const char *mp)
+{
+	return !mp[0] || mount_live(iv, mp) || (mt && mounts_by_path(mt, mp));
+}
+
+/*
+ * Series gone beyond LEDGER_GONE_MAX of a kind: those gone longest are forgotten. Gone as
+ * ledger_view() has it, so nothing it writes is forgotten: a transport or row not in @iv, a
+ * mount neither in @iv nor in @mt.
+ */
+static void forget(struct ledger *l, const struct view *iv, const struct mount_table *mt)
 {
 	for (;;) {
 		size_t gone = 0;
@@ -259,7 +273,7 @@ static void forget(struct ledger *l, const struct view *iv)
 		long old = -1;
 
 		for (size_t i = 0; i < l->nm; i++)
-			if (!mount_live(iv, l->m[i].total.mountpoint)) {
+			if (!mount_present(iv, mt, l->m[i].total.mountpoint)) {
 				gone++;
 				if (old < 0 || l->m[i].last_s < l->m[old].last_s)
 					old = (long)i;
@@ -287,7 +301,7 @@ static void forget(struct ledger *l, const struct view *iv)
 	}
 }
 
-int ledger_add(struct ledger *l, const struct view *iv)
+int ledger_add(struct ledger *l, const struct view *iv, const struct mount_table *mt)
 {
 	int err = 0;
 
@@ -300,7 +314,7 @@ int ledger_add(struct ledger *l, const struct view *iv)
 		err = -ENOMEM;
 	if (add_rows(l, iv))
 		err = -ENOMEM;
-	forget(l, iv);
+	forget(l, iv, mt);
 	return err;
 }
 
@@ -326,12 +340,6 @@ static void put_sums(struct xprt_view *x, const struct xprt_sum *e)
 	curve_finish(&x->curve, e->limit ? e->limit : x->limit);
 	memcpy(x->verdict_s, e->verdict_s, sizeof(x->verdict_s));
 	x->link_busy_bytes = e->link_busy_bytes;
-}
-
-/* a mount the sums know is live while a view or the mount table has it ("": while summed) */
-static bool mount_present(const struct view *iv, const struct mount_table *mt, const char *mp)
-{
-	return !mp[0] || mount_live(iv, mp) || (mt && mounts_by_path(mt, mp));
 }
 
 /* the interval's total of mount @mp ("" for none), or NULL */

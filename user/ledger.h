@@ -17,7 +17,8 @@
  * Series gone from the maps are remembered, so one that comes back (the kernel reuses a transport
  * id for the same server, a path is mounted again) goes on from where it was; past this many the
  * one gone longest is forgotten, and should it come back it restarts from 0 (a reset, which
- * Prometheus's rate() takes in its stride). Live series are never forgotten.
+ * Prometheus's rate() takes in its stride). Live series are never forgotten: a mount is live while
+ * the mount table has it, RPCs or none (an idle mount is not gone).
  */
 #define LEDGER_GONE_MAX 64
 
@@ -63,13 +64,17 @@ struct ledger {
 	struct roll_sum *r;
 };
 
-/* add a finished interval view; 0 or -ENOMEM (what found no room is not counted) */
-int ledger_add(struct ledger *l, const struct view *iv);
 /*
- * @out: the textfile's view of @l with interval @iv added, what ledger_add(@l, @iv) will make of
- * it, without changing @l: one transport per series, @iv's transports (their gauges and labels)
- * with the sums as counters, the mounts that are live (in @iv or in @mt; ops of no mount while
- * summed), and with @pm's rollup the rows of the transports in @iv. What @pm filters out is
+ * add a finished interval view; @mt, the mount table it was made with (NULL: none), keeps the
+ * mounts it has from being forgotten while they do no RPC. 0 or -ENOMEM (what found no room is
+ * not counted)
+ */
+int ledger_add(struct ledger *l, const struct view *iv, const struct mount_table *mt);
+/*
+ * @out: the textfile's view of @l with interval @iv added, what ledger_add(@l, @iv, @mt) will
+ * make of it, without changing @l: one transport per series, @iv's transports (their gauges and
+ * labels) with the sums as counters, the mounts that are live (in @iv or in @mt; ops of no mount
+ * while summed), and with @pm's rollup the rows of the transports in @iv. What @pm filters out is
  * left out (NULL: nothing). No links: its caller's. It points into @l, @iv and @mt: free it with
  * ledger_view_free() before they change. 0 or -ENOMEM.
  */

@@ -49,8 +49,8 @@ struct model_out {
 	struct view view;
 	/*
 	 * With in->sums: the textfile's view of the sums with this interval added (what
-	 * ledger_add(in->sums, &view) makes of them, which is the caller's to do), one transport
-	 * per series, since attach.
+	 * ledger_add(in->sums, &view, in->mounts) makes of them, which is the caller's to do),
+	 * one transport per series, since attach.
 	 */
 	bool have_totals;
 	struct view totals;

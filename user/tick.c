@@ -261,7 +261,7 @@ static int trace_tick(struct run *r, struct trace *t)
 		if (m.have_totals) {
 			outputs_prom(r, &m.totals, v, t->win);
 			/* after: the totals point into the sums, which this may change */
-			if (ledger_add(&r->ledger, v))
+			if (ledger_add(&r->ledger, v, &r->mounts_now))
 				pr_debug("out of memory: an interval left out of the textfile's sums\n");
 		}
 		model_out_free(&m);
@@ -347,7 +347,7 @@ static int trace_end(struct run *r, struct trace *t)
 	if (r->o.prom_file && interval(r, t, &cur, &m) == 0) {
 		if (m.have_totals) {
 			outputs_prom(r, &m.totals, &m.view, t->win);
-			if (ledger_add(&r->ledger, &m.view))
+			if (ledger_add(&r->ledger, &m.view, &r->mounts_now))
 				pr_debug("out of memory: an interval left out of the textfile's sums\n");
 		}
 		model_out_free(&m);

@@ -384,7 +384,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "snapgen: cannot write %s\n", path);
 			return 1;
 		}
-		if (ledger_add(&l, &iv.view)) {
+		if (ledger_add(&l, &iv.view, &mt)) {
 			fprintf(stderr, "snapgen: out of memory\n");
 			return 1;
 		}

@@ -386,7 +386,7 @@ static void test_ledger(void **state)
 	a->x[0].link.gbps = 8;		/* 1 GB/s for the one busy second */
 	a->x[1].verdict.cls = V_IDLE;
 	a->x[1].acquires = 4;
-	assert_int_equal(ledger_add(&l, &a->v), 0);
+	assert_int_equal(ledger_add(&l, &a->v, NULL), 0);
 	a->x[0].verdict.cls = V_SERVER;
 	/* the id reused within the interval: the old transport's last figures and the new one's */
 	add_xprt(a, 0, "10.0.0.1", "/mnt/a");
@@ -396,7 +396,7 @@ static void test_ledger(void **state)
 	a->x[2].verdict.cls = V_SERVER;	/* the series takes the verdict of the one it shows */
 	a->x[0].shadowed = true;
 	a->v.ts_s = 102;
-	assert_int_equal(ledger_add(&l, &a->v), 0);
+	assert_int_equal(ledger_add(&l, &a->v, NULL), 0);
 	/* the cumulative view: transport 1 gone, 0's series now the new transport, 5 new */
 	add_xprt(b, 0, "10.0.0.1", "/mnt/a");
 	add_xprt(b, 5, "10.0.0.1", "/mnt/a");
@@ -424,13 +424,13 @@ static void test_ledger(void **state)
 	assert_int_equal(ledger_view(&l, &b->v, NULL, NULL, &out), 0);
 	assert_int_equal(series(&out, 1, "10.0.0.2")->acquires, 4 + 4 + 1);
 	ledger_view_free(&out);
-	assert_int_equal(ledger_add(&l, &b->v), 0);
+	assert_int_equal(ledger_add(&l, &b->v, NULL), 0);
 	/* more series gone than are remembered: those gone longest are forgotten */
 	for (int i = 0; i < LEDGER_GONE_MAX + 5; i++) {
 		b->v.nxprts = 0;
 		add_xprt(b, 100 + i, "10.0.0.9", "/mnt/z");
 		b->v.ts_s = 200 + i;
-		assert_int_equal(ledger_add(&l, &b->v), 0);
+		assert_int_equal(ledger_add(&l, &b->v, NULL), 0);
 	}
 	assert_int_equal(l.nx, LEDGER_GONE_MAX + 1);
 	ledger_free(&l);

@@ -337,7 +337,7 @@ static void test_golden_outputs(void **state)
 	earlier = in;
 	earlier.sums = NULL;
 	assert_int_equal(model_build(&earlier, &m), 0);
-	assert_int_equal(ledger_add(&sums, &m.view), 0);
+	assert_int_equal(ledger_add(&sums, &m.view, &mt), 0);
 	model_out_free(&m);
 	assert_int_equal(model_build(&in, &m), 0);
 	assert_true(m.have_totals);
