@@ -85,12 +85,16 @@ static int count_lines(const char *text, const char *needle)
 {
 	int n = 0;
 
-	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
-		const char *nl = strchr(l, '\n');
-		const char *at = strstr(l, needle);
+	/* from one match to the next, each line counted once: a strstr per line is quadratic */
+	for (const char *at = strstr(text, needle); at; ) {
+		const char *bol = at, *nl;
 
-		if (l[0] != '#' && at && (!nl || at < nl))
+		while (bol > text && bol[-1] != '\n')
+			bol--;
+		if (bol[0] != '#')
 			n++;
+		nl = strchr(at, '\n');
+		at = nl ? strstr(nl + 1, needle) : NULL;
 	}
 	return n;
 }
