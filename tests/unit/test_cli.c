@@ -10,38 +10,14 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 
-#ifndef SLOTSCOPE_BIN
-#define SLOTSCOPE_BIN "build/slotscope"
-#endif
+#include "runbin.h"
 
-/* run slotscope as @uid (-1: as we are); return its exit status, stderr in @err */
+/* run slotscope as @uid (-1: as we are) with up to two arguments */
 static int run(int uid, char *err, size_t len, const char *a1, const char *a2)
 {
-	int pipefd[2], status;
-	ssize_t n;
-	pid_t pid;
+	const char *const argv[] = { "slotscope", a1, a2, NULL };
 
-	assert_int_equal(pipe(pipefd), 0);
-	pid = fork();
-	if (pid == 0) {
-		dup2(pipefd[1], 2);
-		if (!freopen("/dev/null", "w", stdout))
-			_exit(126);
-		if (uid >= 0 && (setgid((gid_t)uid) || setuid((uid_t)uid)))
-			_exit(125);
-		execl(SLOTSCOPE_BIN, "slotscope", a1, a2, (char *)NULL);
-		_exit(127);
-	}
-	close(pipefd[1]);
-	/* stderr is unbuffered: the line may come in several writes */
-	size_t got = 0;
-
-	while (got < len - 1 && (n = read(pipefd[0], err + got, len - 1 - got)) > 0)
-		got += (size_t)n;
-	err[got] = 0;
-	close(pipefd[0]);
-	waitpid(pid, &status, 0);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	return run_slotscope(uid, err, len, argv);
 }
 
 static int lines(const char *s)

@@ -23,10 +23,8 @@
 #include "modelfix.h"
 #include "output.h"
 #include "prom_mounts.h"
+#include "runbin.h"
 
-#ifndef SLOTSCOPE_BIN
-#define SLOTSCOPE_BIN "build/slotscope"
-#endif
 #define GOLDEN FIXTURES "/../golden"
 
 static void mount_table(struct mount_table *mt, const char *text)
@@ -1058,31 +1056,6 @@ static void test_idle_mounts(void **state)
 	free(f);
 }
 
-/* run slotscope with @argv (NULL-terminated); its exit status, stderr in @err */
-static int run(char *err, size_t len, const char *const *argv)
-{
-	int pipefd[2], status;
-	size_t got = 0;
-	ssize_t n;
-	pid_t pid;
-
-	assert_int_equal(pipe(pipefd), 0);
-	pid = fork();
-	if (pid == 0) {
-		dup2(pipefd[1], 2);
-		if (!freopen("/dev/null", "w", stdout))
-			_exit(126);
-		execv(SLOTSCOPE_BIN, (char *const *)argv);
-		_exit(127);
-	}
-	close(pipefd[1]);
-	while (got < len - 1 && (n = read(pipefd[0], err + got, len - 1 - got)) > 0)
-		got += (size_t)n;
-	err[got] = 0;
-	close(pipefd[0]);
-	waitpid(pid, &status, 0);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
 
 static void test_options(void **state)
 {
@@ -1103,7 +1076,7 @@ static void test_options(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		assert_int_equal(run(err, sizeof(err), bad[i].argv), 64);
+		assert_int_equal(run_slotscope(-1, err, sizeof(err), bad[i].argv), 64);
 		assert_non_null(strstr(err, bad[i].says));
 		/* one line */
 		assert_non_null(strchr(err, '\n'));
