@@ -161,6 +161,25 @@ bench-prom: $(O)/tests/prombench
 	  $(O)/tests/prombench $(O); } > bench/PROM.md
 	$(Q)cat bench/PROM.md
 
+# one --json tick's user-space work with a textfile (model, JSON, textfile, ledger) for 1, 16 and
+# 64 transports and 63 idle + 1 busy: CPU and minor faults per tick (host only, ~1 minute)
+$(O)/tests/tickbench: $(O)/bench/tickbench.o $(LIB_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
+.PHONY: bench-tick
+bench-tick: $(O)/tests/tickbench
+	$(Q){ echo "# One tick's user-space work"; echo; \
+	  echo "Reproduce: \`make bench-tick\` ($$(date -u +%F), $$(nproc) CPUs, $$(uname -r)). What trace_tick()"; \
+	  echo "does with a snapshot at 1 s \`--json\` ticks with a textfile, natively: the interval view with the"; \
+	  echo "textfile's sums (model_build), the JSON line into /dev/null, prom_write() into the build"; \
+	  echo "directory (render, fsync, rename), ledger_add(). N TCP transports (nconnect 16 to a server,"; \
+	  echo "a mount each) with 6 ops each, every one busy, or 63 idle and one busy; synthetic snapshots"; \
+	  echo "(bench/tickbench.c), no BPF, no links (as --no-rdma). Process CPU and minor page faults,"; \
+	  echo "mean of $(or $(TICKS),300) ticks after the first. The output hash covers every byte of the JSON lines and"; \
+	  echo "textfiles of 20 ticks: a change that keeps it keeps the output."; echo; \
+	  $(O)/tests/tickbench $(O) $(or $(TICKS),300); } > bench/TICK.md
+	$(Q)cat bench/TICK.md
+
 # random snapshot sequences through the textfile's pipeline (tests/host/test_counters.sh)
 $(O)/tests/snapgen: $(O)/tests/fleet/snapgen.o $(LIB_OBJS)
 	$(call msg,LINK,$@)
@@ -369,7 +388,7 @@ clean:
 .SECONDARY:
 -include $(patsubst %.o,%.d,$(LIB_OBJS) $(O)/user/main.o) \
 	 $(patsubst $(O)/%.skel.h,$(O)/bpf/%.bpf.d,$(SKELS)) \
-	 $(addsuffix .d,$(UNIT_BINS)) $(O)/tests/fleet/fleetgen.d $(O)/tests/fleet/snapgen.d $(O)/bench/prombench.d $(O)/tests/faults/refuse.d
+	 $(addsuffix .d,$(UNIT_BINS)) $(O)/tests/fleet/fleetgen.d $(O)/tests/fleet/snapgen.d $(O)/bench/prombench.d $(O)/bench/tickbench.d $(O)/tests/faults/refuse.d
 
 distclean:
 	rm -rf $(O)

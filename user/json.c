@@ -26,13 +26,33 @@ static void put_str(FILE *f, const char *s)
 
 static void prefix(struct jw *w, const char *key)
 {
+	char b[64];
+	size_t n = 0;
+
 	if (w->need_comma[w->depth])
-		putc_unlocked(',', w->f);
+		b[n++] = ',';
 	w->need_comma[w->depth] = true;
 	if (key) {
-		put_str(w->f, key);
-		putc_unlocked(':', w->f);
+		/* a key of printable ASCII that needs no escape (every key the renderers use): one write */
+		const unsigned char *k = (const unsigned char *)key;
+		size_t run = 0;
+
+		while (k[run] >= 0x20 && k[run] < 0x7f && k[run] != '\\' && k[run] != '"' &&
+		       run < sizeof(b) - 4)
+			run++;
+		if (k[run]) {
+			fwrite_unlocked(b, 1, n, w->f);
+			put_str(w->f, key);
+			putc_unlocked(':', w->f);
+			return;
+		}
+		b[n++] = '"';
+		memcpy(b + n, key, run);
+		n += run;
+		b[n++] = '"';
+		b[n++] = ':';
 	}
+	fwrite_unlocked(b, 1, n, w->f);
 }
 
 static void open(struct jw *w, const char *key, char c)
@@ -85,6 +105,15 @@ static void put_num(struct jw *w, const char *key, const char *fmt, double v)
 
 void jw_dbl(struct jw *w, const char *key, double v)
 {
+	/*
+	 * a whole number below 1e9 in magnitude is its digits in %.9g (no exponent, no point): written
+	 * as an integer, without printf's float formatting; -0 is "-0" there, so it is left to printf
+	 */
+	if (v > -1e9 && v < 1e9 && v == (double)(int64_t)v && (v != 0 || !signbit(v))) {
+		prefix(w, key);
+		put_i64(w->f, (int64_t)v);
+		return;
+	}
 	put_num(w, key, "%.9g", v);
 }
 

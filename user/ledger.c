@@ -402,11 +402,11 @@ static void put_mount(struct view *out, const struct mount_sum *m, const struct 
 /* the rows of @iv's shown transports: each row's sums with the interval added, gauges combined */
 static int put_rows(const struct ledger *l, const struct view *iv, struct view *out)
 {
-	struct roll_sum *t = calloc(iv->nxprts + 1, sizeof(*t));
+	struct roll_sum *t = view_alloc(iv->nxprts + 1, sizeof(*t), true);
 
-	out->rows = calloc(iv->nxprts + 1, sizeof(*out->rows));
+	out->rows = view_alloc(iv->nxprts + 1, sizeof(*out->rows), true);
 	if (!t || !out->rows) {
-		free(t);
+		view_release(t);
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < iv->nxprts; i++) {
@@ -467,7 +467,7 @@ static int put_rows(const struct ledger *l, const struct view *iv, struct view *
 			c->total += g->rpcs;
 		}
 	}
-	free(t);
+	view_release(t);
 	return 0;
 }
 
@@ -499,9 +499,10 @@ int ledger_view(const struct ledger *l, const struct view *iv, const struct moun
 		out->drops += out->counters[c];
 	for (size_t i = 0; i < l->nm; i++)
 		nops += l->m[i].nops;
-	out->xprts = calloc(iv->nxprts + 1, sizeof(*out->xprts));
-	out->mounts = calloc(l->nm + iv->nmounts + 1, sizeof(*out->mounts));
-	out->mops = calloc(nops + 1, sizeof(*out->mops));
+	/* each entry is written whole as it is taken (put_mount, mount_ops_plus) */
+	out->xprts = view_alloc(iv->nxprts + 1, sizeof(*out->xprts), false);
+	out->mounts = view_alloc(l->nm + iv->nmounts + 1, sizeof(*out->mounts), false);
+	out->mops = view_alloc(nops + 1, sizeof(*out->mops), false);
 	if (!out->xprts || !out->mounts || !out->mops || (pm && pm->rollup && put_rows(l, iv, out))) {
 		ledger_view_free(out);
 		return -ENOMEM;
@@ -552,10 +553,10 @@ int ledger_view(const struct ledger *l, const struct view *iv, const struct moun
 
 void ledger_view_free(struct view *out)
 {
-	free(out->xprts);
-	free(out->mounts);
-	free(out->mops);
-	free(out->rows);
+	view_release(out->xprts);
+	view_release(out->mounts);
+	view_release(out->mops);
+	view_release(out->rows);
 	out->xprts = NULL;
 	out->mounts = NULL;
 	out->mops = NULL;

@@ -153,26 +153,143 @@ static int by_id(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-/* the transport's first sight under @key, or 0 when @s has none */
-static __u64 first_seen_of(const struct snapshot *s, __u64 key)
+/*
+ * A snapshot's transports and ops sorted by key (then by place), for the lookups made per op:
+ * each finds what a walk of the snapshot in its order finds first, by a binary search. Without
+ * memory (NULL arrays) the lookups walk.
+ */
+struct snap_index {
+	const struct snapshot *s;
+	struct xprt_index_entry *x;
+	struct op_entry {
+		struct op_key k;
+		size_t i;
+	} *o;
+};
+
+static int op_entry_cmp(const void *a, const void *b)
 {
-	for (size_t i = 0; i < s->nxprts; i++)
-		if (s->xprts[i].key == key && !(s->xprts[i].s.flags & XF_DESTROYED))
-			return s->xprts[i].s.first_seen_ns;
-	for (size_t i = 0; i < s->nxprts; i++)
-		if (s->xprts[i].key == key)
-			return s->xprts[i].s.first_seen_ns;
-	return 0;
+	const struct op_entry *x = a, *y = b;
+	int c = memcmp(&x->k, &y->k, sizeof(x->k));
+
+	return c ? c : x->i < y->i ? -1 : x->i > y->i;
+}
+
+static int xprt_entry_cmp(const void *a, const void *b)
+{
+	const struct xprt_index_entry *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+static void snap_index_make(struct snap_index *ix, const struct snapshot *s, bool ops)
+{
+	memset(ix, 0, sizeof(*ix));
+	ix->s = s;
+	ix->x = view_alloc(s->nxprts + 1, sizeof(*ix->x), false);
+	if (ix->x) {
+		for (size_t i = 0; i < s->nxprts; i++)
+			ix->x[i] = (struct xprt_index_entry){ .key = s->xprts[i].key, .i = i };
+		qsort(ix->x, s->nxprts, sizeof(*ix->x), xprt_entry_cmp);
+	}
+	ix->o = ops ? view_alloc(s->nops + 1, sizeof(*ix->o), false) : NULL;
+	if (ix->o) {
+		for (size_t i = 0; i < s->nops; i++)
+			ix->o[i] = (struct op_entry){ .k = s->ops[i].k, .i = i };
+		qsort(ix->o, s->nops, sizeof(*ix->o), op_entry_cmp);
+	}
+}
+
+static void snap_index_free(struct snap_index *ix)
+{
+	view_release(ix->x);
+	view_release(ix->o);
+	memset(ix, 0, sizeof(*ix));
+}
+
+/* where the entries of @key begin in ix->x (ix->s->nxprts: none) */
+static size_t xprt_run(const struct snap_index *ix, __u64 key)
+{
+	size_t lo = 0, hi = ix->s->nxprts;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ix->x[mid].key < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < ix->s->nxprts && ix->x[lo].key == key ? lo : ix->s->nxprts;
+}
+
+/* the transport's first sight under @key, or 0 when the snapshot has none */
+static __u64 first_seen_of(const struct snap_index *ix, __u64 key)
+{
+	const struct snapshot *s = ix->s;
+	size_t r;
+
+	if (!ix->x) {
+		for (size_t i = 0; i < s->nxprts; i++)
+			if (s->xprts[i].key == key && !(s->xprts[i].s.flags & XF_DESTROYED))
+				return s->xprts[i].s.first_seen_ns;
+		for (size_t i = 0; i < s->nxprts; i++)
+			if (s->xprts[i].key == key)
+				return s->xprts[i].s.first_seen_ns;
+		return 0;
+	}
+	r = xprt_run(ix, key);
+	if (r == s->nxprts)
+		return 0;
+	/* the run is in the snapshot's order: its first live entry, else its first */
+	for (size_t j = r; j < s->nxprts && ix->x[j].key == key; j++)
+		if (!(s->xprts[ix->x[j].i].s.flags & XF_DESTROYED))
+			return s->xprts[ix->x[j].i].s.first_seen_ns;
+	return s->xprts[ix->x[r].i].s.first_seen_ns;
+}
+
+/* snapshot_find_xprt() by the index */
+static const struct xprt_snap *find_xprt(const struct snap_index *ix, __u64 key, __u64 first_seen)
+{
+	const struct snapshot *s = ix->s;
+
+	if (!ix->x)
+		return snapshot_find_xprt(s, key, first_seen);
+	for (size_t j = xprt_run(ix, key); j < s->nxprts && ix->x[j].key == key; j++)
+		if (s->xprts[ix->x[j].i].s.first_seen_ns == first_seen)
+			return &s->xprts[ix->x[j].i];
+	return NULL;
+}
+
+/* snapshot_find_op() by the index */
+static const struct op_snap *find_op(const struct snap_index *ix, const struct op_key *k)
+{
+	const struct snapshot *s = ix->s;
+	size_t lo = 0, hi = s->nops;
+
+	if (!ix->o)
+		return snapshot_find_op(s, k);
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (memcmp(&ix->o[mid].k, k, sizeof(*k)) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < s->nops && !memcmp(&ix->o[lo].k, k, sizeof(*k)) ? &s->ops[ix->o[lo].i] : NULL;
 }
 
 /*
  * The op's entry in @prev, if it is the same op: after a reap the kernel may put a new transport
  * at the address of the old, whose ops start from zero under the same key.
  */
-static const struct op_snap *prev_op(const struct snapshot *prev, const struct snapshot *cur,
+static const struct op_snap *prev_op(const struct snap_index *prev, const struct snap_index *cur,
 				     const struct op_key *k)
 {
-	const struct op_snap *p = snapshot_find_op(prev, k);
+	const struct op_snap *p = find_op(prev, k);
 
 	if (p && first_seen_of(prev, k->xprt) != first_seen_of(cur, k->xprt))
 		return NULL;
@@ -183,6 +300,7 @@ static const struct op_snap *prev_op(const struct snapshot *prev, const struct s
 static int build(struct view *v, const struct model_in *in)
 {
 	const struct snapshot *prev = in->from, *cur = in->to;
+	struct snap_index pix, cix;
 
 	v->span = in->span;
 	v->final = in->span == SPAN_SUMMARY;
@@ -191,23 +309,28 @@ static int build(struct view *v, const struct model_in *in)
 	v->tun = in->tun;
 	v->wall = in->wall;
 	v->cost = in->cost;
-	v->xprts = calloc(cur->nxprts + 1, sizeof(*v->xprts));
-	v->ops = calloc(cur->nops + 1, sizeof(*v->ops));
-	v->sessions = calloc(cur->nsessions + 1, sizeof(*v->sessions));
+	/* xprt_view() and op_view() clear each entry they fill */
+	v->xprts = view_alloc(cur->nxprts + 1, sizeof(*v->xprts), false);
+	v->ops = view_alloc(cur->nops + 1, sizeof(*v->ops), false);
+	v->sessions = view_alloc(cur->nsessions + 1, sizeof(*v->sessions), true);
 	if (!v->xprts || !v->ops || !v->sessions)
 		return -ENOMEM;
+	snap_index_make(&pix, prev, true);
+	snap_index_make(&cix, cur, false);
 	for (size_t i = 0; i < cur->nxprts; i++) {
 		const struct xprt_snap *c = &cur->xprts[i];
 
-		xprt_view(&v->xprts[v->nxprts++], c, snapshot_find_xprt(prev, c->key, c->s.first_seen_ns),
+		xprt_view(&v->xprts[v->nxprts++], c, find_xprt(&pix, c->key, c->s.first_seen_ns),
 			  cur->epoch, in->span);
 	}
 	for (size_t i = 0; i < cur->nops; i++) {
 		struct op_view *o = &v->ops[v->nops++];
 
-		op_view(o, &cur->ops[i], prev_op(prev, cur, &cur->ops[i].k));
+		op_view(o, &cur->ops[i], prev_op(&pix, &cix, &cur->ops[i].k));
 		o->mountpoint = mountpoint_of(cur, in->mounts, o->k.clid);
 	}
+	snap_index_free(&pix);
+	snap_index_free(&cix);
 	for (size_t i = 0; i < cur->nsessions; i++) {
 		struct session_view *s = &v->sessions[v->nsessions++];
 		__u64 before = 0;
@@ -312,8 +435,11 @@ static bool shown(const struct model_in *in, const struct xprt_view *x)
 	return false;
 }
 
-/* the transports --mount did not ask for go, and their ops and sessions with them */
-static void filter(struct view *v, const struct model_in *in)
+/*
+ * The transports --mount did not ask for go, and their ops and sessions with them; @ix is then
+ * made of the transports left, which stay where they are from here on.
+ */
+static void filter(struct view *v, const struct model_in *in, struct xprt_index *ix)
 {
 	size_t n = 0, m = 0;
 
@@ -321,13 +447,14 @@ static void filter(struct view *v, const struct model_in *in)
 		if (shown(in, &v->xprts[i]))
 			v->xprts[n++] = v->xprts[i];
 	v->nxprts = n;
+	xprt_index_make(ix, v);
 	for (size_t i = 0; i < v->nops; i++)
-		if (view_xprt(v, v->ops[i].k.xprt))
+		if (xprt_index_find(ix, v->ops[i].k.xprt))
 			v->ops[m++] = v->ops[i];
 	v->nops = m;
 	m = 0;
 	for (size_t i = 0; i < v->nsessions; i++)
-		if (view_xprt(v, v->sessions[i].xprt))
+		if (xprt_index_find(ix, v->sessions[i].xprt))
 			v->sessions[m++] = v->sessions[i];
 	v->nsessions = m;
 }
@@ -361,6 +488,7 @@ static struct mount_total *mount_total_of(struct view *v, const char *mp)
 	for (size_t k = 0; k < v->nmounts; k++)
 		if (same_mount(v->mounts[k].mountpoint, mp))
 			return &v->mounts[k];
+	memset(&v->mounts[v->nmounts], 0, sizeof(v->mounts[0]));
 	v->mounts[v->nmounts].mountpoint = mp;
 	return &v->mounts[v->nmounts++];
 }
@@ -373,6 +501,7 @@ static struct mount_op *mount_op_of(struct view *v, const char *mp, const char *
 		if (!strcmp(v->mops[k].name, name) && same_mount(v->mops[k].mountpoint, mp))
 			return &v->mops[k];
 	m = &v->mops[v->nmops++];
+	memset(m, 0, sizeof(*m));
 	m->mountpoint = mp;
 	memcpy(m->name, name, sizeof(m->name));
 	return m;
@@ -383,15 +512,16 @@ static struct mount_op *mount_op_of(struct view *v, const char *mp, const char *
  * (a mount's clients and transports are one series: node_exporter rejects a textfile whose series
  * repeat), the view's payload.
  */
-static int op_sums(struct view *v)
+static int op_sums(struct view *v, const struct xprt_index *ix)
 {
-	v->mops = calloc(v->nops + 1, sizeof(*v->mops));
-	v->mounts = calloc(v->nops + 1, sizeof(*v->mounts));
+	/* room for an entry per op, of which few are used: each is cleared as it is taken */
+	v->mops = view_alloc(v->nops + 1, sizeof(*v->mops), false);
+	v->mounts = view_alloc(v->nops + 1, sizeof(*v->mounts), false);
 	if (!v->mops || !v->mounts)
 		return -ENOMEM;
 	for (size_t i = 0; i < v->nops; i++) {
 		const struct op_view *o = &v->ops[i];
-		struct xprt_view *x = (struct xprt_view *)view_xprt(v, o->k.xprt);
+		struct xprt_view *x = (struct xprt_view *)xprt_index_find(ix, o->k.xprt);
 		struct mount_view *mv;
 		struct mount_total *t;
 		__u64 wr, rd;
@@ -519,14 +649,14 @@ static const char *first_path(const char *a, const char *b)
  * once, under the same mount tick after tick. One whose every mount is filtered out is hidden;
  * one serving no known mount counts under "" and its own server.
  */
-static void prom_owners(struct view *v, const struct model_in *in)
+static void prom_owners(struct view *v, const struct model_in *in, const struct xprt_index *ix)
 {
 	const struct mount_table *mt = in->mounts;
 
 	/* prom_hidden stands for "some mount known" until the last pass */
 	for (size_t i = 0; i < v->nops; i++) {
 		const struct op_view *o = &v->ops[i];
-		struct xprt_view *x = (struct xprt_view *)view_xprt(v, o->k.xprt);
+		struct xprt_view *x = (struct xprt_view *)xprt_index_find(ix, o->k.xprt);
 
 		if (!x || !o->mountpoint || !o->client_done)
 			continue;
@@ -576,6 +706,7 @@ static int totals(const struct model_in *in, struct model_out *out)
 int model_build(const struct model_in *in, struct model_out *out)
 {
 	struct view *v = &out->view;
+	struct xprt_index ix = { 0 };
 	int err;
 
 	memset(out, 0, sizeof(*out));
@@ -583,11 +714,11 @@ int model_build(const struct model_in *in, struct model_out *out)
 	if (!err)
 		err = add_links(v, in);
 	if (!err) {
-		filter(v, in);
+		filter(v, in, &ix);
 		if (in->span == SPAN_WINDOW)
 			set_peaks(v, in);
 		shadow(v);
-		err = op_sums(v);
+		err = op_sums(v, &ix);
 	}
 	if (!err) {
 		netdevs_used(v);
@@ -597,10 +728,11 @@ int model_build(const struct model_in *in, struct model_out *out)
 		}
 		/* every interval the textfile's sums could take: rows need the mount each time */
 		if (in->span == SPAN_INTERVAL)
-			prom_owners(v, in);
+			prom_owners(v, in, &ix);
 		if (in->sums && in->span == SPAN_INTERVAL)
 			err = totals(in, out);
 	}
+	xprt_index_free(&ix);
 	if (err)
 		model_out_free(out);
 	return err;

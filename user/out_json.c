@@ -255,18 +255,17 @@ static void links_json(struct jw *w, const struct view *v)
 	jw_end_obj(w);
 }
 
-static __u32 xprt_id_of(const struct view *v, __u64 key)
+static __u32 xprt_id_of(const struct xprt_index *ix, __u64 key)
 {
-	for (size_t i = 0; i < v->nxprts; i++)
-		if (v->xprts[i].key == key)
-			return v->xprts[i].id;
-	return 0;
+	const struct xprt_view *x = xprt_index_find(ix, key);
+
+	return x ? x->id : 0;
 }
 
-static void op_json(struct jw *w, const struct view *v, const struct op_view *o)
+static void op_json(struct jw *w, const struct xprt_index *ix, const struct op_view *o)
 {
 	jw_obj(w, NULL);
-	jw_u64(w, "xprt_id", xprt_id_of(v, o->k.xprt));
+	jw_u64(w, "xprt_id", xprt_id_of(ix, o->k.xprt));
 	jw_u64(w, "clid", o->k.clid);
 	jw_str(w, "mountpoint", o->mountpoint);
 	jw_u64(w, "prog", o->k.prog);
@@ -440,6 +439,8 @@ void out_audit_json(FILE *f, const struct audit *a)
 
 static void view_json(struct jw *w, const struct view *v)
 {
+	struct xprt_index ix;
+
 	jw_dbl(w, "ts", v->ts_s);
 	jw_time(w, "wall", v->wall);
 	jw_dbl(w, "interval_s", v->interval_s);
@@ -447,17 +448,19 @@ static void view_json(struct jw *w, const struct view *v)
 	for (size_t i = 0; i < v->nxprts; i++)
 		xprt_json(w, v, &v->xprts[i]);
 	jw_end_arr(w);
+	/* each op and session names its transport by id */
+	xprt_index_make(&ix, v);
 	jw_arr(w, "ops");
 	for (size_t i = 0; i < v->nops; i++)
 		if (v->ops[i].count || v->final)
-			op_json(w, v, &v->ops[i]);
+			op_json(w, &ix, &v->ops[i]);
 	jw_end_arr(w);
 	jw_arr(w, "sessions");
 	for (size_t i = 0; i < v->nsessions; i++) {
 		const struct session_view *s = &v->sessions[i];
 
 		jw_obj(w, NULL);
-		jw_u64(w, "xprt_id", xprt_id_of(v, s->xprt));
+		jw_u64(w, "xprt_id", xprt_id_of(&ix, s->xprt));
 		jw_u64(w, "clid", s->clid);
 		jw_str(w, "mountpoint", s->mountpoint);
 		jw_u64(w, "max_slots", s->s.max_slots);
@@ -469,6 +472,7 @@ static void view_json(struct jw *w, const struct view *v)
 		jw_end_obj(w);
 	}
 	jw_end_arr(w);
+	xprt_index_free(&ix);
 	if (v->links.sampled)
 		links_json(w, v);
 	jw_obj(w, "counters");

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <malloc.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "view.h"
@@ -90,15 +92,70 @@ void curve_finish(struct curve_view *c, __u32 limit)
 	}
 }
 
+/* arrays released, kept for the next views: a tick's views, indexes and the textfile's take ~15 */
+#define VIEW_CACHE 24
+
+static struct {
+	void *p;
+	size_t cap;
+} cache[VIEW_CACHE];
+static size_t ncache;
+
+void *view_alloc(size_t n, size_t size, bool zero)
+{
+	size_t bytes, best = ncache;
+	void *p;
+
+	if (size && n > SIZE_MAX / size)
+		return NULL;
+	bytes = n * size;
+	/* the smallest kept array that holds @bytes */
+	for (size_t i = 0; i < ncache; i++)
+		if (cache[i].cap >= bytes && (best == ncache || cache[i].cap < cache[best].cap))
+			best = i;
+	if (best == ncache)
+		return zero ? calloc(n ? n : 1, size ? size : 1) : malloc(bytes ? bytes : 1);
+	p = cache[best].p;
+	cache[best] = cache[--ncache];
+	if (zero)
+		memset(p, 0, bytes);
+	return p;
+}
+
+void view_release(void *p)
+{
+	size_t cap, small = 0;
+
+	if (!p)
+		return;
+	cap = malloc_usable_size(p);
+	if (ncache < VIEW_CACHE) {
+		cache[ncache].p = p;
+		cache[ncache++].cap = cap;
+		return;
+	}
+	/* full: the smallest goes, this one or a kept one */
+	for (size_t i = 1; i < ncache; i++)
+		if (cache[i].cap < cache[small].cap)
+			small = i;
+	if (cache[small].cap >= cap) {
+		free(p);
+		return;
+	}
+	free(cache[small].p);
+	cache[small].p = p;
+	cache[small].cap = cap;
+}
+
 void view_free(struct view *v)
 {
 	free(v->links.ports);
 	free(v->links.nds);
-	free(v->xprts);
-	free(v->ops);
-	free(v->sessions);
-	free(v->mops);
-	free(v->mounts);
+	view_release(v->xprts);
+	view_release(v->ops);
+	view_release(v->sessions);
+	view_release(v->mops);
+	view_release(v->mounts);
 	memset(v, 0, sizeof(*v));
 }
 
@@ -114,6 +171,51 @@ const struct xprt_view *view_xprt(const struct view *v, __u64 key)
 		if (v->xprts[i].key == key)
 			return &v->xprts[i];
 	return NULL;
+}
+
+static int by_key_then_index(const void *a, const void *b)
+{
+	const struct xprt_index_entry *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+void xprt_index_make(struct xprt_index *ix, const struct view *v)
+{
+	ix->v = v;
+	ix->n = v->nxprts;
+	ix->e = view_alloc(v->nxprts + 1, sizeof(*ix->e), false);
+	if (!ix->e)
+		return;
+	for (size_t i = 0; i < v->nxprts; i++)
+		ix->e[i] = (struct xprt_index_entry){ .key = v->xprts[i].key, .i = i };
+	qsort(ix->e, ix->n, sizeof(*ix->e), by_key_then_index);
+}
+
+const struct xprt_view *xprt_index_find(const struct xprt_index *ix, __u64 key)
+{
+	size_t lo = 0, hi = ix->n;
+
+	if (!ix->e)
+		return view_xprt(ix->v, key);
+	/* the first entry of @key: the lowest index, as view_xprt() finds it */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ix->e[mid].key < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < ix->n && ix->e[lo].key == key ? &ix->v->xprts[ix->e[lo].i] : NULL;
+}
+
+void xprt_index_free(struct xprt_index *ix)
+{
+	view_release(ix->e);
+	memset(ix, 0, sizeof(*ix));
 }
 
 void mount_op_add(struct mount_op *dst, const struct mount_op *src)

@@ -303,6 +303,33 @@ static inline bool same_server(const struct xprt_view *x, const struct xprt_view
 
 /* the transport of @key in @v, or NULL */
 const struct xprt_view *view_xprt(const struct view *v, __u64 key);
+/*
+ * A view's arrays (and the textfile view's): view_alloc() is calloc() (@zero) or malloc() of @n
+ * elements of @size, view_release() is free(), but the last few arrays released are kept for the
+ * next views, so a tick's views take memory already mapped instead of memory the allocator just
+ * gave back (and the kernel then faults in again, page by page). Not thread-safe: the trace is one
+ * thread.
+ */
+void *view_alloc(size_t n, size_t size, bool zero);
+void view_release(void *p);
+/*
+ * @v's transports by key, for the lookups made per op: view_xprt()'s answer (the first of @key in
+ * @v's order) by a binary search. Made once the transports stay where they are; while it lives
+ * they must not move. Without memory (e->NULL) every lookup is view_xprt()'s own.
+ */
+struct xprt_index {
+	const struct view *v;
+	size_t n;
+	struct xprt_index_entry {
+		__u64 key;
+		size_t i;
+	} *e;
+};
+
+void xprt_index_make(struct xprt_index *ix, const struct view *v);
+const struct xprt_view *xprt_index_find(const struct xprt_index *ix, __u64 key);
+void xprt_index_free(struct xprt_index *ix);
+/* view_release() of each of @v's arrays */
 void view_free(struct view *v);
 bool xprt_view_idle(const struct xprt_view *x);
 
