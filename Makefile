@@ -290,6 +290,15 @@ bench: all $(foreach k,$(BENCH_KERNELS),$(call vm_img,$(k))/initrd.cpio)
 	done
 	$(Q)cp $(O)/bench.txt bench/rounds.txt
 	$(Q)$(MAKE) --no-print-directory bench-report
+# An A/B of slotscope builds on the path every RPC takes, in one boot of KERNEL's image:
+# bench/ab.sh with BINS (binaries under the source tree, e.g. "build/ab/old build/slotscope"),
+# ROUNDS interleaved rounds (default 3); each program's median ns per run (bench/ab.awk).
+.PHONY: bench-ab
+bench-ab: all $(VM_IMG)/initrd.cpio
+	$(Q)[ -n "$(BINS)" ] || { echo "make bench-ab: BINS=\"build/ab/old build/slotscope\" (binaries under the source tree)"; exit 64; }
+	$(Q)KERNEL=$(KERNEL) SLOTSCOPE_NO_MAKE=1 VM_TIMEOUT=3600 VM_QUIET=1 O=$(O) tools/vm/run bench/ab.sh $(or $(ROUNDS),3) \
+	  $(addprefix /src/,$(BINS)) || { echo "make bench-ab failed: $(VM_IMG)/runs/ab/console.log"; exit 1; }
+	$(Q)grep -a '^AB' $(VM_IMG)/runs/ab/console.log | tr -d '\r' | awk -f bench/ab.awk
 bench-report:
 	$(Q){ echo "# slotscope overhead benchmark"; echo; \
 	  echo "Reproduce: \`make bench ROUNDS=$(or $(ROUNDS),2)\` ($$(date -u +%F), kernels: $$(awk '{print $$2}' bench/rounds.txt | sort -u | paste -sd' '), qemu TCG, 2 vCPUs)."; \

@@ -56,9 +56,34 @@ static __always_inline void rdma_pool_raise(struct xprt_stats *x, __u32 in_use)
 }
 
 /*
+ * level_bucket() of @level against the transport's limit, with the limit's reciprocal kept in
+ * the entry (made again when the limit moves: an RDMA pool raised) instead of a divide at
+ * every change of a table above LEVEL_BUCKETS - 1 slots.
+ */
+static __always_inline __u32 xprt_level_bucket(struct xprt_stats *x, __u32 level)
+{
+	__u32 limit = x->limit;
+	__u64 r;
+
+	if (level == 0)
+		return 0;
+	if (limit == 0 || level >= limit)
+		return LEVEL_BUCKETS - 1;
+	if (limit - 1 <= LEVEL_BUCKETS - 2 || limit > LEVEL_RECIP_MAX_LIMIT)
+		return level_bucket(level, limit);
+	r = x->level_recip;
+	if ((r & LEVEL_RECIP_LIMIT_MASK) != limit) {
+		r = level_recip(limit);
+		x->level_recip = r;
+	}
+	return level_bucket_recip(level, r);
+}
+
+/*
  * The stretch @from .. @to spent at @level (of @limit slots) belongs to *@bucket; false when it is
- * empty. The one rule for time at each level: the events' (slot_change()) and the open stretch
- * a snapshot adds up to its own time (engine_read.c).
+ * empty. The one rule for time at each level: the open stretch a snapshot adds up to its own time
+ * (engine_read.c); the events' (slot_change()) bucket it by xprt_level_bucket(), the same buckets
+ * (test_hist: test_level_bucket_recip).
  */
 static __always_inline bool level_stretch(__s32 level, __u32 limit, __u64 from, __u64 to, __u32 *bucket)
 {
@@ -112,8 +137,8 @@ static __always_inline __s32 slot_change(struct xprt_stats *x, int delta, __u64 
 	new = old + delta;
 	if (new > 0 && (__u32)new > x->limit && (x->flags & (XF_LIMIT_ASSUMED | XF_LIMIT_INFERRED)))
 		rdma_pool_raise(x, new);
-	if (stamp_advance(&x->last_change_ns, now, &prev) &&
-	    level_stretch(old, x->limit, prev, now, &b))
+	if (stamp_advance(&x->last_change_ns, now, &prev) && now > prev &&
+	    (b = xprt_level_bucket(x, old > 0 ? (__u32)old : 0)) < LEVEL_BUCKETS)
 		__sync_fetch_and_add(&x->level_ns[b], now - prev);
 	if (new <= 0)
 		return new;
@@ -173,11 +198,11 @@ static __always_inline __u32 account_acquire(struct xprt_stats *x, enum acq_trac
 		__sync_fetch_and_add(&x->handoffs, 1);
 		if (handing_take(x)) {
 			level = x->in_use;
-			return level_bucket(level > 0 ? (__u32)level : 1, x->limit);
+			return xprt_level_bucket(x, level > 0 ? (__u32)level : 1);
 		}
 	}
 	level = slot_change(x, 1, now, e);
-	return level_bucket(level > 0 ? (__u32)level : 1, x->limit);
+	return xprt_level_bucket(x, level > 0 ? (__u32)level : 1);
 }
 
 /*
@@ -248,6 +273,40 @@ static inline void inflight_split(__u32 n, __u32 *marks, __u32 *hashed)
 		m >>= 1;
 	*marks = m >= 2 ? m : 0;
 	*hashed = n - *marks;
+}
+
+/*
+ * One RPC of an op, into @c: the op's slot of this CPU (@shared false, plain adds), or the op's
+ * own entry (@shared, atomic adds). @v: its queue, RTT and execute times. The same arithmetic as
+ * rpc_count_iostats_metrics(), so the sums match mountstats.
+ */
+#define OP_ADD(c, f, n, shared)						\
+	do {								\
+		if (shared)						\
+			__sync_fetch_and_add(&(c)->f, (n));		\
+		else							\
+			(c)->f += (n);					\
+	} while (0)
+
+static __always_inline void op_account(struct op_counts *c, bool shared, int ntrans, __u32 timeouts,
+				       bool error, __u64 sent, __u64 recvd, const __s64 *v)
+{
+	OP_ADD(c, count, 1, shared);
+	OP_ADD(c, ntrans, ntrans > 1 ? ntrans : 1, shared);
+	if (timeouts)
+		OP_ADD(c, timeouts, timeouts, shared);
+	if (error)
+		OP_ADD(c, errors, 1, shared);
+	OP_ADD(c, bytes_sent, sent, shared);
+	OP_ADD(c, bytes_recv, recvd, shared);
+	for (int s = 0; s < STAGES; s++) {
+		__u64 ns = v[s] > 0 ? v[s] : 0;
+		__u32 b = lat_bucket(ns);
+
+		OP_ADD(c, sum_ns[s], ns, shared);
+		if (b < LAT_BUCKETS)
+			OP_ADD(c, hist[s][b], 1, shared);
+	}
 }
 
 /* The transport is gone: the last stretch is closed, so its levels add up to its lifetime. */

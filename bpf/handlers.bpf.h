@@ -34,62 +34,138 @@ static __always_inline void FN(init_identity)(struct xprt_stats *z, struct rpc_x
 	effective_limit(z, (__u64)xprt);
 }
 
+/* @x, the live entry of @xprt: created with port 0, rpcbind fills it in later (xs_set_port) */
+static __always_inline struct xprt_stats *FN(fresh_port)(struct xprt_stats *x, struct rpc_xprt *xprt)
+{
+	if (x->port[0] == '0' && x->port[1] == 0)
+		bpf_probe_read_kernel_str(x->port, sizeof(x->port), RD(xprt, address_strings[RPC_DISPLAY_PORT]));
+	return x;
+}
+
 /*
- * The entry of @xprt, made on first sight. It is built whole in per-CPU scratch and inserted only
- * if absent: when two CPUs see a transport first at once, the loser must count on the winner's
- * entry, not replace it (a replaced entry loses the counts made on it: seen as in_use -1). A new
- * entry replaces a destroyed one: the kernel may reuse the address for a new transport.
+ * The entry of @xprt, made on first sight: in its xprt_tab slot when that is free and the hash
+ * has no entry of it, else in the hash. It is built whole in per-CPU scratch, then put in place
+ * at once: when two CPUs see a transport first at once, the loser must count on the winner's
+ * entry, not replace it (a replaced entry loses the counts made on it: seen as in_use -1). In
+ * the hash, an insert if absent does it; in the array, the slot is claimed by its key (the
+ * address | 1), the entry copied in, and the key set to the address: a CPU finding the claim
+ * waits for that (built()). A new entry replaces a destroyed one in the hash (the kernel may
+ * reuse the address); a destroyed one in a slot stays there until user space has reported it.
+ * One race is left: a transport first seen on two CPUs at once, one finding its slot held
+ * (by a destroyed transport), the other finding it freed by user space meanwhile, gets two
+ * entries. It needs a transport made before attach, with an id aliasing a destroyed one's.
  */
 static __always_inline struct xprt_stats *FN(get_xprt)(struct rpc_xprt *xprt, __u64 now)
 {
-	__u64 key = (__u64)xprt;
-	struct xprt_stats *x, *s;
-	__u32 zero = 0;
+	__u64 key = (__u64)xprt, k;
+	struct xprt_stats *x = NULL, *h, *s;
+	__u32 zero = 0, slot = 0;
 
 	if (!xprt)
 		return NULL;
-	x = bpf_map_lookup_elem(&xprts, &key);
-	if (x && !(x->flags & XF_DESTROYED)) {
-		/* created with port 0: rpcbind fills it in later (xs_set_port) */
-		if (x->port[0] == '0' && x->port[1] == 0)
-			bpf_probe_read_kernel_str(x->port, sizeof(x->port),
-						  RD(xprt, address_strings[RPC_DISPLAY_PORT]));
-		return x;
+	if (bpf_core_field_exists(xprt->id)) {
+		slot = RD(xprt, id) & xprt_slot_mask & (XPRT_SLOTS - 1);
+		x = bpf_map_lookup_elem(&xprt_tab, &slot);
 	}
+	if (x) {
+		k = x->key;
+		if (k == key && !(x->flags & XF_DESTROYED))
+			return FN(fresh_port)(x, xprt);
+		if ((k & 1) && (k & ~1ull) == key)
+			return built(x, key);
+		/* another transport's slot, or a destroyed one's at this address: the hash */
+		if (k)
+			x = NULL;
+	}
+	h = bpf_map_lookup_elem(&xprts, &key);
+	if (h && !(h->flags & XF_DESTROYED))
+		return FN(fresh_port)(h, xprt);
 	s = bpf_map_lookup_elem(&xprt_scratch, &zero);
 	/* too large for an inline memset: copy the zeros */
 	if (!s || bpf_probe_read_kernel(s, sizeof(*s), &zero_xprt))
 		return NULL;
 	FN(init_identity)(s, xprt, now);
-	return insert_or_get(&xprts, &key, s, x ? BPF_ANY : BPF_NOEXIST, CNT_XPRTS_FULL, NULL);
+	if (x && !h) {
+		/*
+		 * The claim is the address | 1, made from the address stored and read back: a
+		 * tp_btf/fentry argument is a pointer to the verifier, which refuses an OR on it
+		 */
+		s->key = key;
+		k = *(volatile __u64 *)&s->key | 1;
+		s->key = k;
+		if (__sync_val_compare_and_swap(&x->key, 0, k) == 0) {
+			if (bpf_probe_read_kernel(x, sizeof(*x), s)) {
+				x->key = 0;
+				return NULL;
+			}
+			__sync_fetch_and_or(&xprt_tab_used[(slot / 64) & (XPRT_SLOTS / 64 - 1)],
+					    1ull << (slot % 64));
+			__sync_lock_test_and_set(&x->key, k & ~1ull);
+			return x;
+		}
+		if ((x->key & ~1ull) == key)
+			return built(x, key);
+		s->key = 0;
+	}
+	return insert_or_get(&xprts, &key, s, h ? BPF_ANY : BPF_NOEXIST, CNT_XPRTS_FULL, NULL);
+}
+
+/* the entry of @xprt if there is one, live or destroyed: its slot's, else the hash's */
+static __always_inline struct xprt_stats *FN(find_xprt)(struct rpc_xprt *xprt)
+{
+	__u64 key = (__u64)xprt;
+	struct xprt_stats *x;
+	__u32 slot;
+
+	if (bpf_core_field_exists(xprt->id)) {
+		slot = RD(xprt, id) & xprt_slot_mask & (XPRT_SLOTS - 1);
+		x = bpf_map_lookup_elem(&xprt_tab, &slot);
+		if (x && x->key == key && !(x->flags & XF_DESTROYED))
+			return x;
+	}
+	return bpf_map_lookup_elem(&xprts, &key);
 }
 
 /*
  * Fields that move: credits for RDMA/UDP, num_reqs, the backlog. Sampled where a slot changes
  * hands (every RPC passes there twice), not on every transmit or sleep: the hot path stays short.
  */
+/*
+ * Stored only when changed: the entry's lines are written by every CPU completing an RPC on the
+ * transport, and a store of an unchanged value still takes the line from the others.
+ */
+#define STORE_CHANGED(dst, v)		\
+	do {				\
+		if ((dst) != (v))	\
+			(dst) = (v);	\
+	} while (0)
+
 static __always_inline void FN(sample)(struct xprt_stats *x, struct rpc_xprt *xprt, __u32 backlog,
 				      __u64 now)
 {
 	__u32 cwnd = RD(xprt, cwnd) >> RPC_CWNDSHIFT;
 	__u32 cong = RD(xprt, cong) >> RPC_CWNDSHIFT;
+	__u32 num_reqs = RD(xprt, num_reqs);
+	__u64 connects = RD(xprt, stat.connect_count) - x->connects_base;
 
-	x->cwnd = cwnd;
-	x->cong = cong;
+	STORE_CHANGED(x->cwnd, cwnd);
+	STORE_CHANGED(x->cong, cong);
 	if (cwnd && (x->cwnd_min == 0 || cwnd < x->cwnd_min))
 		x->cwnd_min = cwnd;
 	if (cong > x->cong_max)
 		x->cong_max = cong;
-	x->num_reqs = RD(xprt, num_reqs);
-	x->backlog_now = backlog;
+	STORE_CHANGED(x->num_reqs, num_reqs);
+	STORE_CHANGED(x->backlog_now, backlog);
+	/* mountstats' sends grows with every RPC: always a store */
 	x->sends = RD(xprt, stat.sends) - x->sends_base;
-	x->connects = RD(xprt, stat.connect_count) - x->connects_base;
+	STORE_CHANGED(x->connects, connects);
 	if (x->handing)
 		handing_heal(x, backlog, now, epoch);
 }
 
-static __always_inline void FN(slot_acquired)(struct rpc_rqst *rqst, struct rpc_xprt *xprt, bool handoff,
-					      __u64 now)
+/* the transport's entry, for a wait its task may end next (NULL: none) */
+static __always_inline struct xprt_stats *FN(slot_acquired)(struct rpc_rqst *rqst, struct rpc_xprt *xprt,
+							    bool handoff, __u64 now)
 {
 	struct xprt_stats *x;
 	enum acq_track how;
@@ -97,10 +173,11 @@ static __always_inline void FN(slot_acquired)(struct rpc_rqst *rqst, struct rpc_
 
 	x = FN(get_xprt)(xprt, now);
 	if (!x)
-		return;
+		return NULL;
 	FN(sample)(x, xprt, RD(xprt, backlog.qlen), now);
 	how = track_acquire((__u64)rqst, &where);
 	note_level((__u64)rqst, where, account_acquire(x, how, handoff, now, epoch));
+	return x;
 }
 
 /*
@@ -114,9 +191,9 @@ static __always_inline void FN(slot_acquired)(struct rpc_rqst *rqst, struct rpc_
  * behind; the request's next use finds it and counts nothing twice, so occupancy is one high only
  * while that request sits free.
  */
-static __always_inline void FN(release_slot)(struct rpc_rqst *rqst, __u64 now, __s64 rtt, __s64 exec)
+static __always_inline struct xprt_stats *FN(release_slot)(struct rpc_rqst *rqst, struct rpc_xprt *xprt,
+							   __u64 now, __s64 rtt, __s64 exec)
 {
-	struct rpc_xprt *xprt = RD(rqst, rq_xprt);
 	struct xprt_stats *x;
 	__u32 backlog;
 	int level;
@@ -125,11 +202,11 @@ static __always_inline void FN(release_slot)(struct rpc_rqst *rqst, __u64 now, _
 	if (bpf_core_field_exists(rqst->rq_bc_pa_state) &&
 	    (RD(rqst, rq_bc_pa_state) & RPC_BC_PA_IN_USE)) {
 		count(CNT_BC_RELEASE);
-		return;
+		return NULL;
 	}
 	x = FN(get_xprt)(xprt, now);
 	if (!x)
-		return;
+		return NULL;
 	level = track_release((__u64)rqst);
 	if (level < 0)
 		count(CNT_PREATTACH_RELEASE);
@@ -138,6 +215,7 @@ static __always_inline void FN(release_slot)(struct rpc_rqst *rqst, __u64 now, _
 	backlog = RD(xprt, backlog.qlen);
 	account_release(x, level >= 0, backlog, now, epoch);
 	FN(sample)(x, xprt, backlog, now);
+	return x;
 }
 
 /* The waiter entry of task @key, of @kind, is gone: so is its count if it was there. */
@@ -147,10 +225,15 @@ static __always_inline void FN(waiter_drop)(__u64 key, __u32 kind)
 		waiting_move(nwaiting, kind, WAIT_KINDS);
 }
 
-/* A wait of @w ended at @end on @xprt (the task's own transport, a trusted pointer). */
-static __always_inline void FN(wait_done)(struct waiter *w, struct rpc_xprt *xprt, __u64 end)
+/*
+ * A wait of @w ended at @end on @xprt (the task's own transport, a trusted pointer), whose entry
+ * the caller may have at hand (@x; NULL: looked up).
+ */
+static __always_inline void FN(wait_done)(struct waiter *w, struct rpc_xprt *xprt, __u64 end,
+					  struct xprt_stats *x)
 {
-	struct xprt_stats *x = FN(get_xprt)(xprt, end);
+	if (!x)
+		x = FN(get_xprt)(xprt, end);
 
 	if (x)
 		wait_account(x, w, end);
@@ -166,10 +249,11 @@ static __always_inline __u64 FN(sent_at)(const struct waiter *w, struct rpc_rqst
  * Function hooks only (only their waits are counted in nwaiting, and every caller outside them
  * looks at nwaiting first): the wait @task is in, if any, ends now, a send queue's when its
  * request went out (the wait goes on if it has not, unless the RPC is over: @final). An entry
- * whose task start differs is a dead task's, left at this address: dropped uncounted.
+ * whose task start differs is a dead task's, left at this address: dropped uncounted. @x: the
+ * entry of the task's transport if the caller has it, else NULL.
  */
 static __always_inline void FN(wait_end)(struct rpc_task *task, struct rpc_rqst *rqst, __u64 now,
-					 __u32 only_kind, bool final)
+					 __u32 only_kind, bool final, struct xprt_stats *x)
 {
 	__u64 key = (__u64)task, end = now, sent;
 	enum wait_step step;
@@ -183,7 +267,7 @@ static __always_inline void FN(wait_end)(struct rpc_task *task, struct rpc_rqst 
 	if (step == WAIT_GOES_ON)
 		return;
 	if (step == WAIT_ENDED)
-		FN(wait_done)(w, RD(task, tk_xprt), end);
+		FN(wait_done)(w, RD(task, tk_xprt), end, x);
 	FN(waiter_drop)(key, w->kind);
 }
 
@@ -194,6 +278,8 @@ static __always_inline void FN(wait_end)(struct rpc_task *task, struct rpc_rqst 
  */
 static __always_inline int FN(handle_xprt_reserve)(struct rpc_rqst *rqst)
 {
+	struct rpc_xprt *xprt;
+	struct xprt_stats *x;
 	struct rpc_task *task;
 	__u64 now;
 
@@ -201,7 +287,8 @@ static __always_inline int FN(handle_xprt_reserve)(struct rpc_rqst *rqst)
 	if (!rqst)
 		return 0;
 	now = bpf_ktime_get_ns();
-	FN(slot_acquired)(rqst, RD(rqst, rq_xprt), false, now);
+	xprt = RD(rqst, rq_xprt);
+	x = FN(slot_acquired)(rqst, xprt, false, now);
 	/*
 	 * Through the function hooks a wait for a slot the task was not handed, for a session
 	 * slot or for a delay without __rpc_atrun() ends when the task goes on to hold a slot.
@@ -211,7 +298,7 @@ static __always_inline int FN(handle_xprt_reserve)(struct rpc_rqst *rqst)
 		return 0;
 	task = RD(rqst, rq_task);
 	if (task)
-		FN(wait_end)(task, rqst, now, WAIT_KINDS, false);
+		FN(wait_end)(task, rqst, now, WAIT_KINDS, false, RD(task, tk_xprt) == xprt ? x : NULL);
 	return 0;
 }
 
@@ -271,7 +358,7 @@ static __always_inline int FN(wait_begin)(struct rpc_task *task, struct rpc_wait
 			__u64 sent = old->kind == WAIT_SEND ?
 				     FN(sent_at)(old, RD(task, tk_rqstp), w.start_ns) : 0;
 
-			FN(wait_done)(old, xprt, sent ? sent : w.start_ns);
+			FN(wait_done)(old, xprt, sent ? sent : w.start_ns, x);
 		}
 		waiting_move(nwaiting, old->kind, kind);
 		bpf_map_update_elem(&waiters, &key, &w, BPF_EXIST);
@@ -321,7 +408,7 @@ static __always_inline int FN(handle_task_wakeup)(struct rpc_task *task, struct 
 		return 0;
 	if (!now)
 		now = bpf_ktime_get_ns();
-	FN(wait_done)(w, xprt, now);
+	FN(wait_done)(w, xprt, now, NULL);
 	bpf_map_delete_elem(&waiters, &key);
 	return 0;
 }
@@ -349,7 +436,7 @@ static __always_inline int FN(handle_atrun)(struct rpc_task *task)
 	ARMED_OR_RETURN();
 	if (!task)
 		return 0;
-	FN(wait_end)(task, NULL, bpf_ktime_get_ns(), WAIT_DELAY, false);
+	FN(wait_end)(task, NULL, bpf_ktime_get_ns(), WAIT_DELAY, false, NULL);
 	return 0;
 }
 
@@ -370,8 +457,7 @@ static __always_inline int FN(handle_set_rq)(struct rpc_task *task, struct rpc_r
 	if (!xprt)
 		return 0;
 	now = bpf_ktime_get_ns();
-	FN(slot_acquired)(rqst, xprt, true, now);
-	FN(wait_end)(task, NULL, now, WAIT_SLOT, false);
+	FN(wait_end)(task, NULL, now, WAIT_SLOT, false, FN(slot_acquired)(rqst, xprt, true, now));
 	return 0;
 }
 
@@ -432,10 +518,11 @@ static __always_inline int FN(handle_stats_latency)(struct rpc_task *task, __s64
 	struct rpc_rqst *rqst;
 	struct rpc_clnt *clnt;
 	struct op_key k = {};
+	struct xprt_stats *x;
+	struct rpc_xprt *xprt;
+	struct op_counts *c;
 	struct op_stats *o;
-	__u32 timeouts;
 	bool made;
-	int ntrans;
 	__u64 now;
 
 	ARMED_OR_RETURN();
@@ -451,14 +538,15 @@ static __always_inline int FN(handle_stats_latency)(struct rpc_task *task, __s64
 	 */
 	now = (__u64)RD(task, tk_start);
 	now = now && execute > 0 ? now + (__u64)execute : bpf_ktime_get_ns();
-	FN(release_slot)(rqst, now, rtt, execute);
+	xprt = RD(rqst, rq_xprt);
+	x = FN(release_slot)(rqst, xprt, now, rtt, execute);
 	if (nwaiting[WAIT_SLOT] || nwaiting[WAIT_SEND] || nwaiting[WAIT_SESSION] || nwaiting[WAIT_DELAY])
-		FN(wait_end)(task, rqst, now, WAIT_KINDS, true);
+		FN(wait_end)(task, rqst, now, WAIT_KINDS, true, RD(task, tk_xprt) == xprt ? x : NULL);
 	proc = RD(task, tk_msg.rpc_proc);
 	clnt = RD(task, tk_client);
 	if (!clnt)
 		return 0;
-	k.xprt = (__u64)RD(rqst, rq_xprt);
+	k.xprt = (__u64)xprt;
 	k.clid = RD(clnt, cl_clid);
 	k.prog = RD(clnt, cl_prog);
 	k.vers = RD(clnt, cl_vers);
@@ -476,25 +564,9 @@ static __always_inline int FN(handle_stats_latency)(struct rpc_task *task, __s64
 		else
 			FN(note_client)(task, clnt, k.clid, o->name, ci != NULL);
 	}
-	/* the same arithmetic as rpc_count_iostats_metrics(), so sums match mountstats */
-	ntrans = RD(rqst, rq_ntrans);
-	__sync_fetch_and_add(&o->count, 1);
-	__sync_fetch_and_add(&o->ntrans, ntrans > 1 ? ntrans : 1);
-	timeouts = RD(task, tk_timeouts);
-	if (timeouts)
-		__sync_fetch_and_add(&o->timeouts, timeouts);
-	if (RD(task, tk_status) < 0)
-		__sync_fetch_and_add(&o->errors, 1);
-	__sync_fetch_and_add(&o->bytes_sent, RD(rqst, rq_xmit_bytes_sent));
-	__sync_fetch_and_add(&o->bytes_recv, RD(rqst, rq_reply_bytes_recvd));
-	for (int s = 0; s < STAGES; s++) {
-		__u64 ns = v[s] > 0 ? v[s] : 0;
-		__u32 b = lat_bucket(ns);
-
-		__sync_fetch_and_add(&o->sum_ns[s], ns);
-		if (b < LAT_BUCKETS)
-			__sync_fetch_and_add(&o->hist[s][b], 1);
-	}
+	c = op_counters(o);
+	op_account(c ? c : (struct op_counts *)&o->count, !c, RD(rqst, rq_ntrans), RD(task, tk_timeouts),
+		   RD(task, tk_status) < 0, RD(rqst, rq_xmit_bytes_sent), RD(rqst, rq_reply_bytes_recvd), v);
 	return 0;
 }
 
@@ -513,10 +585,13 @@ static __always_inline int FN(handle_xprt_create)(struct rpc_xprt *xprt)
 
 static __always_inline int FN(handle_xprt_destroy)(struct rpc_xprt *xprt)
 {
-	__u64 key = (__u64)xprt, now = bpf_ktime_get_ns();
-	struct xprt_stats *x = bpf_map_lookup_elem(&xprts, &key);
+	__u64 now = bpf_ktime_get_ns();
+	struct xprt_stats *x;
 
 	ARMED_OR_RETURN();
+	if (!xprt)
+		return 0;
+	x = FN(find_xprt)(xprt);
 	if (!x)
 		return 0;
 	account_destroy(x, now, epoch);

@@ -22,6 +22,30 @@ static inline unsigned int level_bucket(unsigned int level, unsigned int limit)
 	return 1 + (unsigned int)(((unsigned long long)(level - 1) * (LEVEL_BUCKETS - 2)) / (limit - 1));
 }
 
+/*
+ * level_bucket() by a multiply where the limit is above LEVEL_BUCKETS - 1 (where it divides):
+ * level_recip(@limit) packs m = ceil(2^39 / (limit - 1)) above the limit's 20 bits, and
+ * 1 + ((level - 1) * (LEVEL_BUCKETS - 2) * m >> 39) is level_bucket()'s quotient exactly. With
+ * n = (level - 1) * 32 < 32 * d, d = limit - 1, m * d - 2^39 < d: the multiply's excess over
+ * n / d is n * (m * d - 2^39) / (d * 2^39) < 32 * d^2 / (d * 2^39) <= 1/d for d <= 2^17, and
+ * floor(n / d + e) = floor(n / d) when e < 1/d. m < 2^34 and n * m < 2^56: no overflow. Larger
+ * limits divide (level_bucket()).
+ */
+#define LEVEL_RECIP_MAX_LIMIT	(1u << 17)
+#define LEVEL_RECIP_LIMIT_MASK	((1ull << 20) - 1)
+
+static inline unsigned long long level_recip(unsigned int limit)
+{
+	unsigned long long d = limit - 1;
+
+	return (((1ull << 39) + d - 1) / d) << 20 | limit;
+}
+
+static inline unsigned int level_bucket_recip(unsigned int level, unsigned long long recip)
+{
+	return 1 + (unsigned int)(((unsigned long long)(level - 1) * (LEVEL_BUCKETS - 2) * (recip >> 20)) >> 39);
+}
+
 /* Lowest level that falls into @bucket (for labelling buckets). */
 static inline unsigned int level_bucket_low(unsigned int bucket, unsigned int limit)
 {

@@ -36,6 +36,26 @@ __u32 rdma_pool_is_max_reqs;
  */
 __s64 nwaiting[WAIT_KINDS];
 
+/*
+ * Transports by the kernel's own id (xprt->id, an IDA's: the lowest free, so the live ones are
+ * dense and small), in slot id % XPRT_SLOTS: an array lookup the verifier inlines instead of a
+ * hash lookup at both events of every RPC. The entry says whose it is (key). A transport whose
+ * slot another holds (an id past XPRT_SLOTS aliasing a live one, a destroyed one not yet
+ * reaped, a kernel without the id) lives in the xprts hash instead, for good: get_xprt() looks
+ * there before it takes a free slot. User space maps the array and reads the slots
+ * xprt_tab_used marks; it frees a destroyed transport's slot by clearing its key.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, XPRT_SLOTS);
+	__type(key, __u32);
+	__type(value, struct xprt_stats);
+} xprt_tab SEC(".maps");
+__u64 xprt_tab_used[XPRT_SLOTS / 64];
+/* slots used (a power of two, less 1): fewer only in the test build, to drive the hash */
+const volatile __u32 xprt_slot_mask = XPRT_SLOTS - 1;
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, MAX_XPRTS);
@@ -78,6 +98,23 @@ struct {
 	__type(key, struct op_key);
 	__type(value, struct op_stats);
 } ops SEC(".maps");
+
+/*
+ * The ops' per-CPU counters (struct op_counts), op_slots slots of them (set before load from the
+ * CPUs and OP_SLOTS_BUDGET; 0: none). An op takes a slot at its first RPC and keeps it until user
+ * space reaps the op: it zeroes the slot, then gives it back (op_free).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct op_counts);
+} op_pcpu SEC(".maps");
+const volatile __u32 op_slots;
+/* slots handed out from 0; slots given back by user space: a ring, head taken, tail put */
+__u32 op_slot_next;
+__u32 op_free[MAX_OP_SLOTS];
+__u32 op_free_head, op_free_tail;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -276,6 +313,65 @@ static __always_inline int track_release(__u64 rq)
 		return -1;
 	__sync_fetch_and_add(&in_hash, -1);
 	return b;
+}
+
+/*
+ * @x, the xprt_tab slot another CPU is building @key's entry in, once it is whole (a copy and a
+ * few reads away); NULL if it is not after a thousand looks (that CPU's vCPU descheduled, say):
+ * the event is then not counted, as when the map is full, rather than counted on half an entry.
+ */
+static __always_inline struct xprt_stats *built(struct xprt_stats *x, __u64 key)
+{
+#pragma clang loop unroll(disable)
+	for (int i = 0; i < 1024; i++)
+		if (*(volatile __u64 *)&x->key == key)
+			return x;
+	count(CNT_XPRTS_FULL);
+	return NULL;
+}
+
+/*
+ * A slot of op_pcpu: 1 + one user space gave back (a ring it fills, programs take from) or the
+ * next never handed out, so the slots in use stay dense from 0 (user space reads 0 .. the
+ * highest); OP_NOSLOT when none is left.
+ */
+static __always_inline __u32 op_slot_take(void)
+{
+	__u32 n;
+
+	for (int i = 0; i < 4; i++) {
+		__u32 h = op_free_head, v;
+
+		if (h == *(volatile __u32 *)&op_free_tail)
+			break;
+		v = op_free[h & (MAX_OP_SLOTS - 1)];
+		if (__sync_val_compare_and_swap(&op_free_head, h, h + 1) == h)
+			return v < op_slots ? v + 1 : OP_NOSLOT;
+	}
+	if (op_slot_next >= op_slots)
+		return OP_NOSLOT;
+	n = __sync_fetch_and_add(&op_slot_next, 1);
+	return n < op_slots ? n + 1 : OP_NOSLOT;
+}
+
+/*
+ * This CPU's counters of op @o, or NULL when it counts in its own entry: for good when no slot
+ * was left, and for the RPCs that meet its slot being taken on another CPU (user space adds both).
+ */
+static __always_inline struct op_counts *op_counters(struct op_stats *o)
+{
+	__u32 p = o->pslot;
+
+	if (!p) {
+		if (__sync_val_compare_and_swap(&o->pslot, 0, OP_CLAIMING))
+			return NULL;
+		p = op_slot_take();
+		o->pslot = p;
+	}
+	if (!p || p > op_slots)
+		return NULL;
+	p -= 1;
+	return bpf_map_lookup_elem(&op_pcpu, &p);
 }
 
 /*

@@ -8,7 +8,8 @@
 
 #include "hist.h"
 
-#define MAX_XPRTS	1024
+#define MAX_XPRTS	1024	/* in the hash: the transports xprt_tab has no slot for */
+#define XPRT_SLOTS	512	/* xprt_tab: by xprt->id, a power of two */
 #define MAX_INFLIGHT	65536	/* requests tracked at once: MAX_MARKS in an array, the rest hashed */
 #define MAX_MARKS	4096
 #define MAX_WAITERS	65536
@@ -126,6 +127,12 @@ struct xprt_stats {
 	__u64 curve_rpcs[LEVEL_BUCKETS];
 	__u64 curve_rtt_ns[LEVEL_BUCKETS];
 	__u64 curve_exec_ns[LEVEL_BUCKETS];
+	__u64 level_recip;	/* level_recip(limit) of the limit it was made for (xprt_level_bucket()) */
+	/*
+	 * In xprt_tab: the struct rpc_xprt * the entry is of; 0: free; the address | 1: its entry
+	 * being built (get_xprt()). Last, so the built entry is copied in whole with it.
+	 */
+	__u64 key;
 };
 
 /* per (transport, client, procedure): what mountstats keeps per op, plus histograms */
@@ -140,7 +147,12 @@ struct op_key {
 struct op_stats {
 	char name[OPNAME_LEN];
 	__u32 client_done;	/* the client's mount is known, or nothing more can be learned here */
-	__u32 __pad;
+	/*
+	 * 1 + the op's slot in op_pcpu, where it counts per CPU from its first RPC on; 0 before
+	 * that RPC; OP_CLAIMING while a CPU takes it; OP_NOSLOT when none was free. It counts here,
+	 * atomically, when it has no slot (its first RPCs may, while the slot is being taken).
+	 */
+	__u32 pslot;
 	__u64 count;
 	__u64 ntrans;
 	__u64 timeouts;
@@ -150,6 +162,30 @@ struct op_stats {
 	__u64 sum_ns[STAGES];
 	__u64 hist[STAGES][LAT_BUCKETS];
 };
+
+/*
+ * An op's counters per CPU: op_stats from count on, field for field. The stats tracepoint's
+ * program is their only writer and runs with preemption off (a nested run of it is dropped by
+ * the kernel's per-program recursion guard), so its adds are plain: no locked operation and no
+ * cache line shared between CPUs on the path every RPC takes. User space sums the CPUs.
+ * op_pcpu has MAX_OP_SLOTS slots or fewer, as many as OP_SLOTS_BUDGET bytes hold on this many
+ * CPUs (a power of two); ops beyond them count in their own entry, atomically.
+ */
+struct op_counts {
+	__u64 count;
+	__u64 ntrans;
+	__u64 timeouts;
+	__u64 errors;
+	__u64 bytes_sent;
+	__u64 bytes_recv;
+	__u64 sum_ns[STAGES];
+	__u64 hist[STAGES][LAT_BUCKETS];
+};
+
+#define MAX_OP_SLOTS	1024
+#define OP_SLOTS_BUDGET	(8u << 20)
+#define OP_NOSLOT	0xffffffffu
+#define OP_CLAIMING	0xfffffffeu	/* a CPU is taking the op's slot */
 
 /* per rpc_clnt: the superblock it serves, learned from NFS page I/O, or the client it was made from */
 struct client_info {
@@ -206,11 +242,14 @@ struct waiter {
 
 _Static_assert(sizeof(struct wait_hist) == 8 * (3 + LAT_BUCKETS), "wait_hist ABI");
 _Static_assert(sizeof(struct op_key) == 24, "op_key ABI");
+_Static_assert(sizeof(struct op_stats) == 24 + sizeof(struct op_counts) &&
+	       __builtin_offsetof(struct op_stats, count) == 24, "op_stats ABI: op_counts is its tail");
 _Static_assert(sizeof(struct client_info) == 8, "client_info ABI");
 _Static_assert(sizeof(struct session_stats) == 56, "session_stats ABI");
 _Static_assert(sizeof(struct waiter) == 24, "waiter ABI");
 _Static_assert(sizeof(struct job_key) == 16 && sizeof(struct job_io) == 24 &&
 	       sizeof(struct job_task) == 16, "job ABI");
-_Static_assert(sizeof(struct xprt_stats) == 1752 + 3 * 8 * LEVEL_BUCKETS, "xprt_stats ABI");
+_Static_assert(sizeof(struct xprt_stats) == 1768 + 3 * 8 * LEVEL_BUCKETS &&
+	       __builtin_offsetof(struct xprt_stats, key) == sizeof(struct xprt_stats) - 8, "xprt_stats ABI");
 
 #endif

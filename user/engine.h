@@ -42,6 +42,7 @@ struct hook_status {
 struct xprt_snap {
 	__u64 key;			/* struct rpc_xprt * */
 	struct xprt_stats s;		/* level_ns includes the open stretch up to the snapshot */
+	__u32 slot;			/* 1 + its slot in xprt_tab; 0: in the xprts hash */
 };
 
 struct op_snap {

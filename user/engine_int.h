@@ -56,6 +56,14 @@ struct engine {
 	size_t nnoted;
 	__u64 noted[64][2];
 	struct level_marks marks;
+	/* xprt_tab, mapped: slots read and freed without a system call */
+	struct xprt_stats *xtab;
+	size_t xtab_len;
+	/* op_pcpu: its slots, the CPUs its values span, and a buffer of their values kept between ticks */
+	__u32 op_slots;
+	int ncpu;
+	struct op_counts *pcpu;
+	size_t pcpu_cap;
 	/* the caller's buffer for the one-line reason, during engine_open/engine_attach */
 	char *why;
 	size_t whylen;

@@ -147,6 +147,24 @@ __attribute__((weak)) int engine_inject_refusals(struct engine *e)
 }
 
 /* one more load of the object; -EAGAIN: a hook was refused, try again with what is left */
+/* xprt_tab into our memory (BPF_F_MMAPABLE: its values from offset 0, one after the other) */
+static int map_xprt_tab(struct engine *e)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t len = sizeof(struct xprt_stats) * XPRT_SLOTS;
+	void *p;
+
+	len = (len + (size_t)page - 1) / (size_t)page * (size_t)page;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(e->skel->maps.xprt_tab), 0);
+	if (p == MAP_FAILED) {
+		snprintf(e->why, e->whylen, "cannot map the transports' table: %s", strerror(errno));
+		return -errno;
+	}
+	e->xtab = p;
+	e->xtab_len = len;
+	return 0;
+}
+
 /*
  * A loaded fentry program may still not attach: arm64 kernels before ftrace direct calls
  * (2aa6ac03516d "arm64: ftrace: Add direct call support", 6.5) load it and refuse the trampoline
@@ -205,6 +223,14 @@ static int load_once(struct engine *e)
 	free_probe_btf(e);
 	if (err)
 		return err;
+	/* the per-CPU op slots OP_SLOTS_BUDGET holds on this machine's possible CPUs: a power of two */
+	e->ncpu = libbpf_num_possible_cpus();
+	e->op_slots = MAX_OP_SLOTS;
+	while (e->op_slots && (e->ncpu <= 0 ||
+	       (size_t)e->op_slots * (size_t)e->ncpu * sizeof(struct op_counts) > OP_SLOTS_BUDGET))
+		e->op_slots >>= 1;
+	s->rodata->op_slots = e->op_slots;
+	bpf_map__set_max_entries(s->maps.op_pcpu, e->op_slots ? e->op_slots : 1);
 	err = engine_inject_refusals(e);
 	if (err)
 		return err;
@@ -226,8 +252,15 @@ static int load_once(struct engine *e)
 	err = slotscope_bpf__load(s);
 	if (!err)
 		err = attach_probe(e);
-	if (!err)
-		return 0;
+	if (!err) {
+		err = map_xprt_tab(e);
+		if (!err)
+			return 0;
+		free_vlogs(e);
+		slotscope_bpf__destroy(s);
+		e->skel = NULL;
+		return err;
+	}
 	if (err == -EAGAIN)
 		;
 	else if (blame(e))
@@ -387,9 +420,12 @@ void engine_close(struct engine *e)
 		return;
 	for (int i = 0; i < 2; i++)
 		bpf_link__destroy(e->pool_links[i]);
+	if (e->xtab)
+		munmap(e->xtab, e->xtab_len);
 	slotscope_bpf__destroy(e->skel);
 	free_vlogs(e);
 	level_marks_free(&e->marks);
+	free(e->pcpu);
 	if (e->btf_fd >= 0)
 		close(e->btf_fd);
 	for (size_t i = 0; i < sizeof(e->mods) / sizeof(e->mods[0]); i++)

@@ -197,6 +197,101 @@ void level_marks_free(struct level_marks *m)
 	m->n = 0;
 }
 
+/*
+ * The ops that count per CPU (op_stats.pslot) get their slots' sums over the CPUs added to their
+ * own counters (which stay 0 once they have a slot, but may hold an RPC counted before the slot
+ * was taken): slots 0 .. the highest in use, in one batch call.
+ */
+static int add_pcpu(struct engine *e, struct snapshot *snap)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	int fd = bpf_map__fd(e->skel->maps.op_pcpu);
+	__u32 hi = 0, got = 0, token = 0, *keys;
+	size_t ncpu = (size_t)e->ncpu;
+
+	for (size_t i = 0; i < snap->nops; i++) {
+		__u32 p = snap->ops[i].s.pslot;
+
+		if (p <= e->op_slots && p > hi)
+			hi = p;
+	}
+	if (!hi)
+		return 0;
+	if (grow((char **)&e->pcpu, &e->pcpu_cap, (size_t)hi * ncpu, sizeof(*e->pcpu), 64))
+		return -ENOMEM;
+	keys = calloc(hi, sizeof(*keys));
+	if (!keys)
+		return -ENOMEM;
+	while (got < hi) {
+		__u32 cnt = hi - got;
+		int err = bpf_map_lookup_batch(fd, got ? &token : NULL, &token, keys + got,
+					       e->pcpu + (size_t)got * ncpu, &cnt, &opts);
+
+		got += cnt;
+		if (err == -ENOENT || (!err && !cnt))
+			break;
+		if (err) {
+			free(keys);
+			return err;
+		}
+	}
+	free(keys);
+	for (size_t i = 0; i < snap->nops; i++) {
+		__u32 p = snap->ops[i].s.pslot;
+		__u64 *dst = (__u64 *)&snap->ops[i].s.count;
+
+		if (!p || p > got)
+			continue;
+		for (size_t cpu = 0; cpu < ncpu; cpu++) {
+			const __u64 *src = (const __u64 *)&e->pcpu[(size_t)(p - 1) * ncpu + cpu];
+
+			for (size_t f = 0; f < sizeof(struct op_counts) / sizeof(__u64); f++)
+				dst[f] += src[f];
+		}
+	}
+	return 0;
+}
+
+/*
+ * The transports of xprt_tab, after the hash's in @snap: the slots xprt_tab_used marks whose
+ * entry is whole (key neither 0 nor being built), read from the mapped array. A slot's
+ * transport does not change while it is read: only this process frees a slot, after reading.
+ */
+static int read_tab(struct engine *e, struct snapshot *snap)
+{
+	const __u64 *used = e->skel->bss->xprt_tab_used;
+	size_t n = 0, at = snap->nxprts;
+	struct xprt_snap *a;
+
+	for (size_t w = 0; w < XPRT_SLOTS / 64; w++)
+		n += (size_t)__builtin_popcountll(__atomic_load_n(&used[w], __ATOMIC_ACQUIRE));
+	if (!n)
+		return 0;
+	a = realloc(snap->xprts, (at + n) * sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	snap->xprts = a;
+	for (size_t w = 0; w < XPRT_SLOTS / 64 && snap->nxprts < at + n; w++) {
+		__u64 bits = __atomic_load_n(&used[w], __ATOMIC_ACQUIRE);
+
+		while (bits && snap->nxprts < at + n) {
+			size_t i = w * 64 + (size_t)__builtin_ctzll(bits);
+			__u64 k = __atomic_load_n(&e->xtab[i].key, __ATOMIC_ACQUIRE);
+			struct xprt_snap *x = &a[snap->nxprts];
+
+			bits &= bits - 1;
+			if (!k || (k & 1))
+				continue;
+			memset(x, 0, sizeof(*x));
+			x->key = k;
+			memcpy(&x->s, &e->xtab[i], sizeof(x->s));
+			x->slot = (__u32)i + 1;
+			snap->nxprts++;
+		}
+	}
+	return 0;
+}
+
 int engine_snapshot(struct engine *e, struct snapshot *snap)
 {
 	struct slotscope_bpf *s = e->skel;
@@ -213,9 +308,13 @@ int engine_snapshot(struct engine *e, struct snapshot *snap)
 		       offsetof(struct xprt_snap, key), offsetof(struct xprt_snap, s),
 		       sizeof(struct xprt_snap), (void **)&snap->xprts, &snap->nxprts);
 	if (!err)
+		err = read_tab(e, snap);
+	if (!err)
 		err = read_map(bpf_map__fd(s->maps.ops), sizeof(struct op_key), sizeof(struct op_stats),
 			       offsetof(struct op_snap, k), offsetof(struct op_snap, s),
 			       sizeof(struct op_snap), (void **)&snap->ops, &snap->nops);
+	if (!err)
+		err = add_pcpu(e, snap);
 	if (!err)
 		err = read_map(bpf_map__fd(s->maps.clients), sizeof(__u32), sizeof(struct client_info),
 			       offsetof(struct client_snap, clid), offsetof(struct client_snap, ci),
@@ -282,6 +381,55 @@ static bool reaped(const struct snapshot *snap, const bool *dead, __u64 key)
  * numbers were in the views made from @snap. An entry is deleted only if it is still the one
  * @snap saw (a new transport may have taken the address since).
  */
+/*
+ * A reaped op's per-CPU slot (1 + its index in op_pcpu) is zeroed, then given back: the next op
+ * to take it starts from 0. The op's entry is gone first, so no RPC counts into it meanwhile.
+ */
+static void free_op_slot(struct engine *e, __u32 p)
+{
+	struct slotscope_bpf__bss *b = e->skel->bss;
+	size_t n = (size_t)e->ncpu;
+	__u32 k = p - 1;
+	void *zero;
+
+	if (!p || p > e->op_slots)
+		return;
+	zero = calloc(n, sizeof(struct op_counts));
+	/* not zeroed, not given back: the slot stays taken (a few KiB) rather than hand on counts */
+	if (!zero || bpf_map_update_elem(bpf_map__fd(e->skel->maps.op_pcpu), &k, zero, 0)) {
+		free(zero);
+		return;
+	}
+	free(zero);
+	/* the ring's one producer: the slot first, then the tail that publishes it */
+	b->op_free[b->op_free_tail & (MAX_OP_SLOTS - 1)] = k;
+	__atomic_store_n(&b->op_free_tail, b->op_free_tail + 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * The slot of destroyed transport @x is freed if it still holds that transport (the same key
+ * and first sighting): its mark in xprt_tab_used cleared, then its key, which a new transport's
+ * claim then takes (it writes the whole entry). No program writes a destroyed entry.
+ */
+static bool free_tab_slot(struct engine *e, const struct xprt_snap *x)
+{
+	size_t i = x->slot - 1;
+	struct xprt_stats *t;
+	__u64 k = x->key;
+
+	if (i >= XPRT_SLOTS)
+		return false;
+	t = &e->xtab[i];
+	if (__atomic_load_n(&t->first_seen_ns, __ATOMIC_ACQUIRE) != x->s.first_seen_ns)
+		return false;
+	__atomic_fetch_and(&e->skel->bss->xprt_tab_used[i / 64], ~(1ull << (i % 64)), __ATOMIC_SEQ_CST);
+	if (__atomic_compare_exchange_n(&t->key, &k, 0, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		return true;
+	/* not ours to free after all: its mark goes back */
+	__atomic_fetch_or(&e->skel->bss->xprt_tab_used[i / 64], 1ull << (i % 64), __ATOMIC_SEQ_CST);
+	return false;
+}
+
 int engine_reap(struct engine *e, const struct snapshot *snap, size_t *nreaped)
 {
 	int xfd = bpf_map__fd(e->skel->maps.xprts);
@@ -298,8 +446,14 @@ int engine_reap(struct engine *e, const struct snapshot *snap, size_t *nreaped)
 	for (size_t i = 0; i < snap->nxprts; i++) {
 		const struct xprt_snap *x = &snap->xprts[i];
 
-		if (!(x->s.flags & XF_DESTROYED) || bpf_map_lookup_elem(xfd, &x->key, &now) ||
-		    now.first_seen_ns != x->s.first_seen_ns)
+		if (!(x->s.flags & XF_DESTROYED))
+			continue;
+		if (x->slot) {
+			dead[i] = free_tab_slot(e, x);
+			n += dead[i];
+			continue;
+		}
+		if (bpf_map_lookup_elem(xfd, &x->key, &now) || now.first_seen_ns != x->s.first_seen_ns)
 			continue;
 		dead[i] = !bpf_map_delete_elem(xfd, &x->key);
 		n += dead[i];
@@ -311,6 +465,7 @@ int engine_reap(struct engine *e, const struct snapshot *snap, size_t *nreaped)
 		if (!reaped(snap, dead, o->k.xprt))
 			continue;
 		bpf_map_delete_elem(bpf_map__fd(e->skel->maps.ops), &o->k);
+		free_op_slot(e, o->s.pslot);
 		/* a client with ops on a transport still there stays */
 		for (size_t j = 0; j < snap->nops && !live; j++)
 			live = snap->ops[j].k.clid == o->k.clid && !reaped(snap, dead, snap->ops[j].k.xprt);

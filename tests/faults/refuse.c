@@ -18,6 +18,22 @@
 int engine_inject_refusals(struct engine *e)
 {
 	const char *spec = getenv("SLOTSCOPE_TEST_REFUSE");
+	const char *xs = getenv("SLOTSCOPE_TEST_XPRT_SLOTS"), *os = getenv("SLOTSCOPE_TEST_OP_SLOTS");
+
+	/*
+	 * Fewer transport slots (a power of two: ids alias, and all but one transport of a slot
+	 * live in the hash) and fewer per-CPU op slots (the ops past them count atomically in
+	 * their own entry; reaped ones give theirs back): the paths a large machine takes.
+	 */
+	if (xs) {
+		e->skel->rodata->xprt_slot_mask = (__u32)strtoul(xs, NULL, 0) - 1;
+		pr_warn("test build: %s transport slots\n", xs);
+	}
+	if (os && (__u32)strtoul(os, NULL, 0) <= e->op_slots) {
+		e->op_slots = (__u32)strtoul(os, NULL, 0);
+		e->skel->rodata->op_slots = e->op_slots;
+		pr_warn("test build: %u per-CPU op slots\n", e->op_slots);
+	}
 
 	if (spec)
 		pr_warn("test build: SLOTSCOPE_TEST_REFUSE=%s makes those hooks refused\n", spec);

@@ -344,6 +344,50 @@ static void test_curve_levels(void **state)
 	free(x);
 }
 
+/*
+ * An op's RPCs counted in per-CPU slots (plain adds) and in its own entry (atomic adds) sum, field
+ * for field, to the same op_stats: op_counts is op_stats's tail, which user space adds onto.
+ */
+static void test_op_counts(void **state)
+{
+	struct op_counts cpu[3] = {};
+	struct op_stats shared = {}, want = {};
+	__u64 *dst = (__u64 *)&shared.count;
+	unsigned int seed = 29;
+
+	(void)state;
+	for (int i = 0; i < 1000; i++) {
+		__s64 v[STAGES] = { rand_r(&seed) % 5000 - 100, rand_r(&seed) % 4000000, rand_r(&seed) };
+		int ntrans = rand_r(&seed) % 3, where = rand_r(&seed) % 4;
+		__u32 timeouts = rand_r(&seed) % 7 == 0;
+		bool err = rand_r(&seed) % 11 == 0;
+		__u64 sent = rand_r(&seed) % 70000, recvd = rand_r(&seed) % 300;
+
+		if (where < 3)
+			op_account(&cpu[where], false, ntrans, timeouts, err, sent, recvd, v);
+		else
+			op_account((struct op_counts *)&shared.count, true, ntrans, timeouts, err, sent, recvd, v);
+		/* the reference: rpc_count_iostats_metrics()'s own arithmetic, written out */
+		want.count++;
+		want.ntrans += ntrans > 1 ? ntrans : 1;
+		want.timeouts += timeouts;
+		want.errors += err;
+		want.bytes_sent += sent;
+		want.bytes_recv += recvd;
+		for (int st = 0; st < STAGES; st++) {
+			__u64 ns = v[st] > 0 ? (__u64)v[st] : 0;
+
+			want.sum_ns[st] += ns;
+			want.hist[st][lat_bucket(ns)]++;
+		}
+	}
+	for (int c = 0; c < 3; c++)
+		for (size_t f = 0; f < sizeof(struct op_counts) / sizeof(__u64); f++)
+			dst[f] += ((const __u64 *)&cpu[c])[f];
+	assert_memory_equal(&shared, &want, sizeof(want));
+	assert_true(shared.count == 1000 && shared.errors > 0 && shared.timeouts > 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -358,6 +402,7 @@ int main(void)
 		cmocka_unit_test(test_epoch_rollover),
 		cmocka_unit_test(test_destroy_and_reuse),
 		cmocka_unit_test(test_rdma_pool_raise),
+		cmocka_unit_test(test_op_counts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

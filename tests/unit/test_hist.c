@@ -53,6 +53,36 @@ static void test_level_bucket_low_inverse(void **state)
 	}
 }
 
+/*
+ * The multiply (level_bucket_recip) gives the divide's bucket: every level of every limit from
+ * LEVEL_BUCKETS to 4096, and of the limits where the bound is tightest (2^17 and just under),
+ * every level; a 2^17 + 1 limit is not given a reciprocal.
+ */
+static void test_level_bucket_recip(void **state)
+{
+	static const unsigned int big[] = { 1u << 16, (1u << 16) + 1, 65536 + 8192, (1u << 17) - 1, 1u << 17 };
+
+	(void)state;
+	for (unsigned int limit = LEVEL_BUCKETS; limit <= 4096; limit++) {
+		unsigned long long r = level_recip(limit);
+
+		assert_int_equal(r & LEVEL_RECIP_LIMIT_MASK, limit);
+		for (unsigned int level = 1; level < limit; level++)
+			if (level_bucket_recip(level, r) != level_bucket(level, limit))
+				fail_msg("limit %u level %u: %u != %u", limit, level,
+					 level_bucket_recip(level, r), level_bucket(level, limit));
+	}
+	for (size_t i = 0; i < sizeof(big) / sizeof(big[0]); i++) {
+		unsigned long long r = level_recip(big[i]);
+
+		assert_true(big[i] <= LEVEL_RECIP_MAX_LIMIT);
+		assert_true((r >> 20) < (1ull << 34));
+		for (unsigned int level = 1; level < big[i]; level++)
+			if (level_bucket_recip(level, r) != level_bucket(level, big[i]))
+				fail_msg("limit %u level %u", big[i], level);
+	}
+}
+
 static void test_lat_bucket(void **state)
 {
 	(void)state;
@@ -94,6 +124,7 @@ int main(void)
 		cmocka_unit_test(test_level_bucket_edges),
 		cmocka_unit_test(test_level_bucket_exact_small),
 		cmocka_unit_test(test_level_bucket_low_inverse),
+		cmocka_unit_test(test_level_bucket_recip),
 		cmocka_unit_test(test_lat_bucket),
 		cmocka_unit_test(test_quantile),
 	};
