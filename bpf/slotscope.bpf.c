@@ -316,14 +316,15 @@ static __always_inline int track_release(__u64 rq)
 }
 
 /*
- * @x, the xprt_tab slot another CPU is building @key's entry in, once it is whole (a copy and a
- * few reads away); NULL if it is not after a thousand looks (that CPU's vCPU descheduled, say):
- * the event is then not counted, as when the map is full, rather than counted on half an entry.
+ * @x, the xprt_tab slot another CPU is building @key's entry in, once it is whole; NULL if it is
+ * not after a few looks: the event is then not counted (as when the map is full) rather than
+ * counted on half an entry. Two CPUs meet here only at a transport's very first events, and a
+ * long wait would cost every program its verification time (a loop is walked once per turn).
  */
 static __always_inline struct xprt_stats *built(struct xprt_stats *x, __u64 key)
 {
 #pragma clang loop unroll(disable)
-	for (int i = 0; i < 1024; i++)
+	for (int i = 0; i < 16; i++)
 		if (*(volatile __u64 *)&x->key == key)
 			return x;
 	count(CNT_XPRTS_FULL);

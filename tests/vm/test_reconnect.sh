@@ -11,7 +11,10 @@ mkdir -p /tmp/full && mount -t tmpfs -o size=256k tmpfs /tmp/full || exit 1
 s0=$(mountstats_xprt /mnt/t sends) c0=$(mountstats_xprt /mnt/t connect_count)
 # traced until the writers are done and SIGINT ends it (-d is only a bound)
 ( slotscope --json 0.5 -d 300 --prom-file /tmp/full/s.prom >/tmp/r.json 2>/tmp/r.err; echo $? >/tmp/r.rc ) &
-sleep 6
+# the audit is its first line, printed once every program is attached and counting
+i=0
+until [ -s /tmp/r.json ] || [ $i -ge 300 ]; do sleep 0.2; i=$((i + 1)); done
+sleep 1
 ( while [ ! -f /tmp/stop ]; do writers /mnt/t 16 1 >/dev/null 2>&1; done; touch /tmp/writers.done ) &
 sleep 3
 # kill the client's connection to nfsd: xs_tcp reconnects on the next transmission
