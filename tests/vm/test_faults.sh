@@ -25,7 +25,9 @@ mount_tcp /mnt/s 3 "" soft,timeo=10,retrans=1 || exit 1
 srv=$LAST_SERVER
 mkdir -p /tmp/prom
 ( slotscope --json 0.5 -d 25 --prom-file /tmp/prom/s.prom >/tmp/f2.json 2>/tmp/f2.err; echo $? >/tmp/f2.rc ) &
-sleep 6
+# counting once the audit, its first line, is out
+i=0; until [ -s /tmp/f2.json ] || [ $i -ge 300 ]; do sleep 0.2; i=$((i + 1)); done
+sleep 1
 ( while [ ! -f /tmp/stop2 ]; do writers /mnt/s 8 1 >/dev/null 2>&1; done ) &
 sleep 2
 rpc.nfsd 0
@@ -45,7 +47,9 @@ echo "note $(head -n 3 /tmp/f2.err | tr '\n' ' ')"
 rxe_up || exit 1
 mount_rdma /mnt/r 3 || exit 1
 ( slotscope --json 0.5 -d 14 >/tmp/f3.json 2>/tmp/f3.err; echo $? >/tmp/f3.rc ) &
-sleep 6
+# counting once the audit, its first line, is out
+i=0; until [ -s /tmp/f3.json ] || [ $i -ge 300 ]; do sleep 0.2; i=$((i + 1)); done
+sleep 1
 writers /mnt/r 4 1
 umount /mnt/t
 umount -f /mnt/r 2>/dev/null || umount -l /mnt/r
