@@ -232,9 +232,11 @@ scale() {
 	sync
 	echo "SCALE $K $n $(awk "BEGIN {print $b - $a, $cb - $ca}") $(tail -n 1 /tmp/scale.json | jq -r .self.max_rss_kib) $((t1 - t0)) $((c1 - c0)) $((r1 - r0))"
 }
-# own WHAT BUSY ARGS...: slotscope ARGS, settled 8 s, then 20 s during which BUSY (mounts, or -)
+# own WHAT BUSY ARGS...: slotscope ARGS, attached and settled 3 s, then 20 s during which BUSY (mounts, or -)
 # are written: its CPU as a share of a vCPU, from the scheduler's nanoseconds of its threads
 # (USER_HZ ticks are too coarse for an idle exporter)
+# BPF links held by PID (attached hooks), from its fds' fdinfo
+links_of() { cat /proc/$1/fdinfo/* 2>/dev/null | grep -c '^link_id:'; }
 ns_of() { cat /proc/$1/task/*/schedstat 2>/dev/null | awk '{ n += $1 } END { printf "%.0f", n }'; }
 load() { wp=; for m in "$@"; do writers $m $((64 / $#)) 1 >/dev/null & wp="$wp $!"; done; for w in $wp; do wait $w; done; }
 own() {
@@ -242,7 +244,11 @@ own() {
 	shift 2
 	slotscope "$@" >/tmp/own.out 2>/dev/null &
 	p=$!
-	sleep 8
+	# every hook attached (a link each) before the window: loading and attaching is the
+	# verifier's CPU in this process, seconds under TCG, and no tick's
+	i=0
+	until [ "$(links_of $p)" -ge 14 ] || [ $i -ge 600 ]; do sleep 0.2; i=$((i + 1)); done
+	sleep 3
 	a=$(ns_of $p) ua=$(up)
 	[ "$busy" = - ] || load $busy
 	while [ "$(awk -v a=$ua -v b="$(up)" 'BEGIN { print (b - a < 20) }')" = 1 ]; do sleep 0.5; done

@@ -129,17 +129,8 @@ static __always_inline struct xprt_stats *FN(find_xprt)(struct rpc_xprt *xprt)
 /*
  * Fields that move: credits for RDMA/UDP, num_reqs, the backlog. Sampled where a slot changes
  * hands (every RPC passes there twice), not on every transmit or sleep: the hot path stays short.
+ * Stored only when changed (STORE_CHANGED).
  */
-/*
- * Stored only when changed: the entry's lines are written by every CPU completing an RPC on the
- * transport, and a store of an unchanged value still takes the line from the others.
- */
-#define STORE_CHANGED(dst, v)		\
-	do {				\
-		if ((dst) != (v))	\
-			(dst) = (v);	\
-	} while (0)
-
 static __always_inline void FN(sample)(struct xprt_stats *x, struct rpc_xprt *xprt, __u32 backlog,
 				      __u64 now)
 {

@@ -42,7 +42,8 @@ __s64 nwaiting[WAIT_KINDS];
  * hash lookup at both events of every RPC. The entry says whose it is (key). A transport whose
  * slot another holds (an id past XPRT_SLOTS aliasing a live one, a destroyed one not yet
  * reaped, a kernel without the id) lives in the xprts hash instead, for good: get_xprt() looks
- * there before it takes a free slot. User space maps the array and reads the slots
+ * there before it takes a free slot. User space maps the array (BPF_F_MMAPABLE arrays came with
+ * fc9702273e2e, 5.5, before the sunrpc tracepoints slotscope needs) and reads the slots
  * xprt_tab_used marks; it frees a destroyed transport's slot by clearing its key.
  */
 struct {
@@ -179,6 +180,16 @@ static const struct xprt_stats zero_xprt;
 static const struct op_stats zero_op;
 static const struct job_io zero_jobio;
 
+
+/*
+ * Stored only when changed: a transport's entry is written by every CPU completing an RPC on it,
+ * and a store of an unchanged value still takes the cache line from the others.
+ */
+#define STORE_CHANGED(dst, v)		\
+	do {				\
+		if ((dst) != (v))	\
+			(dst) = (v);	\
+	} while (0)
 
 #define ARMED_OR_RETURN()		\
 	do {				\
