@@ -138,16 +138,16 @@ static void sim_busy(struct sim *m, size_t i, unsigned int tick)
 
 		if (m->s.ops[n].k.xprt != key)
 			continue;
-		o->count += c;
-		o->ntrans += c + (tick % 11 == 0);
-		o->bytes_sent += !strcmp(o->name, "WRITE") ? c * 1048576 : c * 200;
-		o->bytes_recv += !strcmp(o->name, "READ") ? c * 1048576 : c * 120;
-		o->sum_ns[STAGE_QUEUE] += c * 10000;
-		o->sum_ns[STAGE_RTT] += c * 2000000;
-		o->sum_ns[STAGE_EXECUTE] += c * exec;
-		o->hist[STAGE_QUEUE][lat_bucket(10000)] += c;
-		o->hist[STAGE_RTT][lat_bucket(2000000)] += c;
-		o->hist[STAGE_EXECUTE][lat_bucket(exec)] += c;
+		o->c.count += c;
+		o->c.ntrans += c + (tick % 11 == 0);
+		o->c.bytes_sent += !strcmp(o->name, "WRITE") ? c * 1048576 : c * 200;
+		o->c.bytes_recv += !strcmp(o->name, "READ") ? c * 1048576 : c * 120;
+		o->c.sum_ns[STAGE_QUEUE] += c * 10000;
+		o->c.sum_ns[STAGE_RTT] += c * 2000000;
+		o->c.sum_ns[STAGE_EXECUTE] += c * exec;
+		o->c.hist[STAGE_QUEUE][lat_bucket(10000)] += c;
+		o->c.hist[STAGE_RTT][lat_bucket(2000000)] += c;
+		o->c.hist[STAGE_EXECUTE][lat_bucket(exec)] += c;
 	}
 }
 

@@ -309,6 +309,16 @@ static __always_inline void op_account(struct op_counts *c, bool shared, int ntr
 	}
 }
 
+/* @src's counts added to @dst's: a CPU's slot onto the op's own counts (user space) */
+static inline void op_counts_add(struct op_counts *dst, const struct op_counts *src)
+{
+	__u64 *d = (__u64 *)dst;
+	const __u64 *s = (const __u64 *)src;
+
+	for (unsigned int i = 0; i < sizeof(*dst) / sizeof(__u64); i++)
+		d[i] += s[i];
+}
+
 /* The transport is gone: the last stretch is closed, so its levels add up to its lifetime. */
 static __always_inline void account_destroy(struct xprt_stats *x, __u64 now, __u32 e)
 {

@@ -556,7 +556,7 @@ static __always_inline int FN(handle_stats_latency)(struct rpc_task *task, __s64
 			FN(note_client)(task, clnt, k.clid, o->name, ci != NULL);
 	}
 	c = op_counters(o);
-	op_account(c ? c : (struct op_counts *)&o->count, !c, RD(rqst, rq_ntrans), RD(task, tk_timeouts),
+	op_account(c ? c : &o->c, !c, RD(rqst, rq_ntrans), RD(task, tk_timeouts),
 		   RD(task, tk_status) < 0, RD(rqst, rq_xmit_bytes_sent), RD(rqst, rq_reply_bytes_recvd), v);
 	return 0;
 }

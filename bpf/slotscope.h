@@ -135,6 +135,25 @@ struct xprt_stats {
 	__u64 key;
 };
 
+/*
+ * An op's counters: in its entry (op_stats.c, atomic adds), or per CPU in op_pcpu, whose only
+ * writer is the stats tracepoint's program, run with preemption off (a nested run of it is
+ * dropped by the kernel's per-program recursion guard), so its adds there are plain: no locked operation and no
+ * cache line shared between CPUs on the path every RPC takes. User space sums the CPUs.
+ * op_pcpu has MAX_OP_SLOTS slots or fewer, as many as OP_SLOTS_BUDGET bytes hold on this many
+ * CPUs (a power of two); ops beyond them count in their own entry, atomically.
+ */
+struct op_counts {
+	__u64 count;
+	__u64 ntrans;
+	__u64 timeouts;
+	__u64 errors;
+	__u64 bytes_sent;
+	__u64 bytes_recv;
+	__u64 sum_ns[STAGES];
+	__u64 hist[STAGES][LAT_BUCKETS];
+};
+
 /* per (transport, client, procedure): what mountstats keeps per op, plus histograms */
 struct op_key {
 	__u64 xprt;
@@ -153,33 +172,7 @@ struct op_stats {
 	 * atomically, when it has no slot (its first RPCs may, while the slot is being taken).
 	 */
 	__u32 pslot;
-	__u64 count;
-	__u64 ntrans;
-	__u64 timeouts;
-	__u64 errors;
-	__u64 bytes_sent;
-	__u64 bytes_recv;
-	__u64 sum_ns[STAGES];
-	__u64 hist[STAGES][LAT_BUCKETS];
-};
-
-/*
- * An op's counters per CPU: op_stats from count on, field for field. The stats tracepoint's
- * program is their only writer and runs with preemption off (a nested run of it is dropped by
- * the kernel's per-program recursion guard), so its adds are plain: no locked operation and no
- * cache line shared between CPUs on the path every RPC takes. User space sums the CPUs.
- * op_pcpu has MAX_OP_SLOTS slots or fewer, as many as OP_SLOTS_BUDGET bytes hold on this many
- * CPUs (a power of two); ops beyond them count in their own entry, atomically.
- */
-struct op_counts {
-	__u64 count;
-	__u64 ntrans;
-	__u64 timeouts;
-	__u64 errors;
-	__u64 bytes_sent;
-	__u64 bytes_recv;
-	__u64 sum_ns[STAGES];
-	__u64 hist[STAGES][LAT_BUCKETS];
+	struct op_counts c;
 };
 
 #define MAX_OP_SLOTS	1024
@@ -242,8 +235,7 @@ struct waiter {
 
 _Static_assert(sizeof(struct wait_hist) == 8 * (3 + LAT_BUCKETS), "wait_hist ABI");
 _Static_assert(sizeof(struct op_key) == 24, "op_key ABI");
-_Static_assert(sizeof(struct op_stats) == 24 + sizeof(struct op_counts) &&
-	       __builtin_offsetof(struct op_stats, count) == 24, "op_stats ABI: op_counts is its tail");
+_Static_assert(sizeof(struct op_stats) == 24 + sizeof(struct op_counts), "op_stats ABI");
 _Static_assert(sizeof(struct client_info) == 8, "client_info ABI");
 _Static_assert(sizeof(struct session_stats) == 56, "session_stats ABI");
 _Static_assert(sizeof(struct waiter) == 24, "waiter ABI");

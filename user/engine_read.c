@@ -238,16 +238,11 @@ static int add_pcpu(struct engine *e, struct snapshot *snap)
 	free(keys);
 	for (size_t i = 0; i < snap->nops; i++) {
 		__u32 p = snap->ops[i].s.pslot;
-		__u64 *dst = (__u64 *)&snap->ops[i].s.count;
 
 		if (!p || p > got)
 			continue;
-		for (size_t cpu = 0; cpu < ncpu; cpu++) {
-			const __u64 *src = (const __u64 *)&e->pcpu[(size_t)(p - 1) * ncpu + cpu];
-
-			for (size_t f = 0; f < sizeof(struct op_counts) / sizeof(__u64); f++)
-				dst[f] += src[f];
-		}
+		for (size_t cpu = 0; cpu < ncpu; cpu++)
+			op_counts_add(&snap->ops[i].s.c, &e->pcpu[(size_t)(p - 1) * ncpu + cpu]);
 	}
 	return 0;
 }

@@ -123,13 +123,13 @@ static void xprt_view(struct xprt_view *v, const struct xprt_snap *c, const stru
 
 static void op_view(struct op_view *v, const struct op_snap *c, const struct op_snap *p)
 {
-	const struct op_stats *x = &c->s, *o = p ? &p->s : NULL;
+	const struct op_counts *x = &c->s.c, *o = p ? &p->s.c : NULL;
 
 	memset(v, 0, sizeof(*v));
 	v->k = c->k;
-	memcpy(v->name, x->name, sizeof(v->name));
+	memcpy(v->name, c->s.name, sizeof(v->name));
 	v->name[OPNAME_LEN - 1] = 0;
-	v->client_done = x->client_done;
+	v->client_done = c->s.client_done;
 #define D(f) delta_u64(x->f, o ? o->f : 0)
 	v->count = D(count);
 	v->ntrans = D(ntrans);

@@ -176,13 +176,13 @@ static void write_io(struct sim *s, int p)
 		s->c[s->nc++].ci = (struct client_info){ .dev = (0u << 20) | s->m[p].minor };
 	}
 	o->s.client_done = 1;
-	o->s.count += ops;
-	o->s.ntrans += ops;
-	o->s.bytes_sent += bytes;
-	o->s.sum_ns[STAGE_RTT] += ops * 2000000;
-	o->s.sum_ns[STAGE_EXECUTE] += ops * 5000000;
-	o->s.hist[STAGE_RTT][lat_bucket(2000000)] += ops;
-	o->s.hist[STAGE_EXECUTE][lat_bucket(5000000)] += ops;
+	o->s.c.count += ops;
+	o->s.c.ntrans += ops;
+	o->s.c.bytes_sent += bytes;
+	o->s.c.sum_ns[STAGE_RTT] += ops * 2000000;
+	o->s.c.sum_ns[STAGE_EXECUTE] += ops * 5000000;
+	o->s.c.hist[STAGE_RTT][lat_bucket(2000000)] += ops;
+	o->s.c.hist[STAGE_EXECUTE][lat_bucket(5000000)] += ops;
 	s->written[p] += bytes;
 	x->s.acquires += ops;
 	x->s.releases += ops;

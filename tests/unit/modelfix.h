@@ -50,19 +50,19 @@ static inline struct xprt_stats *fx_xprt(struct snapfix *f, __u64 key, __u32 id,
 }
 
 /* @count calls of op @name by client @clid on transport @xprt, each taking @exec_ns (RTT @rtt_ns) */
-static inline struct op_stats *fx_op(struct snapfix *f, __u64 xprt, __u32 clid, __u32 proc,
+static inline struct op_counts *fx_op(struct snapfix *f, __u64 xprt, __u32 clid, __u32 proc,
 				     const char *name, __u64 count, __u64 exec_ns, __u64 rtt_ns)
 {
 	struct op_snap *o = &f->o[f->s.nops++];
 
 	o->k = (struct op_key){ .xprt = xprt, .clid = clid, .prog = 100003, .vers = 3, .proc = proc };
 	snprintf(o->s.name, sizeof(o->s.name), "%s", name);
-	o->s.count = o->s.ntrans = count;
-	o->s.sum_ns[STAGE_EXECUTE] = count * exec_ns;
-	o->s.sum_ns[STAGE_RTT] = count * rtt_ns;
-	o->s.hist[STAGE_EXECUTE][lat_bucket(exec_ns)] = count;
-	o->s.hist[STAGE_RTT][lat_bucket(rtt_ns)] = count;
-	return &o->s;
+	o->s.c.count = o->s.c.ntrans = count;
+	o->s.c.sum_ns[STAGE_EXECUTE] = count * exec_ns;
+	o->s.c.sum_ns[STAGE_RTT] = count * rtt_ns;
+	o->s.c.hist[STAGE_EXECUTE][lat_bucket(exec_ns)] = count;
+	o->s.c.hist[STAGE_RTT][lat_bucket(rtt_ns)] = count;
+	return &o->s.c;
 }
 
 /* client @clid serves the superblock @dev (MAJOR << 20 | MINOR), or was made from @parent */

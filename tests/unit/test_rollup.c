@@ -567,13 +567,13 @@ static void io(struct sim *s, int p, const struct prom_mounts *pm)
 		o = &f->o[f->s.nops - 1];
 	}
 	o->s.client_done = 1;
-	o->s.count += ops;
-	o->s.ntrans += ops;
-	o->s.bytes_sent += ops * 65536;
-	o->s.sum_ns[STAGE_RTT] += ops * 2000000;
-	o->s.sum_ns[STAGE_EXECUTE] += ops * 3000000;
-	o->s.hist[STAGE_RTT][lat_bucket(2000000)] += ops;
-	o->s.hist[STAGE_EXECUTE][lat_bucket(3000000)] += ops;
+	o->s.c.count += ops;
+	o->s.c.ntrans += ops;
+	o->s.c.bytes_sent += ops * 65536;
+	o->s.c.sum_ns[STAGE_RTT] += ops * 2000000;
+	o->s.c.sum_ns[STAGE_EXECUTE] += ops * 3000000;
+	o->s.c.hist[STAGE_RTT][lat_bucket(2000000)] += ops;
+	o->s.c.hist[STAGE_EXECUTE][lat_bucket(3000000)] += ops;
 	x->acquires += ops;
 	x->sends += ops;
 	x->level_ns[LEVEL_BUCKETS - 1] += 100000000;
@@ -960,10 +960,10 @@ static void idle_scene(struct idlefix *f, int t)
 		o->k = (struct op_key){ .xprt = x->key, .clid = (__u32)(again ? 300 + i : 1 + i),
 					.prog = 100003, .vers = 3, .proc = 7 };
 		snprintf(o->s.name, sizeof(o->s.name), "WRITE");
-		o->s.count = o->s.ntrans = n;
-		o->s.bytes_sent = n * 65536;
-		o->s.sum_ns[STAGE_EXECUTE] = n * 3000000;
-		o->s.hist[STAGE_EXECUTE][lat_bucket(3000000)] = n;
+		o->s.c.count = o->s.c.ntrans = n;
+		o->s.c.bytes_sent = n * 65536;
+		o->s.c.sum_ns[STAGE_EXECUTE] = n * 3000000;
+		o->s.c.hist[STAGE_EXECUTE][lat_bucket(3000000)] = n;
 		o->s.client_done = 1;
 	}
 }

@@ -83,21 +83,21 @@ static void make_snaps(struct snapshot *prev, struct snapshot *cur)
 	memset(&os_prev, 0, sizeof(os_prev));
 	os_prev.k = (struct op_key){ .xprt = xs_prev.key, .clid = 3, .prog = 100003, .vers = 3, .proc = 7 };
 	strcpy(os_prev.s.name, "WRITE");
-	os_prev.s.count = 4;
-	os_prev.s.bytes_sent = 4 * 1048700;
+	os_prev.s.c.count = 4;
+	os_prev.s.c.bytes_sent = 4 * 1048700;
 	os_cur = os_prev;
-	os_cur.s.count = 132;
-	os_cur.s.ntrans = 128;
-	os_cur.s.bytes_sent = 132 * 1048700ull;
-	os_cur.s.sum_ns[STAGE_RTT] = 128 * 2000000ull;
-	os_cur.s.hist[STAGE_RTT][20] = 128;
-	os_cur.s.sum_ns[STAGE_EXECUTE] = 128 * 5000000ull;
-	os_cur.s.hist[STAGE_EXECUTE][22] = 128;
+	os_cur.s.c.count = 132;
+	os_cur.s.c.ntrans = 128;
+	os_cur.s.c.bytes_sent = 132 * 1048700ull;
+	os_cur.s.c.sum_ns[STAGE_RTT] = 128 * 2000000ull;
+	os_cur.s.c.hist[STAGE_RTT][20] = 128;
+	os_cur.s.c.sum_ns[STAGE_EXECUTE] = 128 * 5000000ull;
+	os_cur.s.c.hist[STAGE_EXECUTE][22] = 128;
 	/* a client with no mount (lease renewal): shown with a null mount point */
 	memset(&os_other, 0, sizeof(os_other));
 	os_other.k = (struct op_key){ .xprt = xs_prev.key, .clid = 9, .prog = 100003, .vers = 4, .proc = 1 };
 	strcpy(os_other.s.name, "RENEW");
-	os_other.s.count = 1;
+	os_other.s.c.count = 1;
 
 	prev->ts_ns = 10000000000ull;
 	prev->epoch = 6;
@@ -418,7 +418,7 @@ static void test_one_series_per_mount(void **state)
 	ops[0] = os_cur;
 	ops[1] = os_cur;
 	ops[1].k.clid = 4;
-	ops[1].s.count = 10;
+	ops[1].s.c.count = 10;
 	cur.ops = ops;
 	cur.nclients = 2;
 	cur.clients = cls;
@@ -522,8 +522,8 @@ static void test_folded_stages_add_up(void **state)
 	(void)state;
 	make_snaps(&prev, &cur);
 	ops[0] = os_cur;
-	ops[0].s.sum_ns[STAGE_QUEUE] = 128 * 3000000ull;	/* 384 ms, of which 300 ms slot waits */
-	ops[0].s.hist[STAGE_QUEUE][21] = 128;
+	ops[0].s.c.sum_ns[STAGE_QUEUE] = 128 * 3000000ull;	/* 384 ms, of which 300 ms slot waits */
+	ops[0].s.c.hist[STAGE_QUEUE][21] = 128;
 	cur.ops = ops;
 	cur.nops = 1;
 	assert_int_equal(build(&v, &prev, &cur, NULL), 0);
@@ -569,22 +569,22 @@ static void test_op_under_reused_address(void **state)
 	struct xprt_snap xp = { .key = 0x7000, .s = { .id = 1, .first_seen_ns = 10, .limit = 16 } };
 	struct xprt_snap xc = { .key = 0x7000, .s = { .id = 1, .first_seen_ns = 20, .limit = 16 } };
 	struct op_snap op = { .k = { .xprt = 0x7000, .clid = 3, .prog = 100003, .vers = 3, .proc = 7 },
-			      .s = { .name = "WRITE", .count = 100, .bytes_sent = 100 << 20 } };
+			      .s = { .name = "WRITE", .c = { .count = 100, .bytes_sent = 100 << 20 } } };
 	struct op_snap oc = op;
 	struct snapshot prev = { .ts_ns = 1, .nxprts = 1, .xprts = &xp, .nops = 1, .ops = &op };
 	struct snapshot cur = { .ts_ns = 2, .nxprts = 1, .xprts = &xc, .nops = 1, .ops = &oc };
 	struct view v;
 
 	(void)state;
-	oc.s.count = 30;
-	oc.s.bytes_sent = 30 << 20;
+	oc.s.c.count = 30;
+	oc.s.c.bytes_sent = 30 << 20;
 	assert_int_equal(build(&v, &prev, &cur, NULL), 0);
 	assert_int_equal(v.ops[0].count, 30);
 	assert_int_equal(v.ops[0].bytes_sent, 30 << 20);
 	view_free(&v);
 	/* the same transport: the difference */
 	xc.s.first_seen_ns = 10;
-	oc.s.count = 130;
+	oc.s.c.count = 130;
 	assert_int_equal(build(&v, &prev, &cur, NULL), 0);
 	assert_int_equal(v.ops[0].count, 30);
 	view_free(&v);
@@ -622,9 +622,9 @@ static void test_no_mount_is_null(void **state)
 {
 	struct xprt_snap x = { .key = 1, .s = { .id = 1, .limit = 16, .first_seen_ns = 1 } };
 	struct op_snap ops[3] = {
-		{ .k = { .xprt = 1, .clid = 3, .proc = 7 }, .s = { .name = "WRITE", .count = 1 } },
-		{ .k = { .xprt = 1, .clid = 9, .proc = 1 }, .s = { .name = "RENEW", .count = 1 } },
-		{ .k = { .xprt = 1, .clid = 10, .proc = 1 }, .s = { .name = "RENEW", .count = 1 } },
+		{ .k = { .xprt = 1, .clid = 3, .proc = 7 }, .s = { .name = "WRITE", .c.count = 1 } },
+		{ .k = { .xprt = 1, .clid = 9, .proc = 1 }, .s = { .name = "RENEW", .c.count = 1 } },
+		{ .k = { .xprt = 1, .clid = 10, .proc = 1 }, .s = { .name = "RENEW", .c.count = 1 } },
 	};
 	struct snapshot prev = { .ts_ns = 1 };
 	struct snapshot cur = { .ts_ns = 1000000001ull, .nxprts = 1, .xprts = &x, .nops = 3, .ops = ops,
