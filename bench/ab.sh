@@ -8,14 +8,8 @@
 ROUNDS=${1:-3}
 shift
 K=$(uname -r)
-nfsd_start >/dev/null || exit 1
-rxe_up || exit 1
-mount_tcp /mnt/tcp 3 128 >/dev/null || exit 1
-mount_rdma /mnt/rdma 3 >/dev/null || exit 1
-echo 1 >/proc/sys/kernel/bpf_stats_enabled
+. /src/bench/common.sh
 echo "AB-CLOCK $K $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
-rpcs() { awk -v m="$1" '$1 == "device" { on = ($5 == m) } on && /^[ \t]+[A-Z_0-9]+: [0-9]/ { n += $2 } END { print n + 0 }' /proc/self/mountstats; }
-progstat() { echo "_ 0 0"; bpftool prog show 2>/dev/null | awk '/run_time_ns/ { n = ""; t = 0; c = 0; for (i = 1; i <= NF; i++) { if ($i == "name") n = $(i+1); if ($i == "run_time_ns") t = $(i+1); if ($i == "run_cnt") c = $(i+1) } print n, t, c }'; }
 r=1
 while [ $r -le $ROUNDS ]; do
 	for m in /mnt/tcp /mnt/rdma; do

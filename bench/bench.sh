@@ -30,11 +30,7 @@
 ROUNDS=${1:-2}
 WRITERS=${WRITERS:-96}
 K=$(uname -r)
-nfsd_start >/dev/null || exit 1
-rxe_up || exit 1
-mount_tcp /mnt/tcp 3 128 >/dev/null || exit 1
-mount_rdma /mnt/rdma 3 >/dev/null || exit 1
-echo 1 >/proc/sys/kernel/bpf_stats_enabled
+. /src/bench/common.sh
 cat >/tmp/same.bt <<'BT'
 kfunc:sunrpc:xprt_request_init { @inuse[args->task->tk_xprt] = count(); }
 kfunc:sunrpc:xprt_release /args->task->tk_rqstp/ { @rel[args->task->tk_xprt] = count(); }
@@ -48,12 +44,6 @@ bpfstat() { bpftool prog show 2>/dev/null | awk '/run_time_ns/ { for (i = 1; i <
 # the same over the programs on NFS's file write and read (the jobs' bytes): bpftool shows 15
 # characters of a name, fentry_nfs_file and kprobe_nfs_fil
 filestat() { bpftool prog show 2>/dev/null | awk '/ name (fentry|kprobe)_nfs_fil/ { for (i = 1; i <= NF; i++) { if ($i == "run_time_ns") t += $(i+1); if ($i == "run_cnt") c += $(i+1) } } END { printf "%d %d\n", t, c }'; }
-# RPCs the mounts on MNT... have counted: the ops column of every per-op line of mountstats
-rpcs() {
-	for m; do
-		awk -v m="$m" '$1 == "device" { on = ($5 == m) } on && /^[ \t]+[A-Z_0-9]+: [0-9]/ { n += $2 } END { print n + 0 }' /proc/self/mountstats
-	done | awk '{ n += $1 } END { print n + 0 }'
-}
 up() { cut -d' ' -f1 /proc/uptime; }
 # programs held by PID: each is an fd (a program's or a link's) whose fdinfo names it. Not from
 # bpftool's "pids", which Debian's bpftool is built without.
@@ -165,9 +155,6 @@ serial() {
 	awk 'FNR == NR { t[$1] = $2; c[$1] = $3; next } { n = $3 - c[$1]; if (n > 0) print $1, n, $2 - t[$1] }' \
 		/tmp/progs.0 /tmp/progs.1 >/tmp/progs.d
 }
-# every loaded program with run statistics: "name run_time_ns run_cnt" (bpftool shows them only
-# once a program has run: a sentinel line keeps the file non-empty)
-progstat() { echo "_ 0 0"; bpftool prog show 2>/dev/null | awk '/run_time_ns/ { n = ""; t = 0; c = 0; for (i = 1; i <= NF; i++) { if ($i == "name") n = $(i+1); if ($i == "run_time_ns") t = $(i+1); if ($i == "run_cnt") c = $(i+1) } print n, t, c }'; }
 for m in /mnt/tcp /mnt/rdma; do
 	r=1
 	while [ $r -le $ROUNDS ]; do
