@@ -212,17 +212,7 @@ static void snap_index_free(struct snap_index *ix)
 /* where the entries of @key begin in ix->x (ix->s->nxprts: none) */
 static size_t xprt_run(const struct snap_index *ix, __u64 key)
 {
-	size_t lo = 0, hi = ix->s->nxprts;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ix->x[mid].key < key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < ix->s->nxprts && ix->x[lo].key == key ? lo : ix->s->nxprts;
+	return xprt_entry_first(ix->x, ix->s->nxprts, key);
 }
 
 /* the transport's first sight under @key, or 0 when the snapshot has none */

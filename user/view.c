@@ -194,22 +194,30 @@ void xprt_index_make(struct xprt_index *ix, const struct view *v)
 	qsort(ix->e, ix->n, sizeof(*ix->e), by_key_then_index);
 }
 
-const struct xprt_view *xprt_index_find(const struct xprt_index *ix, __u64 key)
+size_t xprt_entry_first(const struct xprt_index_entry *e, size_t n, __u64 key)
 {
-	size_t lo = 0, hi = ix->n;
+	size_t lo = 0, hi = n;
 
-	if (!ix->e)
-		return view_xprt(ix->v, key);
-	/* the first entry of @key: the lowest index, as view_xprt() finds it */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (ix->e[mid].key < key)
+		if (e[mid].key < key)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < ix->n && ix->e[lo].key == key ? &ix->v->xprts[ix->e[lo].i] : NULL;
+	return lo < n && e[lo].key == key ? lo : n;
+}
+
+const struct xprt_view *xprt_index_find(const struct xprt_index *ix, __u64 key)
+{
+	size_t at;
+
+	if (!ix->e)
+		return view_xprt(ix->v, key);
+	/* the first entry of @key: the lowest index, as view_xprt() finds it */
+	at = xprt_entry_first(ix->e, ix->n, key);
+	return at < ix->n ? &ix->v->xprts[ix->e[at].i] : NULL;
 }
 
 void xprt_index_free(struct xprt_index *ix)

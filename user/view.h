@@ -326,6 +326,9 @@ struct xprt_index {
 	} *e;
 };
 
+/* the first of @n entries sorted by key whose key is @key (@n: none) */
+size_t xprt_entry_first(const struct xprt_index_entry *e, size_t n, __u64 key);
+
 void xprt_index_make(struct xprt_index *ix, const struct view *v);
 const struct xprt_view *xprt_index_find(const struct xprt_index *ix, __u64 key);
 void xprt_index_free(struct xprt_index *ix);
