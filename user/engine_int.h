@@ -64,6 +64,8 @@ struct engine {
 	int ncpu;
 	struct op_counts *pcpu;
 	size_t pcpu_cap;
+	__u32 *pcpu_keys;		/* the batch call's keys, kept beside */
+	size_t pcpu_keys_cap;
 	/* the caller's buffer for the one-line reason, during engine_open/engine_attach */
 	char *why;
 	size_t whylen;

@@ -426,6 +426,7 @@ void engine_close(struct engine *e)
 	free_vlogs(e);
 	level_marks_free(&e->marks);
 	free(e->pcpu);
+	free(e->pcpu_keys);
 	if (e->btf_fd >= 0)
 		close(e->btf_fd);
 	for (size_t i = 0; i < sizeof(e->mods) / sizeof(e->mods[0]); i++)

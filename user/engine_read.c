@@ -206,7 +206,7 @@ static int add_pcpu(struct engine *e, struct snapshot *snap)
 {
 	LIBBPF_OPTS(bpf_map_batch_opts, opts);
 	int fd = bpf_map__fd(e->skel->maps.op_pcpu);
-	__u32 hi = 0, got = 0, token = 0, *keys;
+	__u32 hi = 0, got = 0, token = 0;
 	size_t ncpu = (size_t)e->ncpu;
 
 	for (size_t i = 0; i < snap->nops; i++) {
@@ -217,25 +217,20 @@ static int add_pcpu(struct engine *e, struct snapshot *snap)
 	}
 	if (!hi)
 		return 0;
-	if (grow((char **)&e->pcpu, &e->pcpu_cap, (size_t)hi * ncpu, sizeof(*e->pcpu), 64))
-		return -ENOMEM;
-	keys = calloc(hi, sizeof(*keys));
-	if (!keys)
+	if (grow((char **)&e->pcpu, &e->pcpu_cap, (size_t)hi * ncpu, sizeof(*e->pcpu), 64) ||
+	    GROW(e->pcpu_keys, e->pcpu_keys_cap, hi, 64))
 		return -ENOMEM;
 	while (got < hi) {
 		__u32 cnt = hi - got;
-		int err = bpf_map_lookup_batch(fd, got ? &token : NULL, &token, keys + got,
+		int err = bpf_map_lookup_batch(fd, got ? &token : NULL, &token, e->pcpu_keys + got,
 					       e->pcpu + (size_t)got * ncpu, &cnt, &opts);
 
 		got += cnt;
 		if (err == -ENOENT || (!err && !cnt))
 			break;
-		if (err) {
-			free(keys);
+		if (err)
 			return err;
-		}
 	}
-	free(keys);
 	for (size_t i = 0; i < snap->nops; i++) {
 		__u32 p = snap->ops[i].s.pslot;
 
