@@ -20,6 +20,15 @@ check_le "maps full: never more in use than the 4 tracked, and a hand-off per CP
 	"$(tail -n 1 /tmp/f1.json | jq '[.transports[].peak] | max')" $((4 + ncpu))
 check_gt "maps full: the tracked ones still counted" "$(tail -n 1 /tmp/f1.json | jq '[.transports[].peak] | max')" 0
 
+# failed_rpcs MNT: of every op of MNT in /proc/self/mountstats, (ntrans - ops) + timeouts + errors
+failed_rpcs() {
+	awk -v m="$1" '
+		/^device / { on = ($5 == m); ops = 0; next }
+		on && /per-op statistics/ { ops = 1; next }
+		on && ops && $1 ~ /:$/ && NF >= 9 { n += $3 - $2 + $4 + (NF >= 10 ? $10 : 0) }
+		END { print n + 0 }' /proc/self/mountstats
+}
+
 # 2. nfsd stopped mid-write on a soft mount: timeouts and retransmissions show, tracing goes on
 mount_tcp /mnt/s 3 "" soft,timeo=10,retrans=1 || exit 1
 srv=$LAST_SERVER
@@ -31,7 +40,12 @@ sleep 1
 ( while [ ! -f /tmp/stop2 ]; do writers /mnt/s 8 1 >/dev/null 2>&1; done ) &
 sleep 2
 rpc.nfsd 0
-sleep 6
+# down until the kernel's own counters show a retransmission, a timeout or an error on the mount
+# (at least 6 s): on a loaded host no RPC may be on the wire at the stop, and the first failure
+# comes a major timeout after the writers' next call
+i=0
+until [ $i -ge 30 ] && [ "$(failed_rpcs /mnt/s)" -gt 0 ] || [ $i -ge 450 ]; do sleep 0.2; i=$((i + 1)); done
+echo "note mountstats retransmissions + timeouts + errors on /mnt/s after $((i / 5)) s: $(failed_rpcs /mnt/s)"
 # a rewrite may be creating its temporary file: remove until gone
 while [ -d /tmp/prom ]; do rm -rf /tmp/prom 2>/dev/null; done
 rpc.nfsd 8
