@@ -114,7 +114,11 @@ void jw_dbl(struct jw *w, const char *key, double v)
 		put_i64(w->f, (int64_t)v);
 		return;
 	}
-	put_num(w, key, "%.9g", v);
+	prefix(w, key);
+	if (isfinite(v))
+		put_g9(w->f, v);
+	else
+		put_s(w->f, "null");
 }
 
 void jw_time(struct jw *w, const char *key, double secs)

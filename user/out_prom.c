@@ -308,9 +308,13 @@ static void per_transport(FILE *f, const struct prom_input *in)
 
 			if (!x)
 				continue;
-			fprintf(f, "slotscope_%s{", per_xprt[m].name);
+			put_s(f, "slotscope_");
+			put_s(f, per_xprt[m].name);
+			putc_unlocked('{', f);
 			series_labels(f, in, i);
-			fprintf(f, "} %.9g\n", per_xprt[m].get(x));
+			put_s(f, "} ");
+			put_g9(f, per_xprt[m].get(x));
+			putc_unlocked('\n', f);
 		}
 	}
 	for (int s = 0; s < 2; s++) {

@@ -3,12 +3,14 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "fmt.h"
 #include "util.h"
 
 #ifndef FIXTURES
@@ -190,6 +192,58 @@ static void test_path_under(void **state)
 	assert_false(path_under("socket:[123]", "/"));
 }
 
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+
+static uint64_t next_rand(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static void same_as_printf(double v)
+{
+	char want[64], got[64];
+
+	snprintf(want, sizeof(want), "%.9g", v);
+	fmt_g9(got, v);
+	if (strcmp(want, got))
+		fail_msg("%%.9g of %a: printf \"%s\", fmt_g9 \"%s\"", v, want, got);
+}
+
+/* fmt_g9 is printf's %.9g, byte for byte: random bits at every magnitude, and the hard cases */
+static void test_fmt_g9(void **state)
+{
+	static const double edge[] = { 0, -0.0, 1e-4, 9.99999999e-5, 0.0001000000005, 1e9,
+				       999999999.4, 999999999.5, 999999999.6, 99999999.95, 9.999999995,
+				       0.5, 1.5, 2.5, 0.125, 1e8, 123456789.5, 12345678.45, 1.00000001,
+				       0.30000000000000004, 1.0 / 3, 2.0 / 3, 1e-5, 1e15, 5e-324,
+				       1.7976931348623157e308 };
+	(void)state;
+	for (size_t i = 0; i < sizeof(edge) / sizeof(edge[0]); i++) {
+		same_as_printf(edge[i]);
+		same_as_printf(-edge[i]);
+	}
+	/* uniform bits over [2^-16, 2^32): every decade the fast path takes and its borders */
+	for (int i = 0; i < 2000000; i++) {
+		uint64_t r = next_rand();
+		double v = ldexp(1.0 + (double)(r >> 12) / 4503599627370496.0, (int)(r % 48) - 16);
+
+		same_as_printf(i & 1 ? -v : v);
+	}
+	/* decimals with few digits and their halves: the near-ties */
+	for (int i = 0; i < 1000000; i++) {
+		uint64_t r = next_rand();
+		double v = (double)(r % 2000000000u) / 2.0 / (double)(1ull << (r >> 60)) /
+			   (double)((r >> 32) % 1000 + 1);
+
+		same_as_printf(v);
+		same_as_printf((double)(r % 1000000000000ull) / 1e3);
+		same_as_printf((double)(r % 1000000000000ull) * 1e-12);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -199,6 +253,7 @@ int main(void)
 		cmocka_unit_test(test_read_u64),
 		cmocka_unit_test(test_read_long),
 		cmocka_unit_test(test_grow),
+		cmocka_unit_test(test_fmt_g9),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
