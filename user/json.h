@@ -9,8 +9,10 @@
 
 struct jw {
 	FILE *f;
+	size_t n;			/* bytes in buf, not yet handed to f */
 	int depth;
 	bool need_comma[32];
+	char buf[16384];
 };
 
 void jw_init(struct jw *w, FILE *f);
@@ -28,7 +30,7 @@ void jw_time(struct jw *w, const char *key, double secs);
 void jw_str(struct jw *w, const char *key, const char *s);	/* NULL prints null */
 void jw_bool(struct jw *w, const char *key, bool v);
 void jw_null(struct jw *w, const char *key);
-/* ends the document with a newline and flushes */
+/* ends the document with a newline and flushes: until then the line may be in the writer */
 void jw_done(struct jw *w);
 
 #endif
