@@ -66,6 +66,8 @@ struct engine {
 	size_t pcpu_cap;
 	__u32 *pcpu_keys;		/* the batch call's keys, kept beside */
 	size_t pcpu_keys_cap;
+	/* entries each hash map had at its last read (xprts, ops, clients, sessions, jobio, jobtasks) */
+	size_t read_hint[6];
 	/* the caller's buffer for the one-line reason, during engine_open/engine_attach */
 	char *why;
 	size_t whylen;

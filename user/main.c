@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 #include <pwd.h>
 #include "log.h"
@@ -266,6 +267,13 @@ int main(int argc, char **argv)
 	struct run *s;
 	int dashdash = argc, rc;
 
+	/*
+	 * A --json tick at 64 transports is ~260 KB: stdio's default block (4 KiB for a file or pipe)
+	 * made it 65 write()s a tick. The line is flushed whole at each tick either way; a terminal
+	 * keeps its line buffering.
+	 */
+	if (!isatty(STDOUT_FILENO))
+		setvbuf(stdout, NULL, _IOFBF, 1 << 18);
 	/* everything after "--" is the command; argp must not see it */
 	for (int i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "--")) {
