@@ -4,7 +4,10 @@
 #include <string.h>
 #include <fcntl.h>
 #include <unistd.h>
+#include <poll.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
 #include "audit.h"
 #include "mounts.h"
 #include "util.h"
@@ -134,6 +137,7 @@ int mounts_keep_open(struct mount_src *src)
 {
 	char path[4096];
 	int err = root_path(path, sizeof(path), src->procfs_root, "/proc/%s/mountinfo", pid_of(src));
+	struct statfs sfs;
 
 	if (err)
 		return err;
@@ -141,7 +145,25 @@ int mounts_keep_open(struct mount_src *src)
 	if (src->fd < 0)
 		return -errno;
 	src->kept = true;
+	/* a fixture tree's plain file has no such poll(): read every time */
+	src->polled = fstatfs(src->fd, &sfs) == 0 && sfs.f_type == PROC_SUPER_MAGIC;
 	return 0;
+}
+
+/*
+ * mountinfo's poll() reports POLLPRI | POLLERR once for each change of its namespace's mount
+ * table since the previous poll() of that open file (proc(5); mounts_poll(), fs/proc_namespace.c,
+ * since 2.6.15): a node with thousands of container mounts is not parsed again every tick.
+ */
+bool mounts_changed(const struct mount_src *src)
+{
+	struct pollfd p = { .fd = src->fd, .events = POLLPRI };
+
+	if (!src->kept || !src->polled)
+		return true;
+	if (poll(&p, 1, 0) < 0)
+		return true;
+	return p.revents & (POLLPRI | POLLERR | POLLNVAL);
 }
 
 void mounts_close(struct mount_src *src)

@@ -36,11 +36,19 @@ struct mount_src {
 	 */
 	bool kept;
 	int fd;
+	/* the kept file is procfs's, whose poll() says when the table changed (see mounts_changed) */
+	bool polled;
 };
 
 /* open @src's mountinfo for every later mounts_load(); 0 or -errno */
 int mounts_keep_open(struct mount_src *src);
 void mounts_close(struct mount_src *src);
+/*
+ * Whether the table may differ from the one last read from the kept file: false only when
+ * procfs's poll() says no mount or unmount happened in its namespace since the last call (then
+ * the table read before still stands); true when it cannot tell.
+ */
+bool mounts_changed(const struct mount_src *src);
 
 /* @src's ROOT/proc/PID/@file opened and handed to @parse, as root_parse() */
 int mounts_parse_file(const struct mount_src *src, const char *file,

@@ -27,11 +27,12 @@ struct run {
 	struct xprt_filter filters[MAX_MOUNT_FILTERS];
 	struct mount_src msrc;		/* whose mount table: --procfs-root, --mounts-of */
 	/*
-	 * A mount may come or go at any time: the table is read once per tick, and every view of
-	 * that tick (interval, textfile, window) points into it, so views are freed before the
-	 * next read.
+	 * A mount may come or go at any time: the table is read again at the first tick after a
+	 * mount or unmount, and every view of that tick (interval, textfile, window) points into
+	 * it, so views are freed before the next read.
 	 */
 	struct mount_table mounts_now;
+	bool mounts_ok;		/* mounts_now was read whole, and stands until mounts_changed() */
 	int prom_err;			/* the textfile's last error, said once until it changes */
 	bool out_gone;			/* stdout closed (EPIPE): nothing more printed */
 	struct ledger ledger;		/* the textfile's counters: sums over intervals */

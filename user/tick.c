@@ -70,9 +70,13 @@ static int take_now(struct run *r, struct sample *x, const char *what)
 		sample_free(x);
 		return err;
 	}
-	mounts_free(&r->mounts_now);
-	if (mounts_load(&r->msrc, &r->mounts_now))
-		pr_debug("cannot read mountinfo: mount points left out\n");
+	/* the table of the last tick stands until a mount or unmount (or a failed read) */
+	if (!r->mounts_ok || mounts_changed(&r->msrc)) {
+		mounts_free(&r->mounts_now);
+		r->mounts_ok = mounts_load(&r->msrc, &r->mounts_now) == 0;
+		if (!r->mounts_ok)
+			pr_debug("cannot read mountinfo: mount points left out\n");
+	}
 	if (!r->o.no_rdma && linkmap_update(&r->links, &x->snap))
 		pr_debug("out of memory: some transports' links are unknown this time\n");
 	/* a short job's cgroup may be gone by the window's end: its path is learned now */

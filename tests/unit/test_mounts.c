@@ -4,6 +4,10 @@
 #include <setjmp.h>
 #include <stdio.h>
 #include <string.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <sys/mount.h>
 #include <cmocka.h>
 #include "mounts.h"
 
@@ -74,6 +78,38 @@ static void test_mounts_of_pid(void **state)
 	mounts_free(&t);
 }
 
+/*
+ * A fixture's plain file is read every tick; procfs's kept mountinfo only after a mount or an
+ * unmount, each seen once. The mount is made in a mount namespace of the test's own (root only).
+ */
+static void test_changed(void **state)
+{
+	struct mount_src fx = { .procfs_root = FIXTURES, .pid = "self" };
+	struct mount_src src = { .procfs_root = "/", .pid = "self" };
+	char dir[] = "/tmp/test_mounts.XXXXXX";
+
+	(void)state;
+	assert_int_equal(mounts_keep_open(&fx), 0);
+	assert_true(mounts_changed(&fx));
+	assert_true(mounts_changed(&fx));
+	mounts_close(&fx);
+	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
+		skip();
+		return;
+	}
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(mounts_keep_open(&src), 0);
+	assert_false(mounts_changed(&src));
+	assert_int_equal(mount("none", dir, "tmpfs", 0, NULL), 0);
+	assert_true(mounts_changed(&src));
+	assert_false(mounts_changed(&src));
+	assert_int_equal(umount(dir), 0);
+	assert_true(mounts_changed(&src));
+	assert_false(mounts_changed(&src));
+	mounts_close(&src);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -81,6 +117,7 @@ int main(void)
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_missing_root),
 		cmocka_unit_test(test_mounts_of_pid),
+		cmocka_unit_test(test_changed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
