@@ -172,7 +172,13 @@ void jw_time(struct jw *w, const char *key, double secs)
 		return;
 	}
 	n = snprintf(b, sizeof(b), "%.6f", secs);
-	put(w, b, n > 0 ? ((size_t)n < sizeof(b) ? (size_t)n : sizeof(b) - 1) : 0);
+	if (n > 0 && (size_t)n < sizeof(b)) {
+		put(w, b, (size_t)n);
+	} else {
+		/* a magnitude no clock has: printed whole, as before */
+		flush(w);
+		fprintf(w->f, "%.6f", secs);
+	}
 }
 
 void jw_str(struct jw *w, const char *key, const char *s)

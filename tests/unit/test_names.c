@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,10 +134,56 @@ static void test_folded_and_svg(void **state)
 	free(b);
 }
 
+/*
+ * A document past the writer's buffer, many times over: tokens across its edge, a name longer
+ * than it, an escaped name between, ended by jw_done: the bytes as an independent build of them.
+ */
+static void test_json_long(void **state)
+{
+	size_t len, wlen = 0, cap = 1 << 21;
+	char *buf = NULL, *want = malloc(cap), *big = malloc(40001);
+	FILE *f = open_memstream(&buf, &len);
+	struct jw w;
+
+	(void)state;
+	assert_non_null(want);
+	assert_non_null(big);
+	memset(big, 'n', 40000);
+	big[40000] = 0;
+	jw_init(&w, f);
+	jw_obj(&w, NULL);
+	wlen += (size_t)snprintf(want + wlen, cap - wlen, "{");
+	jw_arr(&w, "v");
+	wlen += (size_t)snprintf(want + wlen, cap - wlen, "\"v\":[");
+	for (int i = 0; i < 20000; i++) {
+		jw_u64(&w, NULL, (uint64_t)i * 7919u);
+		jw_dbl(&w, NULL, i / 7.0);
+		wlen += (size_t)snprintf(want + wlen, cap - wlen, "%s%llu,%.9g", i ? "," : "",
+					 (unsigned long long)i * 7919u, i / 7.0);
+		if (i == 9000) {
+			jw_str(&w, NULL, big);
+			jw_str(&w, NULL, "caf\xe9\"");
+			wlen += (size_t)snprintf(want + wlen, cap - wlen, ",\"%s\",\"caf\\\\xE9\\\"\"", big);
+		}
+	}
+	jw_end_arr(&w);
+	jw_end_obj(&w);
+	jw_done(&w);
+	wlen += (size_t)snprintf(want + wlen, cap - wlen, "]}\n");
+	assert_true(wlen < cap);
+	fclose(f);
+	assert_int_equal(len, wlen);
+	assert_memory_equal(buf, want, wlen);
+	free(buf);
+	free(want);
+	free(big);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_json_long),
 		cmocka_unit_test(test_terminal),
 		cmocka_unit_test(test_folded_and_svg),
 	};
