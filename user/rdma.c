@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
 #include "log.h"
 #include "rdma.h"
 #include "util.h"
@@ -55,7 +59,96 @@ uint64_t counter_delta(uint64_t old, uint64_t now)
 	return now;
 }
 
-int netdev_read(const char *sysfs_root, const char *name, struct netdev_stat *st)
+/* the file's first line, from its start; -errno */
+static int pread_line(int fd, char *buf, size_t len)
+{
+	ssize_t n = pread(fd, buf, len - 1, 0);
+
+	if (n < 0)
+		return -errno;
+	buf[n] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+	return 0;
+}
+
+static void kept_drop(struct port_attrs *pa, size_t i)
+{
+	close(pa->kept[i].fd);
+	free(pa->kept[i].path);
+	pa->kept[i] = pa->kept[--pa->nkept];
+}
+
+/*
+ * @path's counter, through @pa's kept descriptor when it has one (found where the last sample's
+ * order puts it, else by a scan), else opened now and kept. A read that fails (the device gone:
+ * -ENODEV) drops the descriptor and is the caller's failure, as a failed open was.
+ */
+static int kept_read_u64(struct port_attrs *pa, const char *path, uint64_t *v)
+{
+	struct statfs sfs;
+	char buf[64];
+	size_t i;
+	int fd, err;
+
+	if (!pa)
+		return read_u64(path, v);
+	i = pa->kept_next < pa->nkept && !strcmp(pa->kept[pa->kept_next].path, path) ? pa->kept_next
+										       : pa->nkept;
+	for (size_t j = 0; i == pa->nkept && j < pa->nkept; j++)
+		if (!strcmp(pa->kept[j].path, path))
+			i = j;
+	if (i < pa->nkept) {
+		err = pread_line(pa->kept[i].fd, buf, sizeof(buf));
+		if (err) {
+			kept_drop(pa, i);
+			return err;
+		}
+		pa->kept[i].used = true;
+		pa->kept_next = i + 1;
+		return parse_u64(buf, v);
+	}
+	if (pa->nkept >= KEPT_FILES_MAX)
+		return read_u64(path, v);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	err = pread_line(fd, buf, sizeof(buf));
+	if (!err)
+		err = parse_u64(buf, v);
+	/*
+	 * kept only when it reads as a counter ("N/A (no PMA)" is asked again next time) and is
+	 * sysfs's, whose file of a device gone fails its reads (-ENODEV); a fixture tree's plain
+	 * file would read on
+	 */
+	if (err || fstatfs(fd, &sfs) || sfs.f_type != SYSFS_MAGIC ||
+	    GROW(pa->kept, pa->kept_cap, pa->nkept + 1, 32)) {
+		close(fd);
+		return err;
+	}
+	pa->kept[pa->nkept] = (struct kept_file){ .path = strdup(path), .fd = fd, .used = true };
+	if (!pa->kept[pa->nkept].path) {
+		close(fd);
+		return 0;
+	}
+	pa->kept_next = ++pa->nkept;
+	return 0;
+}
+
+/* the end of a sample: files it did not read are closed */
+static void kept_sweep(struct port_attrs *pa)
+{
+	if (!pa)
+		return;
+	for (size_t i = pa->nkept; i-- > 0;)
+		if (!pa->kept[i].used)
+			kept_drop(pa, i);
+	for (size_t i = 0; i < pa->nkept; i++)
+		pa->kept[i].used = false;
+	pa->kept_next = 0;
+}
+
+static int netdev_read_kept(const char *sysfs_root, const char *name, struct netdev_stat *st,
+			    struct port_attrs *pa)
 {
 	static const char *const f[] = { "tx_bytes", "rx_bytes", "tx_packets", "rx_packets" };
 	uint64_t *v[] = { &st->tx_bytes, &st->rx_bytes, &st->tx_packets, &st->rx_packets };
@@ -69,7 +162,7 @@ int netdev_read(const char *sysfs_root, const char *name, struct netdev_stat *st
 		err = root_path(path, sizeof(path), sysfs_root, "/sys/class/net/%s/statistics/%s",
 				name, f[i]);
 		if (!err)
-			err = read_u64(path, v[i]);
+			err = kept_read_u64(pa, path, v[i]);
 		if (err)
 			return err;
 	}
@@ -79,6 +172,11 @@ int netdev_read(const char *sysfs_root, const char *name, struct netdev_stat *st
 		st->speed_gbps = mbps / 1000.0;
 	st->valid = true;
 	return 0;
+}
+
+int netdev_read(const char *sysfs_root, const char *name, struct netdev_stat *st)
+{
+	return netdev_read_kept(sysfs_root, name, st, NULL);
 }
 
 static int cmp_port(const void *a, const void *b)
@@ -104,7 +202,7 @@ static int cmp_counter(const void *a, const void *b)
  * counters, without reading the five files again), else read now.
  */
 static void port_netdev(const char *sysfs_root, const struct link_sample *s, const char *name,
-			struct rdma_port *p)
+			struct rdma_port *p, struct port_attrs *pa)
 {
 	struct netdev_stat k;
 	const struct netdev_stat *nd;
@@ -114,12 +212,13 @@ static void port_netdev(const char *sysfs_root, const struct link_sample *s, con
 	if (nd)
 		p->nd = *nd;
 	else
-		netdev_read(sysfs_root, name, &p->nd);
+		netdev_read_kept(sysfs_root, name, &p->nd, pa);
 	snprintf(p->nd.name, sizeof(p->nd.name), "%s", name);
 }
 
 static int read_port(const char *sysfs_root, const struct link_sample *s, const char *dev,
-		     unsigned int port, const struct port_attr *cached, struct rdma_port *p)
+		     unsigned int port, const struct port_attr *cached, struct rdma_port *p,
+		     struct port_attrs *pa)
 {
 	static const char *const pc[] = { "port_xmit_data", "port_rcv_data", "port_xmit_packets",
 					  "port_rcv_packets" };
@@ -157,7 +256,7 @@ static int read_port(const char *sysfs_root, const struct link_sample *s, const 
 	/* rxe has no counters/ at all; mlx5 may answer "N/A (no PMA)" */
 	for (int i = 0; i < PORT_COUNTERS; i++) {
 		snprintf(path, sizeof(path), "%s/counters/%s", dir, pc[i]);
-		if (read_u64(path, &p->pc[i]) == 0)
+		if (kept_read_u64(pa, path, &p->pc[i]) == 0)
 			p->pc_valid |= 1u << i;
 	}
 	snprintf(path, sizeof(path), "%s/hw_counters", dir);
@@ -169,7 +268,7 @@ static int read_port(const char *sysfs_root, const struct link_sample *s, const 
 			continue;
 		snprintf(path, sizeof(path), "%s/hw_counters/%s", dir, de->d_name);
 		snprintf(c->name, sizeof(c->name), "%s", de->d_name);
-		if (read_u64(path, &c->v) == 0)
+		if (kept_read_u64(pa, path, &c->v) == 0)
 			p->nhw++;
 	}
 	if (d)
@@ -178,20 +277,20 @@ static int read_port(const char *sysfs_root, const struct link_sample *s, const 
 	/* the netdev of a RoCE port: the first GID's (kept with the attributes) */
 	if (cached) {
 		if (cached->ndev[0])
-			port_netdev(sysfs_root, s, cached->ndev, p);
+			port_netdev(sysfs_root, s, cached->ndev, p, pa);
 		return 0;
 	}
 	for (int i = 0; i < 8; i++) {
 		snprintf(path, sizeof(path), "%s/gid_attrs/ndevs/%d", dir, i);
 		if (read_line(path, buf, sizeof(buf)) == 0 && buf[0]) {
-			port_netdev(sysfs_root, s, buf, p);
+			port_netdev(sysfs_root, s, buf, p, pa);
 			break;
 		}
 	}
 	return 0;
 }
 
-static int sample_netdevs(const char *sysfs_root, struct link_sample *s)
+static int sample_netdevs(const char *sysfs_root, struct link_sample *s, struct port_attrs *pa)
 {
 	char path[512];
 	struct dirent *de;
@@ -209,7 +308,7 @@ static int sample_netdevs(const char *sysfs_root, struct link_sample *s)
 		err = GROW(s->nds, cap, s->nnd + 1, 8);
 		if (err)
 			break;
-		if (netdev_read(sysfs_root, de->d_name, &s->nds[s->nnd]) == 0)
+		if (netdev_read_kept(sysfs_root, de->d_name, &s->nds[s->nnd], pa) == 0)
 			s->nnd++;
 	}
 	if (d)
@@ -242,13 +341,16 @@ static const struct port_attr *attrs_of(struct port_attrs *pa, const char *dev, 
 
 void port_attrs_free(struct port_attrs *attrs)
 {
+	while (attrs->nkept)
+		kept_drop(attrs, attrs->nkept - 1);
+	free(attrs->kept);
 	free(attrs->a);
 	free(attrs->rates);
 	memset(attrs, 0, sizeof(*attrs));
 }
 
-int link_sample(const char *sysfs_root, const struct verbs_rate *rates, size_t nrates,
-		struct port_attrs *attrs, struct link_sample *s)
+static int sample(const char *sysfs_root, const struct verbs_rate *rates, size_t nrates,
+		  struct port_attrs *attrs, struct link_sample *s)
 {
 	char ib[512], path[512];
 	struct dirent *de, *pe;
@@ -262,7 +364,7 @@ int link_sample(const char *sysfs_root, const struct verbs_rate *rates, size_t n
 	s->ts_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	err = root_path(ib, sizeof(ib), sysfs_root, "/sys/class/infiniband");
 	if (!err)
-		err = sample_netdevs(sysfs_root, s);
+		err = sample_netdevs(sysfs_root, s, attrs);
 	if (err) {
 		link_sample_free(s);
 		return err;
@@ -308,7 +410,7 @@ int link_sample(const char *sysfs_root, const struct verbs_rate *rates, size_t n
 			if (err)
 				break;
 			fresh = attrs_of(attrs, de->d_name, port, s->ts_ns, &slot);
-			err = read_port(sysfs_root, s, de->d_name, port, fresh, &s->ports[s->n]);
+			err = read_port(sysfs_root, s, de->d_name, port, fresh, &s->ports[s->n], attrs);
 			if (err)
 				break;
 			/* kept only when read: a failed read is tried again at the next sample */
@@ -343,6 +445,15 @@ int link_sample(const char *sysfs_root, const struct verbs_rate *rates, size_t n
 		snprintf(s->why_empty, sizeof(s->why_empty),
 			 "no RDMA devices: %s is empty", ib);
 	return 0;
+}
+
+int link_sample(const char *sysfs_root, const struct verbs_rate *rates, size_t nrates,
+		struct port_attrs *attrs, struct link_sample *s)
+{
+	int err = sample(sysfs_root, rates, nrates, attrs, s);
+
+	kept_sweep(attrs);
+	return err;
 }
 
 void link_sample_free(struct link_sample *s)

@@ -85,7 +85,21 @@ struct port_attrs {
 	struct verbs_rate *rates;
 	size_t nrates;
 	uint64_t rates_ns;			/* CLOCK_MONOTONIC of the last ask; 0: never */
+	/*
+	 * Counter files (netdev statistics, RDMA port counters and hw_counters) kept open between
+	 * samples and read again with pread() at offset 0, where sysfs shows the value afresh: one
+	 * system call a counter a tick, not an open, a path walk, a read and a close. A file not read
+	 * in a sample is closed at its end (a device gone); at most KEPT_FILES_MAX are kept.
+	 */
+	struct kept_file {
+		char *path;
+		int fd;
+		bool used;
+	} *kept;
+	size_t nkept, kept_cap, kept_next;
 };
+
+#define KEPT_FILES_MAX 256
 
 /*
  * Sample every port under ROOT/sys/class/infiniband. @rates (may be NULL) overrides sysfs rates,
