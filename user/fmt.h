@@ -17,30 +17,8 @@ static inline void put_s(FILE *f, const char *s)
 	fwrite_unlocked(s, 1, strlen(s), f);
 }
 
-static inline void put_u64(FILE *f, uint64_t v)
-{
-	char b[20];
-	int i = (int)sizeof(b);
-
-	do {
-		b[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	fwrite_unlocked(b + i, 1, sizeof(b) - (size_t)i, f);
-}
-
-static inline void put_i64(FILE *f, int64_t v)
-{
-	if (v < 0) {
-		putc_unlocked('-', f);
-		put_u64(f, (uint64_t)0 - (uint64_t)v);
-	} else {
-		put_u64(f, (uint64_t)v);
-	}
-}
-
 /* the digits of @v at @out (at least 20 bytes, not terminated): how many */
-static inline int snprintf_u64(char *out, uint64_t v)
+static inline int fmt_u64(char *out, uint64_t v)
 {
 	char b[20];
 	int i = (int)sizeof(b);
@@ -51,6 +29,23 @@ static inline int snprintf_u64(char *out, uint64_t v)
 	} while (v);
 	memcpy(out, b + i, sizeof(b) - (size_t)i);
 	return (int)sizeof(b) - i;
+}
+
+static inline void put_u64(FILE *f, uint64_t v)
+{
+	char b[20];
+
+	fwrite_unlocked(b, 1, (size_t)fmt_u64(b, v), f);
+}
+
+static inline void put_i64(FILE *f, int64_t v)
+{
+	if (v < 0) {
+		putc_unlocked('-', f);
+		put_u64(f, (uint64_t)0 - (uint64_t)v);
+	} else {
+		put_u64(f, (uint64_t)v);
+	}
 }
 
 /*
@@ -89,7 +84,7 @@ static inline int fmt_g9(char *out, double v)
 	/* d * 10^(e - 8): the integer part, then the fraction without its trailing zeros */
 	div = (uint64_t)p10[8 - e];
 	if (e >= 0)
-		n += snprintf_u64(out + n, d / div);
+		n += fmt_u64(out + n, d / div);
 	else
 		out[n++] = '0';
 	d %= div;

@@ -49,7 +49,7 @@ static inline void put_c(struct jw *w, char c)
 static void put_unsigned(struct jw *w, uint64_t v)
 {
 	char b[20];
-	int n = snprintf_u64(b, v);
+	int n = fmt_u64(b, v);
 
 	put(w, b, (size_t)n);
 }
@@ -139,16 +139,23 @@ void jw_i64(struct jw *w, const char *key, int64_t v)
 	put_signed(w, v);
 }
 
+/* @key's prefix, and null for a NaN or an infinity (not JSON): false when that is the value */
+static bool number(struct jw *w, const char *key, double v)
+{
+	prefix(w, key);
+	if (isfinite(v))
+		return true;
+	put(w, "null", 4);
+	return false;
+}
+
 void jw_dbl(struct jw *w, const char *key, double v)
 {
 	char b[32];
 	int n;
 
-	prefix(w, key);
-	if (!isfinite(v)) {
-		put(w, "null", 4);
+	if (!number(w, key, v))
 		return;
-	}
 	/*
 	 * a whole number below 1e9 in magnitude is its digits in %.9g (no exponent, no point): written
 	 * as an integer; -0 is "-0" there, which fmt_g9 leaves to printf
@@ -166,11 +173,8 @@ void jw_time(struct jw *w, const char *key, double secs)
 	char b[64];
 	int n;
 
-	prefix(w, key);
-	if (!isfinite(secs)) {
-		put(w, "null", 4);
+	if (!number(w, key, secs))
 		return;
-	}
 	n = snprintf(b, sizeof(b), "%.6f", secs);
 	if (n > 0 && (size_t)n < sizeof(b)) {
 		put(w, b, (size_t)n);
