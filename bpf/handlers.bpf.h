@@ -487,6 +487,7 @@ static __always_inline void FN(note_client)(struct rpc_task *task, struct rpc_cl
 			ci.parent = BPF_CORE_READ(parent, cl_clid);
 		if ((int)bpf_map_update_elem(&clients, &clid, &ci, BPF_NOEXIST) == ERR_TOO_BIG)
 			count(CNT_CLIENTS_FULL);
+		gen_bump(GEN_CLIENTS);
 		return;
 	}
 	hdr = (struct nfs_pgio_header *)BPF_CORE_READ(task, tk_calldata);
@@ -498,6 +499,7 @@ static __always_inline void FN(note_client)(struct rpc_task *task, struct rpc_cl
 	ci.dev = BPF_CORE_READ(sb, s_dev);
 	if ((int)bpf_map_update_elem(&clients, &clid, &ci, BPF_ANY) == ERR_TOO_BIG)
 		count(CNT_CLIENTS_FULL);
+	gen_bump(GEN_CLIENTS);
 }
 
 static __always_inline int FN(handle_stats_latency)(struct rpc_task *task, __s64 backlog, __s64 rtt,
@@ -547,17 +549,24 @@ static __always_inline int FN(handle_stats_latency)(struct rpc_task *task, __s64
 		return 0;
 	if (made && proc && !o->name[0])
 		bpf_probe_read_kernel_str(o->name, sizeof(o->name), RD(proc, p_name));
+	if (made)
+		gen_bump(GEN_OPS);
 	/* once this op's client is placed, or cannot be placed from this op, no lookup per RPC */
 	if (!o->client_done) {
 		ci = bpf_map_lookup_elem(&clients, &k.clid);
-		if (ci && (ci->dev || !FN(is_page_io)(o->name)))
+		if (ci && (ci->dev || !FN(is_page_io)(o->name))) {
 			o->client_done = 1;
-		else
+			gen_bump(GEN_OPS);
+		} else {
 			FN(note_client)(task, clnt, k.clid, o->name, ci != NULL);
+		}
 	}
 	c = op_counters(o);
 	op_account(c ? c : &o->c, !c, RD(rqst, rq_ntrans), RD(task, tk_timeouts),
 		   RD(task, tk_status) < 0, RD(rqst, rq_xmit_bytes_sent), RD(rqst, rq_reply_bytes_recvd), v);
+	/* counted in the entry itself: its first RPCs while its slot is being taken, or no slot left */
+	if (!c)
+		gen_bump(GEN_OPS);
 	return 0;
 }
 
@@ -639,7 +648,9 @@ static __always_inline int FN(handle_clnt_free)(struct rpc_clnt *clnt)
 		return 0;
 	clid = RD(clnt, cl_clid);
 	bpf_map_delete_elem(&clients, &clid);
+	gen_bump(GEN_CLIENTS);
 	bpf_for_each_map_elem(&ops, forget_client, &clid, 0);
+	gen_bump(GEN_OPS);
 	return 0;
 }
 

@@ -30,6 +30,13 @@ __u32 armed;
 /* set by user space when rpcrdma's BTF proves its request pool is max_reqs: see effective_limit() */
 __u32 rdma_pool_is_max_reqs;
 /*
+ * Bumped after every change a program makes to an entry of ops or clients (enum map_gen). Once
+ * an op counts in its per-CPU slot its entry stands still, so user space reads these maps again
+ * only when their generation moved: otherwise a tick walked their 8,192 and 4,096 buckets and
+ * copied ~1 KB an op, most of a busy tick's map reads under TCG.
+ */
+__u64 map_gen[GENS];
+/*
  * Entries in waiters made through the function hooks (rpc_sleep_on() and kin), per kind; the
  * tracepoint design's are closed by their wake-up and never counted here. An RPC looks for its
  * wait only when one it could end is open somewhere (xprt_reserve ends all but the send queue's).
@@ -229,6 +236,17 @@ static __always_inline void *insert_or_get(void *map, const void *key, const voi
 }
 
 /* the entry of @key in @map, made from @init when absent (insert_or_get()) */
+/*
+ * A fetching add: ordered after the change it announces on every JIT (x86's lock xadd, arm64's
+ * ldaddal); a plain BPF atomic add is arm64's stadd, which orders nothing.
+ */
+static __always_inline void gen_bump(enum map_gen g)
+{
+	__u64 v = __sync_fetch_and_add(&map_gen[g], 1);
+
+	asm volatile("" : : "r"(v));
+}
+
 static __always_inline void *lookup_or_init(void *map, const void *key, const void *init, __u32 full,
 					    bool *made)
 {
@@ -379,6 +397,7 @@ static __always_inline struct op_counts *op_counters(struct op_stats *o)
 			return NULL;
 		p = op_slot_take();
 		o->pslot = p;
+		gen_bump(GEN_OPS);
 	}
 	if (!p || p > op_slots)
 		return NULL;

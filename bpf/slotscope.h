@@ -38,6 +38,9 @@ enum wait_kind {
 
 enum lat_stage { STAGE_QUEUE, STAGE_RTT, STAGE_EXECUTE, STAGES };
 
+/* the hash maps whose entries seldom change, and which user space reads only when they did */
+enum map_gen { GEN_OPS, GEN_CLIENTS, GENS };
+
 enum counter {
 	CNT_INFLIGHT_FULL,	/* a slot acquire not tracked: inflight map full */
 	CNT_WAITERS_FULL,	/* a wait not timed: waiters map full */

@@ -68,6 +68,13 @@ struct engine {
 	size_t pcpu_keys_cap;
 	/* entries each hash map had at its last read (xprts, ops, clients, sessions, jobio, jobtasks) */
 	size_t read_hint[6];
+	/* ops and clients as last read, and the generation (map_gen) read just before */
+	struct map_copy {
+		void *arr;
+		size_t n;
+		__u64 gen;
+		bool valid;
+	} copies[GENS];
 	/* the caller's buffer for the one-line reason, during engine_open/engine_attach */
 	char *why;
 	size_t whylen;

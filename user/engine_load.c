@@ -427,6 +427,8 @@ void engine_close(struct engine *e)
 	level_marks_free(&e->marks);
 	free(e->pcpu);
 	free(e->pcpu_keys);
+	for (int g = 0; g < GENS; g++)
+		free(e->copies[g].arr);
 	if (e->btf_fd >= 0)
 		close(e->btf_fd);
 	for (size_t i = 0; i < sizeof(e->mods) / sizeof(e->mods[0]); i++)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* What the kernel offers the hooks: BTF, tracefs, kallsyms, rpcrdma's pool. */
 #include <errno.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -350,6 +351,8 @@ void probe_rdma(struct engine *e)
 				rdma_pool_from_btf(e, mod);
 			btf__free(mod);
 			btf__free(base);
+			/* the parse's megabytes were heap blocks after heap_settle(): give them back */
+			malloc_trim(0);
 		}
 	}
 	if (e->pools_tried || e->pools_off)

@@ -92,6 +92,40 @@ static int read_map(int fd, size_t ksz, size_t vsz, size_t koff, size_t voff, si
 	return 0;
 }
 
+static int dup_array(void **dst, const void *src, size_t n, size_t size);
+
+/*
+ * A map whose entries seldom change (enum map_gen), read again only when a program changed an
+ * entry since the last read: the generation is read first, so a change it does not count is
+ * counted at the next tick. User space's own deletions (engine_reap) drop the copy.
+ */
+static int read_map_gen(struct engine *e, enum map_gen g, int fd, size_t ksz, size_t vsz,
+			size_t koff, size_t voff, size_t rsz, void **arr, size_t *n, size_t *hint)
+{
+	struct map_copy *c = &e->copies[g];
+	__u64 gen = __atomic_load_n(&e->skel->bss->map_gen[g], __ATOMIC_ACQUIRE);
+	int err;
+
+	if (!c->valid || gen != c->gen) {
+		free(c->arr);
+		c->arr = NULL;
+		c->valid = false;
+		err = read_map(fd, ksz, vsz, koff, voff, rsz, &c->arr, &c->n, hint);
+		if (err)
+			return err;
+		c->gen = gen;
+		c->valid = true;
+	}
+	*n = c->n;
+	return dup_array(arr, c->arr, c->n, rsz);
+}
+
+static void drop_copies(struct engine *e)
+{
+	for (int g = 0; g < GENS; g++)
+		e->copies[g].valid = false;
+}
+
 /*
  * The kernel skips a program that fires while it already runs on that CPU (a softirq event
  * landing on a handler in task context): that event is lost to every count, so it is counted.
@@ -336,17 +370,17 @@ int engine_snapshot(struct engine *e, struct snapshot *snap)
 	if (!err)
 		err = read_tab(e, snap);
 	if (!err)
-		err = read_map(bpf_map__fd(s->maps.ops), sizeof(struct op_key), sizeof(struct op_stats),
-			       offsetof(struct op_snap, k), offsetof(struct op_snap, s),
-			       sizeof(struct op_snap), (void **)&snap->ops, &snap->nops,
-			       &e->read_hint[1]);
+		err = read_map_gen(e, GEN_OPS, bpf_map__fd(s->maps.ops), sizeof(struct op_key),
+				   sizeof(struct op_stats), offsetof(struct op_snap, k),
+				   offsetof(struct op_snap, s), sizeof(struct op_snap),
+				   (void **)&snap->ops, &snap->nops, &e->read_hint[1]);
 	if (!err)
 		err = add_pcpu(e, snap);
 	if (!err)
-		err = read_map(bpf_map__fd(s->maps.clients), sizeof(__u32), sizeof(struct client_info),
-			       offsetof(struct client_snap, clid), offsetof(struct client_snap, ci),
-			       sizeof(struct client_snap), (void **)&snap->clients, &snap->nclients,
-			       &e->read_hint[2]);
+		err = read_map_gen(e, GEN_CLIENTS, bpf_map__fd(s->maps.clients), sizeof(__u32),
+				   sizeof(struct client_info), offsetof(struct client_snap, clid),
+				   offsetof(struct client_snap, ci), sizeof(struct client_snap),
+				   (void **)&snap->clients, &snap->nclients, &e->read_hint[2]);
 	if (!err)
 		err = read_map(bpf_map__fd(s->maps.sessions), sizeof(__u64), sizeof(struct session_stats),
 			       offsetof(struct session_snap, key), offsetof(struct session_snap, s),
@@ -493,6 +527,8 @@ int engine_reap(struct engine *e, const struct snapshot *snap, size_t *nreaped)
 	for (size_t i = 0; n && i < snap->nsessions; i++)
 		if (reaped(snap, dead, snap->sessions[i].s.xprt))
 			bpf_map_delete_elem(bpf_map__fd(e->skel->maps.sessions), &snap->sessions[i].key);
+	if (n)
+		drop_copies(e);
 	free(dead);
 	*nreaped = n;
 	return 0;

@@ -261,6 +261,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+/* stdout's buffer: static, as it must outlive every write, the last at exit() */
+static char stdout_block[1 << 18];
+
 int main(int argc, char **argv)
 {
 	static const struct argp argp = { options, parse_arg, args_doc, doc, NULL, NULL, NULL };
@@ -268,11 +271,6 @@ int main(int argc, char **argv)
 	struct run *s;
 	int dashdash = argc, rc;
 
-	/*
-	 * A --json tick at 64 transports is ~260 KB: stdio's default block (4 KiB for a file or pipe)
-	 * made it 65 write()s a tick. The line is flushed whole at each tick either way; a terminal
-	 * keeps its line buffering.
-	 */
 	/*
 	 * glibc maps blocks of 128 KiB and more until the first is freed, then raises that threshold
 	 * for good to the freed block's size and its trim threshold to twice that: the megabytes of
@@ -283,8 +281,14 @@ int main(int argc, char **argv)
 	 */
 	mallopt(M_MMAP_THRESHOLD, 128 << 10);
 	mallopt(M_TRIM_THRESHOLD, 128 << 10);
+	/*
+	 * A --json tick at 64 transports is ~220 KB: stdio's default block (st_blksize, 4 KiB on
+	 * tmpfs and pipes) made it ~20 write()s a tick. glibc's setvbuf() ignores the size unless it
+	 * is given the buffer. The line is flushed whole at each tick either way; a terminal keeps
+	 * its line buffering.
+	 */
 	if (!isatty(STDOUT_FILENO))
-		setvbuf(stdout, NULL, _IOFBF, 1 << 18);
+		setvbuf(stdout, stdout_block, _IOFBF, sizeof(stdout_block));
 	/* everything after "--" is the command; argp must not see it */
 	for (int i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "--")) {
