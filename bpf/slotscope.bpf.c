@@ -235,7 +235,6 @@ static __always_inline void *insert_or_get(void *map, const void *key, const voi
 	return bpf_map_lookup_elem(map, key);
 }
 
-/* the entry of @key in @map, made from @init when absent (insert_or_get()) */
 /*
  * A fetching add: ordered after the change it announces on every JIT (x86's lock xadd, arm64's
  * ldaddal); a plain BPF atomic add is arm64's stadd, which orders nothing.
@@ -247,6 +246,7 @@ static __always_inline void gen_bump(enum map_gen g)
 	asm volatile("" : : "r"(v));
 }
 
+/* the entry of @key in @map, made from @init when absent (insert_or_get()) */
 static __always_inline void *lookup_or_init(void *map, const void *key, const void *init, __u32 full,
 					    bool *made)
 {
