@@ -564,8 +564,14 @@ static __always_inline int FN(handle_stats_latency)(struct rpc_task *task, __s64
 	c = op_counters(o);
 	op_account(c ? c : &o->c, !c, RD(rqst, rq_ntrans), RD(task, tk_timeouts),
 		   RD(task, tk_status) < 0, RD(rqst, rq_xmit_bytes_sent), RD(rqst, rq_reply_bytes_recvd), v);
-	/* counted in the entry itself: its first RPCs while its slot is being taken, or no slot left */
-	if (!c)
+	/*
+	 * Counted in the entry itself while its slot is being taken (the claim's bump may come
+	 * before this count ends). An op left without a slot counts there at every RPC: no bump,
+	 * which would be a global cache line bounced at every RPC on a large node; user space reads
+	 * the map every tick while one such op is in its copy (the bump that set OP_NOSLOT put it
+	 * there).
+	 */
+	if (!c && o->pslot != OP_NOSLOT)
 		gen_bump(GEN_OPS);
 	return 0;
 }

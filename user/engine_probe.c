@@ -351,7 +351,7 @@ void probe_rdma(struct engine *e)
 				rdma_pool_from_btf(e, mod);
 			btf__free(mod);
 			btf__free(base);
-			/* the parse's megabytes were heap blocks after heap_settle(): give them back */
+			/* the parse's megabytes were heap blocks after the load (run.c, heap_for()): give them back */
 			malloc_trim(0);
 		}
 	}

@@ -92,15 +92,38 @@ static int read_map(int fd, size_t ksz, size_t vsz, size_t koff, size_t voff, si
 	return 0;
 }
 
-static int dup_array(void **dst, const void *src, size_t n, size_t size);
+static int dup_array(void **dst, const void *src, size_t n, size_t size)
+{
+	*dst = NULL;
+	if (!n)
+		return 0;
+	*dst = malloc(n * size);
+	if (!*dst)
+		return -ENOMEM;
+	memcpy(*dst, src, n * size);
+	return 0;
+}
+
+/* an op without a per-CPU slot counts in its entry at every RPC, unannounced (handlers.bpf.h) */
+static bool ops_count_in_place(const void *rows, size_t n)
+{
+	const struct op_snap *o = rows;
+
+	for (size_t i = 0; i < n; i++)
+		if (o[i].s.pslot == OP_NOSLOT)
+			return true;
+	return false;
+}
 
 /*
  * A map whose entries seldom change (enum map_gen), read again only when a program changed an
- * entry since the last read: the generation is read first, so a change it does not count is
- * counted at the next tick. User space's own deletions (engine_reap) drop the copy.
+ * entry since the last read, or when @in_place says the copy holds entries that change without
+ * a bump: the generation is read first, so a change it does not count is counted at the next
+ * tick. User space's own deletions (engine_reap) drop the copy.
  */
-static int read_map_gen(struct engine *e, enum map_gen g, int fd, size_t ksz, size_t vsz,
-			size_t koff, size_t voff, size_t rsz, void **arr, size_t *n, size_t *hint)
+static int read_map_gen(struct engine *e, enum map_gen g, bool (*in_place)(const void *, size_t),
+			int fd, size_t ksz, size_t vsz, size_t koff, size_t voff, size_t rsz,
+			void **arr, size_t *n, size_t *hint)
 {
 	struct map_copy *c = &e->copies[g];
 	__u64 gen = __atomic_load_n(&e->skel->bss->map_gen[g], __ATOMIC_ACQUIRE);
@@ -114,7 +137,7 @@ static int read_map_gen(struct engine *e, enum map_gen g, int fd, size_t ksz, si
 		if (err)
 			return err;
 		c->gen = gen;
-		c->valid = true;
+		c->valid = !in_place || !in_place(c->arr, c->n);
 	}
 	*n = c->n;
 	return dup_array(arr, c->arr, c->n, rsz);
@@ -370,14 +393,14 @@ int engine_snapshot(struct engine *e, struct snapshot *snap)
 	if (!err)
 		err = read_tab(e, snap);
 	if (!err)
-		err = read_map_gen(e, GEN_OPS, bpf_map__fd(s->maps.ops), sizeof(struct op_key),
-				   sizeof(struct op_stats), offsetof(struct op_snap, k),
+		err = read_map_gen(e, GEN_OPS, ops_count_in_place, bpf_map__fd(s->maps.ops),
+				   sizeof(struct op_key), sizeof(struct op_stats), offsetof(struct op_snap, k),
 				   offsetof(struct op_snap, s), sizeof(struct op_snap),
 				   (void **)&snap->ops, &snap->nops, &e->read_hint[1]);
 	if (!err)
 		err = add_pcpu(e, snap);
 	if (!err)
-		err = read_map_gen(e, GEN_CLIENTS, bpf_map__fd(s->maps.clients), sizeof(__u32),
+		err = read_map_gen(e, GEN_CLIENTS, NULL, bpf_map__fd(s->maps.clients), sizeof(__u32),
 				   sizeof(struct client_info), offsetof(struct client_snap, clid),
 				   offsetof(struct client_snap, ci), sizeof(struct client_snap),
 				   (void **)&snap->clients, &snap->nclients, &e->read_hint[2]);
@@ -555,18 +578,6 @@ void engine_forget_jobio(struct engine *e, const struct job_key *keys, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		bpf_map_delete_elem(bpf_map__fd(e->skel->maps.jobio), &keys[i]);
-}
-
-static int dup_array(void **dst, const void *src, size_t n, size_t size)
-{
-	*dst = NULL;
-	if (!n)
-		return 0;
-	*dst = malloc(n * size);
-	if (!*dst)
-		return -ENOMEM;
-	memcpy(*dst, src, n * size);
-	return 0;
 }
 
 int snapshot_dup(struct snapshot *dst, const struct snapshot *src)

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* slotscope: RPC slot tables, their waits and latency, per NFS transport and mount. */
 #include <argp.h>
-#include <malloc.h>
 #include <stdarg.h>
 #include <errno.h>
 #include <stdio.h>
@@ -271,16 +270,6 @@ int main(int argc, char **argv)
 	struct run *s;
 	int dashdash = argc, rc;
 
-	/*
-	 * glibc maps blocks of 128 KiB and more until the first is freed, then raises that threshold
-	 * for good to the freed block's size and its trim threshold to twice that: the megabytes of
-	 * BTF libbpf frees at load left 2-3 MiB of heap held for the rest of a run, and a later large
-	 * free (a map read, a tick at a new size) another 0.4-1.5 MiB at a moment that varied. Fixed
-	 * thresholds keep the load's large blocks mapped and given back; open_engine() sets the ones
-	 * for the ticks once everything is loaded.
-	 */
-	mallopt(M_MMAP_THRESHOLD, 128 << 10);
-	mallopt(M_TRIM_THRESHOLD, 128 << 10);
 	/*
 	 * A --json tick at 64 transports is ~220 KB: stdio's default block (st_blksize, 4 KiB on
 	 * tmpfs and pipes) made it ~20 write()s a tick. glibc's setvbuf() ignores the size unless it

@@ -96,16 +96,21 @@ static int print_audit(struct run *s)
 }
 
 /*
- * After the load, whose large blocks main() had mapped (and libbpf has freed): what the load
- * left in the heap goes back, and a tick's blocks then come from the heap below 4 MiB: mapped
- * afresh each tick, a 64-transport tick's arrays cost +0.2-1.1 % of a TCG vCPU in page faults.
- * The trim threshold bounds what a tick at a new size keeps.
+ * glibc maps blocks of 128 KiB and more until the first is freed, then raises that threshold for
+ * good to the freed block's size and its trim threshold to twice that: the megabytes of BTF
+ * libbpf frees at load stayed in the heap for the rest of a run (2-3 MiB), and a later large free
+ * (a map read, a tick at a new size) added 0.4-1.5 MiB at a moment that varied. So the thresholds
+ * are fixed: at 128 KiB for the load, whose large blocks are mapped and given back; then what the
+ * load left in the heap goes back, and a tick's blocks come from the heap below 4 MiB (mapped
+ * afresh each tick, a 64-transport tick's arrays cost +0.2-1.1 % of a TCG vCPU in page faults),
+ * trimmed above 1 MiB so a tick at a new size keeps little.
  */
-static void heap_settle(void)
+static void heap_for(bool load)
 {
-	malloc_trim(0);
-	mallopt(M_MMAP_THRESHOLD, 4 << 20);
-	mallopt(M_TRIM_THRESHOLD, 1 << 20);
+	if (!load)
+		malloc_trim(0);
+	mallopt(M_MMAP_THRESHOLD, load ? 128 << 10 : 4 << 20);
+	mallopt(M_TRIM_THRESHOLD, load ? 128 << 10 : 1 << 20);
 }
 
 static int open_engine(struct run *s)
@@ -142,6 +147,7 @@ static int open_engine(struct run *s)
 	/* before megabytes of BTF and kallsyms are parsed: the caller decides what no NFS means */
 	if (!engine_sunrpc_loaded(s->o.sysfs_root))
 		return -ENOENT;
+	heap_for(true);
 	err = engine_open(&s->e, &eo, why, sizeof(why));
 	if (err == -ENOENT && !strcmp(why, "sunrpc"))
 		return -ENOENT;
@@ -150,7 +156,7 @@ static int open_engine(struct run *s)
 		return EXIT_NOPERM;
 	}
 	err = engine_attach(s->e, why, sizeof(why));
-	heap_settle();
+	heap_for(false);
 	if (err) {
 		pr_err("%s\n", why);
 		engine_close(s->e);

@@ -1,0 +1,32 @@
+# Ops past the per-CPU op slots count in their own map entries at every RPC, and no program
+# announces it (a bump of the ops generation there would bounce a global cache line at every RPC
+# on a large node): user space must read the ops map every tick while its copy holds such an op.
+# The test build takes 2 op slots; a mount is written twice, the second time with every op it
+# needs already made, so nothing else moves the generation. Its counts against mountstats.
+nfsd_start >/dev/null || exit 1
+mount_tcp /mnt/b 3 16 >/dev/null || exit 1
+w0=$(mountstats_op /mnt/b WRITE ops)
+c0=$(mountstats_op /mnt/b COMMIT ops)
+# a run of its own length, as the exporter runs: no command whose end would read the maps afresh
+SLOTSCOPE_TEST_OP_SLOTS=2 slotscope-faults --json 1 -d 30 >/tmp/s.json 2>/tmp/s.err &
+p=$!
+i=0
+until grep -q '"type":"interval"' /tmp/s.json 2>/dev/null || [ $i -ge 240 ]; do sleep 0.5; i=$((i + 1)); done
+writers /mnt/b 16 1
+sleep 2
+writers /mnt/b 16 1
+sleep 2
+bpftool map dump name ops | grep -c '"pslot": 4294967295' >/tmp/unslotted
+# its summary at the end of its 30 s (writers' wait may have reaped it: no wait on its pid)
+i=0
+until grep -q '"type":"summary"' /tmp/s.json 2>/dev/null || [ $i -ge 240 ]; do sleep 0.5; i=$((i + 1)); done
+w1=$(mountstats_op /mnt/b WRITE ops)
+c1=$(mountstats_op /mnt/b COMMIT ops)
+jq -c 'select(.type == "summary")' /tmp/s.json >/tmp/sum.json
+check_eq "one summary" "$(wc -l </tmp/sum.json)" 1
+# an event the kernel skipped (a program already running on that CPU) is lost to every count
+miss=$(jq '.counters.recursion_misses' /tmp/sum.json)
+check_gt "ops past the 2 slots (counting in their entries)" "$(cat /tmp/unslotted)" 0
+check_within "WRITE ops = mountstats delta" "$(ss_op /tmp/sum.json /mnt/b WRITE .count)" $((w1 - w0)) "$miss"
+check_within "COMMIT ops = mountstats delta" "$(ss_op /tmp/sum.json /mnt/b COMMIT .count)" $((c1 - c0)) "$miss"
+exit $CHECK_FAILED
