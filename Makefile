@@ -147,6 +147,12 @@ $(O)/slotscope-faults: $(O)/user/main.o $(LIB_OBJS) $(O)/tests/faults/refuse.o
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
+# The leak checks' view of the heap (tests/vm/test_churn.sh): LD_PRELOAD into the release binary.
+# Never installed or packaged.
+$(O)/heapwatch.so: tests/faults/heapwatch.c
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) -fPIC -shared $(LDFLAGS) $< -o $@
+
 # the textfile writer's size and CPU for 1, 16 and 64 transports (host only, seconds)
 $(O)/tests/prombench: $(O)/bench/prombench.o $(LIB_OBJS)
 	$(call msg,LINK,$@)
@@ -319,7 +325,7 @@ vm-test: all vm-image
 	$(Q)tests/run-tests.sh $(VM_TESTS)
 
 .PHONY: unit-test-bins
-unit-test-bins: $(UNIT_BINS) $(O)/slotscope $(O)/slotscope-faults $(O)/tests/fleetgen $(O)/tests/snapgen
+unit-test-bins: $(UNIT_BINS) $(O)/slotscope $(O)/slotscope-faults $(O)/heapwatch.so $(O)/tests/fleetgen $(O)/tests/snapgen
 
 # one VM (TCP behind a slow server, RDMA credits), then two VMs joined by a wire (RDMA link)
 demo:
@@ -391,7 +397,7 @@ rpm: | deps-test
 
 clean:
 	$(call msg,CLEAN,$(O))
-	$(Q)rm -rf $(O)/slotscope $(O)/slotscope-faults $(O)/user $(O)/bpf $(O)/tests $(O)/*.skel.h $(O)/btfmerge $(O)/san
+	$(Q)rm -rf $(O)/slotscope $(O)/slotscope-faults $(O)/heapwatch.so $(O)/user $(O)/bpf $(O)/tests $(O)/*.skel.h $(O)/btfmerge $(O)/san
 
 .DELETE_ON_ERROR:
 .SECONDARY:

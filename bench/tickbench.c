@@ -320,6 +320,7 @@ static void run(const char *dir, size_t nx, size_t busy, int ticks, bool hash, s
 		if (ledger_add(&l, &out.view, &mt))
 			die("out of memory");
 		model_out_free(&out);
+		view_cache_tick();
 		c[4] = cpu_us();
 		f[1] = minflt();
 		if (hash)

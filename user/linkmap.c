@@ -11,8 +11,14 @@
 #include "route.h"
 #include "util.h"
 
-/* an entry not asked for this long belongs to a transport that is gone */
+/*
+ * An entry not asked for this long belongs to a transport that is gone; and of the entries whose
+ * transport was not in the last snapshot, only the LINK_GONE_MAX used last are kept: bounded by
+ * time alone, per-job mounts (three transports each, with rpcbind's and mountd's) kept a
+ * thousand answers nobody would ask for again.
+ */
 #define LINK_FORGET_S 300.0
+#define LINK_GONE_MAX 64
 
 void linkmap_init(struct linkmap *m, const char *procfs_root, const char *sysfs_root)
 {
@@ -213,6 +219,19 @@ int linkmap_update(struct linkmap *m, const struct snapshot *s)
 			break;
 	}
 	round_free(&r);
+	for (;;) {
+		size_t gone = 0, old = m->n;
+
+		for (i = 0; i < m->n; i++)
+			if (m->e[i].used < t) {
+				gone++;
+				if (old == m->n || m->e[i].used < m->e[old].used)
+					old = i;
+			}
+		if (gone <= LINK_GONE_MAX)
+			break;
+		m->e[old] = m->e[--m->n];
+	}
 	return err;
 }
 

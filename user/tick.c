@@ -278,6 +278,7 @@ static int trace_tick(struct run *r, struct trace *t)
 		pr_debug("cannot reap destroyed transports: out of memory\n");
 	sample_free(&t->prev);
 	t->prev = cur;
+	view_cache_tick();
 	return 0;
 }
 

@@ -92,14 +92,31 @@ void curve_finish(struct curve_view *c, __u32 limit)
 	}
 }
 
-/* arrays released, kept for the next views: a tick's views, indexes and the textfile's take ~15 */
+/*
+ * Arrays released, kept for the next views: a tick's views, indexes and the textfile's take ~15.
+ * They follow the load, not its peak: one not taken again within VIEW_CACHE_TICKS ticks is freed,
+ * and one more than four times the size asked for (and past 64 KiB) is freed rather than handed
+ * out, the request given its own size. Without both, the cache held the largest arrays ever made
+ * (a tick where many transports were dying at once, a burst of mounts) for the rest of the run:
+ * memory that grew in steps with the timing of ticks against mounts, and stayed.
+ */
 #define VIEW_CACHE 24
+#define VIEW_CACHE_TICKS 8
+#define VIEW_OVERSIZE_MIN (64 << 10)
 
 static struct {
 	void *p;
 	size_t cap;
+	unsigned long tick;		/* the tick it was released in */
 } cache[VIEW_CACHE];
 static size_t ncache;
+static unsigned long cache_tick;
+
+static void cache_drop(size_t i)
+{
+	free(cache[i].p);
+	cache[i] = cache[--ncache];
+}
 
 void *view_alloc(size_t n, size_t size, bool zero)
 {
@@ -113,6 +130,10 @@ void *view_alloc(size_t n, size_t size, bool zero)
 	for (size_t i = 0; i < ncache; i++)
 		if (cache[i].cap >= bytes && (best == ncache || cache[i].cap < cache[best].cap))
 			best = i;
+	if (best < ncache && cache[best].cap > VIEW_OVERSIZE_MIN && cache[best].cap / 4 > bytes) {
+		cache_drop(best);
+		best = ncache;
+	}
 	if (best == ncache)
 		return zero ? calloc(n ? n : 1, size ? size : 1) : malloc(bytes ? bytes : 1);
 	p = cache[best].p;
@@ -131,6 +152,7 @@ void view_release(void *p)
 	cap = malloc_usable_size(p);
 	if (ncache < VIEW_CACHE) {
 		cache[ncache].p = p;
+		cache[ncache].tick = cache_tick;
 		cache[ncache++].cap = cap;
 		return;
 	}
@@ -145,6 +167,26 @@ void view_release(void *p)
 	free(cache[small].p);
 	cache[small].p = p;
 	cache[small].cap = cap;
+	cache[small].tick = cache_tick;
+}
+
+size_t view_cache_bytes(void)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < ncache; i++)
+		n += cache[i].cap;
+	return n;
+}
+
+void view_cache_tick(void)
+{
+	cache_tick++;
+	for (size_t i = 0; i < ncache;)
+		if (cache_tick - cache[i].tick > VIEW_CACHE_TICKS)
+			cache_drop(i);
+		else
+			i++;
 }
 
 void view_free(struct view *v)

@@ -312,6 +312,10 @@ const struct xprt_view *view_xprt(const struct view *v, __u64 key);
  */
 void *view_alloc(size_t n, size_t size, bool zero);
 void view_release(void *p);
+/* a tick has ended: kept arrays not taken for the last few ticks are freed */
+void view_cache_tick(void);
+/* what the kept arrays hold, in bytes */
+size_t view_cache_bytes(void);
 /*
  * @v's transports by key, for the lookups made per op: view_xprt()'s answer (the first of @key in
  * @v's order) by a binary search. Made once the transports stay where they are; while it lives

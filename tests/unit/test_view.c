@@ -4,6 +4,8 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdio.h>
+#include <errno.h>
+#include <malloc.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -650,6 +652,82 @@ static void test_no_mount_is_null(void **state)
 	mounts_free(&mt);
 }
 
+/* the kept arrays follow the load: an oversized one is not handed out, an unused one ages out */
+static void test_view_cache_follows_load(void **state)
+{
+	void *big, *small, *p;
+	size_t kept;
+
+	(void)state;
+	for (int t = 0; t < 64; t++)
+		view_cache_tick();
+	assert_int_equal(view_cache_bytes(), 0);
+	big = view_alloc(1 << 20, 1, false);
+	small = view_alloc(1000, 1, true);
+	assert_non_null(big);
+	assert_non_null(small);
+	view_release(big);
+	view_release(small);
+	kept = view_cache_bytes();
+	assert_true(kept >= (1 << 20) + 1000);
+	/* the best fit: the small one, the big one stays */
+	p = view_alloc(900, 1, false);
+	assert_ptr_equal(p, small);
+	assert_int_equal(view_cache_bytes(), kept - malloc_usable_size(small));
+	view_release(p);
+	/* 100 KiB from a 1 MiB array: more than four times over, so it goes and the request is its own */
+	p = view_alloc(100 << 10, 1, false);
+	assert_non_null(p);
+	assert_ptr_not_equal(p, big);
+	assert_true(view_cache_bytes() < (64 << 10));
+	view_release(p);
+	kept = view_cache_bytes();
+	assert_true(kept >= (100 << 10) + 1000);
+	/* taken again within the ticks, an array is kept; not taken, it goes */
+	for (int t = 0; t < 6; t++)
+		view_cache_tick();
+	p = view_alloc(1000, 1, false);
+	assert_ptr_equal(p, small);
+	view_release(p);
+	for (int t = 0; t < 3; t++)
+		view_cache_tick();
+	/* the 100 KiB array, untaken for 9 ticks, went; the small one, taken 3 ticks ago, stays */
+	assert_int_equal(view_cache_bytes(), malloc_usable_size(small));
+	for (int t = 0; t < 6; t++)
+		view_cache_tick();
+	assert_int_equal(view_cache_bytes(), 0);
+}
+
+/*
+ * Link answers of gone transports are bounded by count, not only by time: 200 transports come and
+ * go one a tick (per-job mounts), the live one is always answered, 64 gone ones are kept.
+ */
+static void test_linkmap_forgets_gone(void **state)
+{
+	struct xprt_snap x = { 0 };
+	struct snapshot s = { .nxprts = 1, .xprts = &x };
+	struct linkmap lm;
+	struct link_path p;
+
+	(void)state;
+	linkmap_init(&lm, FIXTURES, FIXTURES);
+	strcpy(x.s.addr, "192.168.7.2");
+	strcpy(x.s.port, "2049");
+	x.s.ident = IDENT_TCP;
+	for (unsigned int i = 0; i < 200; i++) {
+		x.key = 1000 + i;
+		x.s.first_seen_ns = 5000 + i;
+		assert_int_equal(linkmap_update(&lm, &s), 0);
+		assert_true(lm.n <= 64 + 1);
+	}
+	assert_int_equal(lm.n, 64 + 1);
+	/* the live one, and the last gone ones, are still answered; the first is forgotten */
+	assert_int_equal(linkmap_get(&lm, 1199, 5199, &p), 0);
+	assert_int_equal(linkmap_get(&lm, 1199 - 64, 5199 - 64, &p), 0);
+	assert_int_equal(linkmap_get(&lm, 1199 - 65, 5199 - 65, &p), -ENOENT);
+	linkmap_free(&lm);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -665,6 +743,8 @@ int main(void)
 		cmocka_unit_test(test_op_under_reused_address),
 		cmocka_unit_test(test_level_marks),
 		cmocka_unit_test(test_no_mount_is_null),
+		cmocka_unit_test(test_view_cache_follows_load),
+		cmocka_unit_test(test_linkmap_forgets_gone),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
