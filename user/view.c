@@ -95,14 +95,15 @@ void curve_finish(struct curve_view *c, __u32 limit)
 /*
  * Arrays released, kept for the next views: a tick's views, indexes and the textfile's take ~15.
  * They follow the load, not its peak: one not taken again within VIEW_CACHE_TICKS ticks is freed,
- * and one more than four times the size asked for (and past 64 KiB) is freed rather than handed
+ * and one more than twice the size asked for (past 16 KiB) is left for a larger request or to age
  * out, the request given its own size. Without both, the cache held the largest arrays ever made
- * (a tick where many transports were dying at once, a burst of mounts) for the rest of the run:
- * memory that grew in steps with the timing of ticks against mounts, and stayed.
+ * (a tick where many transports were dying at once, a burst of mounts) for the rest of the run,
+ * or kept one of them in use for small requests: memory that moved in steps with the timing of
+ * ticks against mounts, and stayed.
  */
 #define VIEW_CACHE 24
 #define VIEW_CACHE_TICKS 8
-#define VIEW_OVERSIZE_MIN (64 << 10)
+#define VIEW_OVERSIZE_MIN (16 << 10)
 
 static struct {
 	void *p;
@@ -130,10 +131,8 @@ void *view_alloc(size_t n, size_t size, bool zero)
 	for (size_t i = 0; i < ncache; i++)
 		if (cache[i].cap >= bytes && (best == ncache || cache[i].cap < cache[best].cap))
 			best = i;
-	if (best < ncache && cache[best].cap > VIEW_OVERSIZE_MIN && cache[best].cap / 4 > bytes) {
-		cache_drop(best);
+	if (best < ncache && cache[best].cap > VIEW_OVERSIZE_MIN && cache[best].cap / 2 > bytes)
 		best = ncache;
-	}
 	if (best == ncache)
 		return zero ? calloc(n ? n : 1, size ? size : 1) : malloc(bytes ? bytes : 1);
 	p = cache[best].p;

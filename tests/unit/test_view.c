@@ -675,14 +675,18 @@ static void test_view_cache_follows_load(void **state)
 	assert_ptr_equal(p, small);
 	assert_int_equal(view_cache_bytes(), kept - malloc_usable_size(small));
 	view_release(p);
-	/* 100 KiB from a 1 MiB array: more than four times over, so it goes and the request is its own */
+	/* 100 KiB from a 1 MiB array: more than twice over, so the request is its own, the big one kept */
 	p = view_alloc(100 << 10, 1, false);
 	assert_non_null(p);
 	assert_ptr_not_equal(p, big);
-	assert_true(view_cache_bytes() < (64 << 10));
+	assert_int_equal(view_cache_bytes(), kept);
 	view_release(p);
 	kept = view_cache_bytes();
-	assert_true(kept >= (100 << 10) + 1000);
+	assert_true(kept >= (1 << 20) + (100 << 10) + 1000);
+	/* 600 KiB: the big one, within twice */
+	p = view_alloc(600 << 10, 1, false);
+	assert_ptr_equal(p, big);
+	view_release(p);
 	/* taken again within the ticks, an array is kept; not taken, it goes */
 	for (int t = 0; t < 6; t++)
 		view_cache_tick();
@@ -691,7 +695,7 @@ static void test_view_cache_follows_load(void **state)
 	view_release(p);
 	for (int t = 0; t < 3; t++)
 		view_cache_tick();
-	/* the 100 KiB array, untaken for 9 ticks, went; the small one, taken 3 ticks ago, stays */
+	/* the 1 MiB and 100 KiB arrays, untaken for 9 ticks, went; the small one, taken 3 ticks ago, stays */
 	assert_int_equal(view_cache_bytes(), malloc_usable_size(small));
 	for (int t = 0; t < 6; t++)
 		view_cache_tick();

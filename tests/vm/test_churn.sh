@@ -96,11 +96,14 @@ check_le "transports in an interval back to the one-mount level" "$t1" "$t0"
 # so its arrays take their last size by the 65th mount. Bytes in use, not the RSS, which moves
 # with the heap's shape (when a block is freed and its neighbours are not) at moments that vary
 # with the timing of ticks against mounts (CI: +428 and +264 KiB where a run here had none).
-# 16 KiB over 50 mounts (seen: 1 KiB): a small table's doubling; a leak of 330 bytes a mount fails.
+# 48 KiB over 50 mounts (seen: -40 to +4 KiB, and 24 KiB between two looks 25 mounts apart): the
+# arrays a tick's views keep, a small table's doubling; a leak of 1 KiB a mount fails.
 check_gt "the heap watched (heapwatch.so's reports, KiB in use at the 150th mount)" "${h150:-0}" 0
-check_le "heap in use from the 100th mount to the 150th (KiB)" "${h150:-0}" $((${h100:-0} + 16))
-# and the heap's shape is bounded: the RSS within 2 MiB of where it started
-check_le "RSS within 2 MiB of the one-mount level" "$rss1" $((rss0 + 2048))
+check_le "heap in use from the 100th mount to the 150th (KiB)" "${h150:-0}" $((${h100:-0} + 48))
+# and the heap's shape is bounded: the RSS within 3 MiB of where it started, which holds the
+# ledger filling up (~0.6 MiB here) and the heap's free holes (seen: +1.0 MiB on a clean clone,
+# +1.2 MiB on CI before the view cache aged)
+check_le "RSS within 3 MiB of the one-mount level" "$rss1" $((rss0 + 3072))
 check_gt "destroyed transports were reported" "$(jq -c 'select(.type == "interval") | .transports[] | select(.destroyed)' /tmp/ch.json | wc -l)" 100
 
 # the same server address twice: the second transport (often with the first's id) starts afresh
