@@ -194,18 +194,37 @@ static int path_of(struct linkmap *m, struct lm_round *r, const struct lm_xprt *
 	return 0;
 }
 
+/* after the update at @t: what @t did not ask for is gone, bounded by LINK_FORGET_S and LINK_GONE_MAX */
+static void forget(struct linkmap *m, double t)
+{
+	size_t j = 0;
+
+	for (size_t i = 0; i < m->n; i++)
+		if (t - m->e[i].used < LINK_FORGET_S)
+			m->e[j++] = m->e[i];
+	m->n = j;
+	for (;;) {
+		size_t gone = 0, old = m->n;
+
+		for (size_t i = 0; i < m->n; i++)
+			if (m->e[i].used < t) {
+				gone++;
+				if (old == m->n || m->e[i].used < m->e[old].used)
+					old = i;
+			}
+		if (gone <= LINK_GONE_MAX)
+			break;
+		m->e[old] = m->e[--m->n];
+	}
+}
+
 int linkmap_update(struct linkmap *m, const struct snapshot *s)
 {
 	double t = clock_s(CLOCK_MONOTONIC);
 	struct lm_round r = { 0 };
 	int err = 0;
-	size_t i, j;
 
-	for (i = j = 0; i < m->n; i++)
-		if (t - m->e[i].used < LINK_FORGET_S)
-			m->e[j++] = m->e[i];
-	m->n = j;
-	for (i = 0; i < s->nxprts; i++) {
+	for (size_t i = 0; i < s->nxprts; i++) {
 		const struct xprt_stats *x = &s->xprts[i].s;
 		char addr[ADDR_LEN], port[PORT_LEN];
 		struct lm_xprt lx = { .key = s->xprts[i].key, .first_seen = x->first_seen_ns, .id = x->id,
@@ -219,19 +238,7 @@ int linkmap_update(struct linkmap *m, const struct snapshot *s)
 			break;
 	}
 	round_free(&r);
-	for (;;) {
-		size_t gone = 0, old = m->n;
-
-		for (i = 0; i < m->n; i++)
-			if (m->e[i].used < t) {
-				gone++;
-				if (old == m->n || m->e[i].used < m->e[old].used)
-					old = i;
-			}
-		if (gone <= LINK_GONE_MAX)
-			break;
-		m->e[old] = m->e[--m->n];
-	}
+	forget(m, t);
 	return err;
 }
 

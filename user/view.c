@@ -142,6 +142,13 @@ void *view_alloc(size_t n, size_t size, bool zero)
 	return p;
 }
 
+static void cache_put(size_t i, void *p, size_t cap)
+{
+	cache[i].p = p;
+	cache[i].cap = cap;
+	cache[i].tick = cache_tick;
+}
+
 void view_release(void *p)
 {
 	size_t cap, small = 0;
@@ -150,9 +157,7 @@ void view_release(void *p)
 		return;
 	cap = malloc_usable_size(p);
 	if (ncache < VIEW_CACHE) {
-		cache[ncache].p = p;
-		cache[ncache].tick = cache_tick;
-		cache[ncache++].cap = cap;
+		cache_put(ncache++, p, cap);
 		return;
 	}
 	/* full: the smallest goes, this one or a kept one */
@@ -164,9 +169,7 @@ void view_release(void *p)
 		return;
 	}
 	free(cache[small].p);
-	cache[small].p = p;
-	cache[small].cap = cap;
-	cache[small].tick = cache_tick;
+	cache_put(small, p, cap);
 }
 
 size_t view_cache_bytes(void)
