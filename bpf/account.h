@@ -42,27 +42,13 @@ static __always_inline void hist_add(struct wait_hist *h, __u64 ns)
 }
 
 /*
- * More RDMA requests in use than the assumed pool holds: it has the slack of "xprtrdma: Add
- * request-pool slack for delayed recycling", DIV_ROUND_UP(max_reqs, 8), or more if @in_use says so.
+ * level_bucket() of @level against @limit, with the limit's reciprocal kept in the entry (made
+ * again when the limit moves: an RDMA pool raised) instead of a divide at every change of a
+ * table above LEVEL_BUCKETS - 1 slots.
  */
-static __always_inline void rdma_pool_raise(struct xprt_stats *x, __u32 in_use)
+static __always_inline __u32 xprt_level_bucket(struct xprt_stats *x, __s32 lvl, __u32 limit)
 {
-	__u32 lim = x->max_reqs + (x->max_reqs + 7) / 8;
-
-	if (in_use > lim)
-		lim = in_use;
-	atomic_max(&x->limit, lim);
-	__sync_fetch_and_or(&x->flags, XF_LIMIT_INFERRED);
-}
-
-/*
- * level_bucket() of @level against the transport's limit, with the limit's reciprocal kept in
- * the entry (made again when the limit moves: an RDMA pool raised) instead of a divide at
- * every change of a table above LEVEL_BUCKETS - 1 slots.
- */
-static __always_inline __u32 xprt_level_bucket(struct xprt_stats *x, __u32 level)
-{
-	__u32 limit = x->limit;
+	__u32 level = lvl > 0 ? (__u32)lvl : 0;
 	__u64 r;
 
 	if (level == 0)
@@ -80,66 +66,108 @@ static __always_inline __u32 xprt_level_bucket(struct xprt_stats *x, __u32 level
 }
 
 /*
- * The stretch @from .. @to spent at @level (of @limit slots) belongs to *@bucket; false when it is
- * empty. The one rule for time at each level: the open stretch a snapshot adds up to its own time
- * (engine_read.c); the events' (slot_change()) bucket it by xprt_level_bucket(), the same buckets
- * (test_hist: test_level_bucket_recip).
+ * Time at each level by telescoping sums: a change at @t that leaves bucket @from for bucket @to
+ * adds t to level_ns[from] and takes t from level_ns[to], so a bucket holds the time of its
+ * closed stretches less the start of its open one, and user space adds its own clock to the one
+ * open bucket (levels_close()). Each change touches only its own two buckets, with the level
+ * its own fetch-and-add returned: any interleaving of CPUs, or a vCPU descheduled between its
+ * clock read and its change, moves a change's time by that delay at most. (A chain of stamps
+ * gives a whole stretch to the level seen by whichever change stamps first: 10 points of a
+ * saturated table's time in test_level_truth on a loaded host.) LEVEL_T_BIAS makes the open
+ * bucket negative beyond doubt; @to LEVEL_BUCKETS closes without opening (teardown).
  */
-static __always_inline bool level_stretch(__s32 level, __u32 limit, __u64 from, __u64 to, __u32 *bucket)
+#define LEVEL_T_BIAS	(1ull << 62)
+
+/*
+ * Out of line: inlined, the compiler reloaded a checked bucket from a 32-bit stack spill that
+ * 6.1's verifier tracks no bounds through (a refused raw_tp program); here the check and the
+ * access are a few registers apart.
+ */
+static __attribute__((noinline)) void level_shift(struct xprt_stats *x, __u32 from, __u32 to, __u64 t)
 {
-	*bucket = level_bucket(level > 0 ? (__u32)level : 0, limit);
-	return to > from && *bucket < LEVEL_BUCKETS;
+	t += LEVEL_T_BIAS;
+	if (from == to)
+		return;
+	if (from < LEVEL_BUCKETS)
+		__sync_fetch_and_add(&x->level_ns[from], t);
+	if (to < LEVEL_BUCKETS)
+		__sync_fetch_and_add(&x->level_ns[to], -t);
+}
+
+/* the entry of a transport first seen at @now: its stretch at level 0 opens then */
+static __always_inline void levels_open(struct xprt_stats *x, __u64 now)
+{
+	x->level_ns[0] = -(now + LEVEL_T_BIAS);
 }
 
 /*
- * The chain of changes' times moves forward only: true with *@prev the previous change's time
- * when @now is later than it and now stamped. A change whose clock was read before a later
- * change was stamped (another CPU, or a vCPU descheduled between its clock read and its change)
- * stamps nothing and counts no stretch: the next change counts from the later stamp. An xchg
- * would set the chain back to the earlier time and the next change would count the stretch
- * between them a second time. Contended past a few tries, the stretch is left to the next change
- * the same way: none is lost or counted twice.
+ * User space: the levels as read from the map, resolved at @end (the snapshot's clock, or the
+ * teardown's): the open bucket gets its stretch up to @end. A change whose clock was read a
+ * little before the one it follows can leave a closed bucket slightly negative: 0.
  */
-static __always_inline bool stamp_advance(__u64 *last, __u64 now, __u64 *prev)
+static inline void levels_close(__u64 *level_ns, __u64 end)
 {
-	__u64 seen = *last;
+	for (int b = 0; b < LEVEL_BUCKETS; b++) {
+		__s64 v = (__s64)level_ns[b];
 
-	for (int i = 0; i < 4; i++) {
-		__u64 was;
-
-		if (now <= seen)
-			return false;
-		was = __sync_val_compare_and_swap(last, seen, now);
-		if (was == seen) {
-			*prev = seen;
-			return true;
-		}
-		seen = was;
+		if (v < -(__s64)(LEVEL_T_BIAS >> 1))
+			v = (__s64)(level_ns[b] + end + LEVEL_T_BIAS);
+		level_ns[b] = v > 0 ? (__u64)v : 0;
 	}
-	return false;
+}
+
+/*
+ * More RDMA requests in use than the assumed pool holds: it has the slack of "xprtrdma: Add
+ * request-pool slack for delayed recycling", DIV_ROUND_UP(max_reqs, 8), or more if the level
+ * says so. The limit moves in the same word as the level (struct xprt_stats' occ), so every
+ * change is bucketed against the limit it happened under. The stretch open when the raise is
+ * seen (since last_change_ns, at @old in use) goes to the raised pool's bucket: it was never at
+ * the pool's real limit.
+ */
+static __always_inline void rdma_pool_raise(struct xprt_stats *x, __s32 old, __u64 now)
+{
+	__u32 to = x->max_reqs + (x->max_reqs + 7) / 8, lim, mid;
+	__u64 w = x->occ, t0;
+	__s32 lvl = OCC_LEVEL(w);
+
+	lim = OCC_LIMIT(w);
+	if (lvl <= 0 || (__u32)lvl <= lim)
+		return;
+	if ((__u32)lvl > to)
+		to = (__u32)lvl;
+	/* one try: a change that raced it is over the limit too, and tries again */
+	if (__sync_val_compare_and_swap(&x->occ, w, OCC_PACK(to, lvl)) != w)
+		return;
+	__sync_fetch_and_or(&x->flags, XF_LIMIT_INFERRED);
+	t0 = x->last_change_ns;
+	if (t0 > now)
+		t0 = now;
+	mid = xprt_level_bucket(x, old, to);
+	level_shift(x, LEVEL_BUCKETS - 1, mid, t0);
+	level_shift(x, mid, xprt_level_bucket(x, lvl, to), now);
 }
 
 /*
  * Occupancy changes by @delta at @now, in interval @epoch (user space bumps it at every interval
- * boundary). The time since the previous change (on any CPU) goes to the level it was at: the
- * stamp on last_change_ns chains all changes (stamp_advance), so no nanosecond is lost or
- * counted twice even when two CPUs race or a clock was read late. The interval peak lives in the
- * slot of the epoch's parity and restarts, from the level it inherits, the first time a change
- * sees a new epoch there.
+ * boundary): one fetch-and-add on the level and limit together, then the time moves from the
+ * old level's bucket to the new one's (level_shift()). The interval peak lives in the slot of
+ * the epoch's parity and restarts, from the level it inherits, the first time a change sees a
+ * new epoch there.
  */
 static __always_inline __s32 slot_change(struct xprt_stats *x, int delta, __u64 now, __u32 e)
 {
-	__s32 old, new;
-	__u64 prev;
-	__u32 b, i = e & 1;
+	__u64 w = __sync_fetch_and_add(&x->occ, (__u64)(__s64)delta << 32);
+	__s32 old = OCC_LEVEL(w), new = old + delta;
+	__u32 lim = OCC_LIMIT(w), from, to, i = e & 1;
 
-	old = __sync_fetch_and_add(&x->in_use, delta);
-	new = old + delta;
-	if (new > 0 && (__u32)new > x->limit && (x->flags & (XF_LIMIT_ASSUMED | XF_LIMIT_INFERRED)))
-		rdma_pool_raise(x, new);
-	if (stamp_advance(&x->last_change_ns, now, &prev) && now > prev &&
-	    (b = xprt_level_bucket(x, old > 0 ? (__u32)old : 0)) < LEVEL_BUCKETS)
-		__sync_fetch_and_add(&x->level_ns[b], now - prev);
+	from = xprt_level_bucket(x, old, lim);
+	to = xprt_level_bucket(x, new, lim);
+	if (from != to) {
+		x->last_change_ns = now;
+		level_shift(x, from, to, now);
+	}
+	if (delta > 0 && new > 0 && (__u32)new > lim && (x->flags & (XF_LIMIT_ASSUMED | XF_LIMIT_INFERRED)))
+		rdma_pool_raise(x, old, now);
 	if (new <= 0)
 		return new;
 	atomic_max(&x->peak, new);
@@ -198,11 +226,11 @@ static __always_inline __u32 account_acquire(struct xprt_stats *x, enum acq_trac
 		__sync_fetch_and_add(&x->handoffs, 1);
 		if (handing_take(x)) {
 			level = x->in_use;
-			return xprt_level_bucket(x, level > 0 ? (__u32)level : 1);
+			return xprt_level_bucket(x, level > 0 ? level : 1, x->limit);
 		}
 	}
 	level = slot_change(x, 1, now, e);
-	return xprt_level_bucket(x, level > 0 ? (__u32)level : 1);
+	return xprt_level_bucket(x, level > 0 ? level : 1, x->limit);
 }
 
 /*
@@ -320,9 +348,13 @@ static inline void op_counts_add(struct op_counts *dst, const struct op_counts *
 }
 
 /* The transport is gone: the last stretch is closed, so its levels add up to its lifetime. */
-static __always_inline void account_destroy(struct xprt_stats *x, __u64 now, __u32 e)
+static __always_inline void account_destroy(struct xprt_stats *x, __u64 now)
 {
-	slot_change(x, 0, now, e);
+	__u64 w = x->occ;
+
+	if (x->flags & XF_DESTROYED)
+		return;
+	level_shift(x, xprt_level_bucket(x, OCC_LEVEL(w), OCC_LIMIT(w)), LEVEL_BUCKETS, now);
 	x->destroyed_ns = now;
 	__sync_fetch_and_or(&x->flags, XF_DESTROYED);
 }

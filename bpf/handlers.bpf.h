@@ -31,6 +31,7 @@ static __always_inline void FN(init_identity)(struct xprt_stats *z, struct rpc_x
 	z->connects_base = RD(xprt, stat.connect_count);
 	z->first_seen_ns = now;
 	z->last_change_ns = now;
+	levels_open(z, now);
 	effective_limit(z, (__u64)xprt);
 }
 
@@ -600,7 +601,7 @@ static __always_inline int FN(handle_xprt_destroy)(struct rpc_xprt *xprt)
 	x = FN(find_xprt)(xprt);
 	if (!x)
 		return 0;
-	account_destroy(x, now, epoch);
+	account_destroy(x, now);
 	return 0;
 }
 

@@ -74,6 +74,11 @@ struct wait_hist {
 	__u64 buckets[LAT_BUCKETS];
 };
 
+/* struct xprt_stats' occ: the level in its high half, so a signed add never carries into the limit */
+#define OCC_LEVEL(w)		((__s32)((w) >> 32))
+#define OCC_LIMIT(w)		((__u32)(w))
+#define OCC_PACK(limit, level)	((__u64)(__u32)(level) << 32 | (__u32)(limit))
+
 struct xprt_stats {
 	/* identity, written once when the transport is first seen */
 	__u32 id;		/* xprt->id, as in /sys/kernel/sunrpc/.../xprt-<id>-<proto> */
@@ -85,17 +90,34 @@ struct xprt_stats {
 	__u64 first_seen_ns;
 	__u64 destroyed_ns;
 	__u32 flags;		/* XF_* */
+	__u32 __pad0;
 
-	/* occupancy: changed atomically on every acquire/release */
-	__s32 in_use;
-	__u64 last_change_ns;	/* start of the current level's stretch (only moves forward) */
+	/*
+	 * Occupancy: the slots in use and the limit they are measured against, in one word so a
+	 * change's fetch-and-add says both (an RDMA pool raised moves the limit, and with it the
+	 * buckets: account.h's slot_change()).
+	 */
+	union {
+		struct {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+			__u32 limit;	/* effective slot limit: max_reqs, or the RDMA request pool */
+			__s32 in_use;
+#else
+			__s32 in_use;
+			__u32 limit;
+#endif
+		};
+		__u64 occ;
+	};
+	__u64 last_change_ns;	/* the latest change of level bucket (for the pool's raise) */
+	/* per level bucket: closed time less the open stretch's start (account.h's level_shift()) */
 	__u64 level_ns[LEVEL_BUCKETS];
 	__u32 peak;		/* highest in_use since attach */
 	__u32 epoch_peak[2];	/* highest in_use in the interval whose epoch parity is the index */
 	__u32 epoch_of[2];	/* the epoch epoch_peak[i] belongs to */
 	__u32 backlog_max;	/* longest backlog queue seen */
 	__u32 sending_max;	/* longest sending queue seen */
-	__u32 limit;		/* effective slot limit: max_reqs, or the RDMA request pool */
+	__u32 __pad2;
 	__u64 acquires;		/* slots taken, including handoffs */
 	__u64 handoffs;		/* slots passed from a releasing task straight to a backlogged one */
 	__u64 releases;
@@ -244,7 +266,7 @@ _Static_assert(sizeof(struct session_stats) == 56, "session_stats ABI");
 _Static_assert(sizeof(struct waiter) == 24, "waiter ABI");
 _Static_assert(sizeof(struct job_key) == 16 && sizeof(struct job_io) == 24 &&
 	       sizeof(struct job_task) == 16, "job ABI");
-_Static_assert(sizeof(struct xprt_stats) == 1768 + 3 * 8 * LEVEL_BUCKETS &&
+_Static_assert(sizeof(struct xprt_stats) == 1776 + 3 * 8 * LEVEL_BUCKETS &&
 	       __builtin_offsetof(struct xprt_stats, key) == sizeof(struct xprt_stats) - 8, "xprt_stats ABI");
 
 #endif

@@ -216,9 +216,9 @@ static int mark_cmp(const void *a, const void *b)
 }
 
 /*
- * A map value is copied while programs change it: a copy may hold the stretch start from before
- * an event and the level time from after it, counting that stretch twice, or the other way round
- * miss it. Either is one stretch and heals at the next read, but a counter read too high once
+ * A map value is copied while programs change it: a copy may hold a change's close of one bucket
+ * and not its open of the next, missing the stretch since, or the other way round, counting it
+ * twice. Either is that short stretch and heals at the next read, but a counter read too high once
  * reads lower next: Prometheus takes that for a reset. The time in a level only grows, so each
  * transport's levels never go below what the last snapshot said.
  */
@@ -422,11 +422,8 @@ int engine_snapshot(struct engine *e, struct snapshot *snap)
 	/* the current stretch has not been closed by an event yet: add it up to now */
 	for (size_t i = 0; i < snap->nxprts; i++) {
 		struct xprt_stats *x = &snap->xprts[i].s;
-		__u64 end = x->destroyed_ns ? x->destroyed_ns : snap->ts_ns;
-		__u32 b;
 
-		if (level_stretch(x->in_use, x->limit, x->last_change_ns, end, &b))
-			x->level_ns[b] += end - x->last_change_ns;
+		levels_close(x->level_ns, x->destroyed_ns ? x->destroyed_ns : snap->ts_ns);
 	}
 	err = level_marks_apply(&e->marks, snap);
 	if (err) {
