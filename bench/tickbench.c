@@ -268,7 +268,7 @@ static void run(const char *dir, size_t nx, size_t busy, int ticks, bool hash, s
 {
 	struct snapshot prev = { 0 }, cur;
 	struct mount_table mt = { 0 };
-	struct ledger l = { 0 };
+	struct ledger l = { .no_rows = true };	/* as slotscope without --prom-rollup */
 	struct sim m;
 	char path[4096];
 	long f0 = 0;

@@ -312,7 +312,7 @@ int ledger_add(struct ledger *l, const struct view *iv, const struct mount_table
 			err = -ENOMEM;
 	if (add_mounts(l, iv))
 		err = -ENOMEM;
-	if (add_rows(l, iv))
+	if (!l->no_rows && add_rows(l, iv))
 		err = -ENOMEM;
 	forget(l, iv, mt);
 	return err;

@@ -57,6 +57,11 @@ struct mount_sum {
 };
 
 struct ledger {
+	/*
+	 * --prom-rollup off: its rows are not summed (a roll_sum per mount and server, and a search
+	 * of them per transport, at every tick, for series nobody writes)
+	 */
+	bool no_rows;
 	__u64 counters[NCOUNTERS];	/* the views' counters, since attach */
 	size_t nx, capx, nm, capm, nr, capr;
 	struct xprt_sum *x;

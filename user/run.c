@@ -190,6 +190,7 @@ int run_new(struct run **out, const struct run_opts *o)
 	for (int i = 0; i < OUTS; i++)
 		s->out[i].dirfd = s->out[i].lockfd = -1;
 	s->o = *o;
+	s->ledger.no_rows = !s->o.prom.rollup;
 	linkmap_init(&s->links, s->o.procfs_root, s->o.sysfs_root);
 	if (!s->o.mounts_of)
 		s->o.mounts_of = "self";

@@ -433,7 +433,15 @@ static void test_ledger(void **state)
 		assert_int_equal(ledger_add(&l, &b->v, NULL), 0);
 	}
 	assert_int_equal(l.nx, LEDGER_GONE_MAX + 1);
+	assert_true(l.nr > 0);
 	ledger_free(&l);
+	/* without --prom-rollup the rows are not summed; the series' sums are the same */
+	struct ledger n = { .no_rows = true };
+
+	assert_int_equal(ledger_add(&n, &b->v, NULL), 0);
+	assert_int_equal(n.nr, 0);
+	assert_int_equal(n.nx, 1);
+	ledger_free(&n);
 	free(a);
 	free(b);
 }

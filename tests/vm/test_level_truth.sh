@@ -56,6 +56,8 @@ check_eq "in use back to 0" "$(echo "$x" | jq .in_use)" 0
 echo "$x" | jq -r '.levels[] | select(.from > 0) | "\(.from) \(.ns)"' |
 	awk '{ ns[$1] = $2; busy += $2 } END { for (l in ns) printf "level %d %.4f\n", l, 100 * ns[l] / busy }' \
 	>/tmp/ours.txt
+# both sides in the log, so a miss says at which levels the time went
+sed 's/^level/ours level/' /tmp/ours.txt
 worst=$(awk 'FNR == NR { if ($1 == "level") t[$2] = $3; next } { o[$2] = $3 }
 	END {
 		for (l in t) { d = t[l] - o[l]; if (d < 0) d = -d; if (d > w) { w = d; wl = l } }

@@ -21,4 +21,15 @@ check_eq "/mnt/b WRITE ops = its mountstats" "$(ss_op /tmp/s.json /mnt/b WRITE .
 check_eq "/mnt/a COMMIT ops = its mountstats" "$(ss_op /tmp/s.json /mnt/a COMMIT .count)" $((ca1 - ca0))
 check_eq "/mnt/b COMMIT ops = its mountstats" "$(ss_op /tmp/s.json /mnt/b COMMIT .count)" $((cb1 - cb0))
 check_gt "writes on /mnt/b" $((wb1 - wb0)) 0
+# --prom-rollup: the shared transport counts under one mount, the first in path order, and its
+# row's counter, summed over the run's half-second intervals (the writes in the first ones, none in
+# the last), is the transport's own count
+slotscope --json --prom-file /tmp/r.prom --prom-rollup --prom-keep 0.5 -- \
+	sh -c ". /src/tools/vm/lib.sh; writers /mnt/a/a 2 2; sleep 1; writers /mnt/b/b 2 2; sleep 1" >/tmp/r.json || exit 1
+acq=$(ss_xprt /tmp/r.json $srv | jq .acquires)
+row() { awk -v k="slotscope_slot_acquires_total{mountpoint=\"$1\",server=\"$srv\"}" '$1 == k { print $2 }' /tmp/r.prom; }
+echo "note rollup rows: $(grep -c '^slotscope_slot_acquires_total' /tmp/r.prom), /mnt/a $(row /mnt/a), transport $acq"
+check_gt "transport acquires (rollup run)" "$acq" 0
+check_eq "--prom-rollup: /mnt/a's row = the shared transport's acquires" "$(row /mnt/a)" "$acq"
+check_eq "--prom-rollup: no row for /mnt/b (its transport counts under /mnt/a)" "$(row /mnt/b)" ""
 exit $CHECK_FAILED
