@@ -101,7 +101,28 @@ static __always_inline void levels_open(struct xprt_stats *x, __u64 now)
 }
 
 /*
- * User space: the levels as read from the map, resolved at @end (the snapshot's clock, or the
+ * User space: whether a copy of the levels is whole. Each change's two adds land after its
+ * fetch-and-add, so across CPUs a later change's adds can land before an earlier one's: a bucket
+ * then holds a close without its open (about +2^62), or two opens, or none is open. Whole: one
+ * open bucket (none once @destroyed), none beyond the bias. A torn copy is read again.
+ */
+static inline bool levels_whole(const __u64 *level_ns, bool destroyed)
+{
+	int open = 0;
+
+	for (int b = 0; b < LEVEL_BUCKETS; b++) {
+		__s64 v = (__s64)level_ns[b];
+
+		if (v < -(__s64)(LEVEL_T_BIAS >> 1))
+			open++;
+		else if (v > (__s64)(LEVEL_T_BIAS >> 1))
+			return false;
+	}
+	return open == (destroyed ? 0 : 1);
+}
+
+/*
+ * User space: the levels as read from the map (whole: levels_whole()), resolved at @end (the snapshot's clock, or the
  * teardown's): the open bucket gets its stretch up to @end. A change whose clock was read a
  * little before the one it follows can leave a closed bucket slightly negative: 0.
  */
@@ -126,7 +147,7 @@ static inline void levels_close(__u64 *level_ns, __u64 end)
  */
 static __always_inline void rdma_pool_raise(struct xprt_stats *x, __s32 old, __u64 now)
 {
-	__u32 to = x->max_reqs + (x->max_reqs + 7) / 8, lim, mid;
+	__u32 to = x->max_reqs + (x->max_reqs + 7) / 8, lim, mid, top;
 	__u64 w = x->occ, t0;
 	__s32 lvl = OCC_LEVEL(w);
 
@@ -135,7 +156,10 @@ static __always_inline void rdma_pool_raise(struct xprt_stats *x, __s32 old, __u
 		return;
 	if ((__u32)lvl > to)
 		to = (__u32)lvl;
-	/* one try: a change that raced it is over the limit too, and tries again */
+	/*
+	 * One try (a loop here took 6.12's verifier past its million instructions): the next
+	 * acquire over the limit tries again; till then the level counts as at the old limit.
+	 */
 	if (__sync_val_compare_and_swap(&x->occ, w, OCC_PACK(to, lvl)) != w)
 		return;
 	__sync_fetch_and_or(&x->flags, XF_LIMIT_INFERRED);
@@ -143,8 +167,11 @@ static __always_inline void rdma_pool_raise(struct xprt_stats *x, __s32 old, __u
 	if (t0 > now)
 		t0 = now;
 	mid = xprt_level_bucket(x, old, to);
+	top = xprt_level_bucket(x, lvl, to);
 	level_shift(x, LEVEL_BUCKETS - 1, mid, t0);
-	level_shift(x, mid, xprt_level_bucket(x, lvl, to), now);
+	level_shift(x, mid, top, now);
+	/* the open stretch's start, for a raise after this one (a pool raised level by level) */
+	x->last_change_ns = mid == top ? t0 : now;
 }
 
 /*

@@ -193,6 +193,43 @@ static void test_racing_changes(void **state)
 }
 
 /*
+ * Two CPUs: A's fetch-and-add made (1 -> 2 at 20), its adds not landed yet; B's change (2 -> 3
+ * at 30) whole. A copy read then is torn (level 2's bucket closed but never opened: ~+2^62) and
+ * must be read again; once A's adds land, it is whole and right. A half-landed change (the close
+ * in, the open not) leaves no bucket open: torn too. Teardown: whole with none open.
+ */
+static void test_torn_copy(void **state)
+{
+	struct xprt_stats *x = new_xprt(IDENT_TCP, 16, 0, 0);
+	__u64 l[LEVEL_BUCKETS];
+
+	(void)state;
+	assert_true(levels_whole(x->level_ns, false));
+	assert_false(levels_whole(x->level_ns, true));
+	account_acquire(x, ACQ_NEW, false, 10, 1);
+	__sync_fetch_and_add(&x->occ, 1ull << 32);		/* A: 1 -> 2, its adds pending */
+	account_acquire(x, ACQ_NEW, false, 30, 1);		/* B: 2 -> 3 */
+	assert_false(levels_whole(x->level_ns, false));
+	memcpy(l, x->level_ns, sizeof(l));
+	assert_true(l[2] > LEVEL_T_BIAS);
+	level_shift(x, 1, 2, 20);				/* A's adds land */
+	assert_true(levels_whole(x->level_ns, false));
+	assert_int_equal(lvl(x, 1, 40), 10);
+	assert_int_equal(lvl(x, 2, 40), 10);
+	assert_int_equal(lvl(x, 3, 40), 10);
+	/* half landed: 3's bucket closed at 50, 2's not yet opened */
+	__sync_fetch_and_add(&x->occ, -(1ull << 32));
+	__sync_fetch_and_add(&x->level_ns[3], 50 + LEVEL_T_BIAS);
+	assert_false(levels_whole(x->level_ns, false));
+	__sync_fetch_and_add(&x->level_ns[2], -(50 + LEVEL_T_BIAS));
+	assert_true(levels_whole(x->level_ns, false));
+	account_destroy(x, 60);
+	assert_true(levels_whole(x->level_ns, true));
+	assert_int_equal(level_sum(x, 60), 60);
+	free(x);
+}
+
+/*
  * The inflight map full (--max-inflight): a hand-off to a task whose request cannot be tracked
  * takes the kept slot out of the count, so occupancy never exceeds what is tracked.
  */
@@ -360,13 +397,18 @@ static void test_rdma_pool_raise(void **state)
 	assert_int_equal(lvl(x, LEVEL_BUCKETS - 1, 20), 0);
 	assert_int_equal(lvl(x, level_bucket(128, 144), 20), 10);
 	assert_int_equal(level_sum(x, 20), 20);
-	for (int i = 0; i < 20; i++)
+	for (int i = 0; i < 15; i++)
 		account_acquire(x, ACQ_NEW, false, 30, 1);
+	/* 144 from 30: at the limit; then raised level by level, each stretch at the limit until the next */
+	for (int i = 0; i < 5; i++)
+		account_acquire(x, ACQ_NEW, false, 100 + 10 * i, 1);
 	assert_int_equal(x->in_use, 149);
 	assert_int_equal(x->limit, 149);
 	assert_true(x->peak <= x->limit);
-	assert_int_equal(lvl(x, LEVEL_BUCKETS - 1, 40), 10);
-	assert_int_equal(level_sum(x, 40), 40);
+	/* 144..148 were never at the (raised) limit: 10 each in the buckets below; 149 from 140 */
+	assert_int_equal(lvl(x, LEVEL_BUCKETS - 1, 150), 10);
+	assert_int_equal(level_sum(x, 150), 150);
+	assert_int_equal(level_sum(x, 200), 200);
 	/* no longer over the limit: nothing to raise */
 	rdma_pool_raise(x, 148, 50);
 	assert_int_equal(x->limit, 149);
@@ -474,6 +516,7 @@ int main(void)
 		cmocka_unit_test(test_handoff_untracked),
 		cmocka_unit_test(test_late_clock),
 		cmocka_unit_test(test_racing_changes),
+		cmocka_unit_test(test_torn_copy),
 		cmocka_unit_test(test_inflight_split),
 		cmocka_unit_test(test_preattach_release),
 		cmocka_unit_test(test_epoch_rollover),
