@@ -27,6 +27,7 @@ struct sample {
 /* The state of the trace loop: what is compared with what. */
 struct trace {
 	struct sample start, prev;
+	struct snapshot before;		/* the jobio and clock of the snapshot before prev */
 	struct window win[WIN_KINDS];	/* checkpoints and restores */
 	pid_t child;
 };
@@ -149,8 +150,9 @@ static int trace_begin(struct run *r, struct trace *t, int *rc)
 static void window_jobs(struct run *r, struct window *w, const struct view *v)
 {
 	__u32 dir = w->kind == WIN_CHECKPOINT ? JOB_WRITE : JOB_READ, devs[64];
-	struct jobs_in in = { .from = &w->start, .to = &w->last, .devs = devs, .dir = dir,
-			      .cg = r->cg.root[0] ? &r->cg : NULL, .since_ns = w->start.ts_ns };
+	const struct snapshot *from = w->jobs_from.ts_ns ? &w->jobs_from : &w->start;
+	struct jobs_in in = { .from = from, .to = &w->last, .devs = devs, .dir = dir,
+			      .cg = r->cg.root[0] ? &r->cg : NULL, .since_ns = from->ts_ns };
 	struct task_seen *tasks = NULL;
 
 	if (r->o.win.no_jobs)
@@ -255,9 +257,12 @@ static int trace_tick(struct run *r, struct trace *t)
 			out_text(stdout, v);
 		if (r->o.svg_file && heat_add(&r->heat, v))
 			pr_debug("out of memory: an interval left out of the heat map\n");
-		for (int k = 0; k < WIN_KINDS; k++)
+		for (int k = 0; k < WIN_KINDS; k++) {
 			ev[k] = window_step(&t->win[k], v, &t->prev.snap, &cur.snap, &t->prev.links,
 					    &cur.links, v->wall);
+			if (ev[k] == WIN_STARTED && window_jobs_from(&t->win[k], &t->before))
+				pr_debug("out of memory: a window's jobs count from its first interval\n");
+		}
 		/* before the textfile: it names the last window's job */
 		for (int k = 0; k < WIN_KINDS; k++)
 			if (ev[k] == WIN_ENDED)
@@ -276,6 +281,13 @@ static int trace_tick(struct run *r, struct trace *t)
 	/* transports seen destroyed were just reported, in this interval and the textfile */
 	if (engine_reap(r->e, &cur.snap, &reaped))
 		pr_debug("cannot reap destroyed transports: out of memory\n");
+	/* prev's jobio lives on as the one before the next interval's start */
+	snapshot_free(&t->before);
+	t->before.ts_ns = t->prev.snap.ts_ns;
+	t->before.jobio = t->prev.snap.jobio;
+	t->before.njobio = t->prev.snap.njobio;
+	t->prev.snap.jobio = NULL;
+	t->prev.snap.njobio = 0;
 	sample_free(&t->prev);
 	t->prev = cur;
 	view_cache_tick();
@@ -418,6 +430,7 @@ out:
 	for (int k = 0; k < WIN_KINDS; k++)
 		window_free(&t.win[k]);
 	sample_free(&t.start);
+	snapshot_free(&t.before);
 	sample_free(&t.prev);
 	return err;
 }

@@ -15,6 +15,7 @@ void window_init(struct window *c, const struct window_opts *o, enum win_kind ki
 
 static void drop_window(struct window *c)
 {
+	snapshot_free(&c->jobs_from);
 	snapshot_free(&c->start);
 	snapshot_free(&c->last);
 	link_sample_free(&c->lstart);
@@ -206,6 +207,14 @@ const struct window_sat_view *window_view_sat(const struct window_view *cv, __u6
 		if (cv->sat[i].key == key)
 			return &cv->sat[i];
 	return NULL;
+}
+
+int window_jobs_from(struct window *c, const struct snapshot *before)
+{
+	const struct snapshot s = { .ts_ns = before->ts_ns, .jobio = before->jobio, .njobio = before->njobio };
+
+	snapshot_free(&c->jobs_from);
+	return snapshot_dup(&c->jobs_from, &s);
 }
 
 void window_free(struct window *c)

@@ -61,12 +61,21 @@ struct window {
 	double start_wall, end_wall;	/* CLOCK_REALTIME, for display */
 	double start_mono, end_mono;	/* CLOCK_MONOTONIC: durations, whatever the wall clock does */
 	struct snapshot start, last;	/* around the burst */
+	/*
+	 * The NFS file I/O counts (jobio) and clock of the snapshot one interval before start: a
+	 * burst's write calls fill the page cache before its RPCs, maybe in the interval before
+	 * the first busy one. ts_ns 0: none kept (start's stand).
+	 */
+	struct snapshot jobs_from;
 	struct link_sample lstart, llast;
 	size_t nsat;
 	struct window_sat sat[WINDOW_SAT_MAX];
 };
 
 enum window_event { WIN_NONE, WIN_STARTED, WIN_ENDED };
+
+/* a window just started (WIN_STARTED): its jobs count from @before's jobio. 0 or -ENOMEM */
+int window_jobs_from(struct window *c, const struct snapshot *before);
 
 void window_init(struct window *c, const struct window_opts *o, enum win_kind kind);
 /*

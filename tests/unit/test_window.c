@@ -206,6 +206,37 @@ static void test_burst_bounds(void **state)
 	free(f);
 }
 
+/*
+ * A window's jobs count from the snapshot before its first interval (the caller's, given at
+ * WIN_STARTED): a copy of its NFS file I/O counts and clock, freed with the window; none kept
+ * (ts 0) means its start stands.
+ */
+static void test_jobs_from(void **state)
+{
+	static const struct step s[] = {
+		{ 0, 0, 0, 0, WIN_NONE, false },
+		{ 500, 0, 4, 1, WIN_STARTED, false },
+	};
+	struct feed *f = calloc(1, sizeof(*f));
+	struct jobio_snap j[2] = { { .k = { .cgid = 7, .dir = JOB_WRITE }, .v = { .bytes = 4 << 20 } },
+				   { .k = { .cgid = 8, .dir = JOB_WRITE }, .v = { .bytes = 1 } } };
+	struct snapshot before = { .ts_ns = 1000000000ull, .jobio = j, .njobio = 2 };
+
+	(void)state;
+	run(f, s, 2);
+	assert_int_equal(f->c.jobs_from.ts_ns, 0);
+	assert_int_equal(window_jobs_from(&f->c, &before), 0);
+	assert_int_equal(f->c.jobs_from.ts_ns, before.ts_ns);
+	assert_int_equal(f->c.jobs_from.njobio, 2);
+	assert_ptr_not_equal(f->c.jobs_from.jobio, j);
+	assert_memory_equal(f->c.jobs_from.jobio, j, sizeof(j));
+	assert_int_equal(f->c.jobs_from.nxprts, 0);
+	window_free(&f->c);
+	assert_int_equal(f->c.jobs_from.ts_ns, 0);
+	assert_null(f->c.jobs_from.jobio);
+	free(f);
+}
+
 static void test_hysteresis_one_burst(void **state)
 {
 	static const struct step s[] = {
@@ -291,6 +322,7 @@ int main(void)
 		cmocka_unit_test(test_window_render),
 		cmocka_unit_test(test_burst_bounds),
 		cmocka_unit_test(test_hysteresis_one_burst),
+		cmocka_unit_test(test_jobs_from),
 		cmocka_unit_test(test_open_burst_ends_with_trace),
 		cmocka_unit_test(test_wall_clock_step),
 	};
