@@ -97,7 +97,14 @@ static __attribute__((noinline)) void level_shift(struct xprt_stats *x, __u32 fr
 /* the entry of a transport first seen at @now: its stretch at level 0 opens then */
 static __always_inline void levels_open(struct xprt_stats *x, __u64 now)
 {
+	x->last_change_ns = now;
 	x->level_ns[0] = -(now + LEVEL_T_BIAS);
+}
+
+/* a bucket's value as read holds an open stretch: its start, less the bias, not yet closed */
+static inline bool level_is_open(__u64 v)
+{
+	return (__s64)v < -(__s64)(LEVEL_T_BIAS >> 1);
 }
 
 /*
@@ -111,11 +118,9 @@ static inline bool levels_whole(const __u64 *level_ns, bool destroyed)
 	int open = 0;
 
 	for (int b = 0; b < LEVEL_BUCKETS; b++) {
-		__s64 v = (__s64)level_ns[b];
-
-		if (v < -(__s64)(LEVEL_T_BIAS >> 1))
+		if (level_is_open(level_ns[b]))
 			open++;
-		else if (v > (__s64)(LEVEL_T_BIAS >> 1))
+		else if ((__s64)level_ns[b] > (__s64)(LEVEL_T_BIAS >> 1))
 			return false;
 	}
 	return open == (destroyed ? 0 : 1);
@@ -129,10 +134,8 @@ static inline bool levels_whole(const __u64 *level_ns, bool destroyed)
 static inline void levels_close(__u64 *level_ns, __u64 end)
 {
 	for (int b = 0; b < LEVEL_BUCKETS; b++) {
-		__s64 v = (__s64)level_ns[b];
+		__s64 v = (__s64)(level_is_open(level_ns[b]) ? level_ns[b] + end + LEVEL_T_BIAS : level_ns[b]);
 
-		if (v < -(__s64)(LEVEL_T_BIAS >> 1))
-			v = (__s64)(level_ns[b] + end + LEVEL_T_BIAS);
 		level_ns[b] = v > 0 ? (__u64)v : 0;
 	}
 }

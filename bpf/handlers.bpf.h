@@ -30,7 +30,6 @@ static __always_inline void FN(init_identity)(struct xprt_stats *z, struct rpc_x
 	z->sends_base = RD(xprt, stat.sends);
 	z->connects_base = RD(xprt, stat.connect_count);
 	z->first_seen_ns = now;
-	z->last_change_ns = now;
 	levels_open(z, now);
 	effective_limit(z, (__u64)xprt);
 }

@@ -24,7 +24,7 @@ static struct xprt_stats *new_xprt(__u32 ident, __u32 max_reqs, __u32 flags, __u
 	x->ident = ident;
 	x->max_reqs = x->limit = max_reqs;
 	x->flags = flags;
-	x->first_seen_ns = x->last_change_ns = now;
+	x->first_seen_ns = now;
 	levels_open(x, now);
 	return x;
 }
@@ -368,7 +368,7 @@ static void test_destroy_and_reuse(void **state)
 	memset(x, 0, sizeof(*x));
 	x->ident = IDENT_TCP;
 	x->max_reqs = x->limit = 16;
-	x->first_seen_ns = x->last_change_ns = 2000;
+	x->first_seen_ns = 2000;
 	levels_open(x, 2000);
 	account_acquire(x, ACQ_NEW, false, 2100, 2);
 	assert_int_equal(x->acquires, 1);
