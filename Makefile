@@ -151,7 +151,7 @@ $(O)/slotscope-faults: $(O)/user/main.o $(LIB_OBJS) $(O)/tests/faults/refuse.o
 # Never installed or packaged.
 $(O)/heapwatch.so: tests/faults/heapwatch.c
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) -fPIC -shared $(LDFLAGS) $< -o $@
+	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) -fPIC -shared $(LDFLAGS) $< -o $@
 
 # the textfile writer's size and CPU for 1, 16 and 64 transports (host only, seconds)
 $(O)/tests/prombench: $(O)/bench/prombench.o $(LIB_OBJS)

@@ -63,9 +63,8 @@ struct engine {
 	__u32 op_slots;
 	int ncpu;
 	struct op_counts *pcpu;
-	size_t pcpu_cap;
-	__u32 *pcpu_keys;		/* the batch call's keys, kept beside */
-	size_t pcpu_keys_cap;
+	__u32 *pcpu_keys;		/* the batch call's keys, in the same mapping, after */
+	size_t pcpu_len;
 	/* entries each hash map had at its last read (xprts, ops, clients, sessions, jobio, jobtasks) */
 	size_t read_hint[6];
 	/* ops and clients as last read, and the generation (map_gen) read just before */

@@ -425,8 +425,8 @@ void engine_close(struct engine *e)
 	slotscope_bpf__destroy(e->skel);
 	free_vlogs(e);
 	level_marks_free(&e->marks);
-	free(e->pcpu);
-	free(e->pcpu_keys);
+	if (e->pcpu)
+		munmap(e->pcpu, e->pcpu_len);
 	for (int g = 0; g < GENS; g++)
 		free(e->copies[g].arr);
 	if (e->btf_fd >= 0)
