@@ -389,4 +389,43 @@ static __always_inline void account_destroy(struct xprt_stats *x, __u64 now)
 	__sync_fetch_and_or(&x->flags, XF_DESTROYED);
 }
 
+/*
+ * User space: whether what a program stamped with epoch @stamp (op_stamp, jobio_stamp) is read
+ * again at the tick that moved the epoch to @cur: stamped with @cur or one of the two before. A
+ * count that lands after its entry was read, or a stamp put back by a run that read the epoch
+ * before it moved by one, is read at the next tick. (A run held up across more epochs is
+ * caught by the full reads user space makes now and then: engine_int.h, SNAP_FULL_EVERY.)
+ */
+static inline bool stamp_due(__u32 stamp, __u32 cur)
+{
+	return cur - stamp <= 2;
+}
+
+/*
+ * User space: the next run of op_pcpu slots due (stamp_due()) from slot @k on, of @hi, as
+ * [*from, *to); false when none is left. Slots not due between two due ones, up to @gap of
+ * them, are read with them: one call, not two.
+ */
+
+static inline bool op_slots_due_run(const __u32 *stamp, __u32 k, __u32 hi, __u32 cur, __u32 gap,
+				    __u32 *from, __u32 *to)
+{
+	__u32 last = 0;
+	bool any = false;
+
+	for (; k < hi; k++) {
+		if (!stamp_due(stamp[k], cur))
+			continue;
+		if (any && k > last + 1 + gap)
+			break;
+		if (!any)
+			*from = k;
+		any = true;
+		last = k;
+	}
+	if (any)
+		*to = last + 1;
+	return any;
+}
+
 #endif

@@ -700,6 +700,8 @@ static __always_inline int FN(handle_file_io)(struct kiocb *iocb, struct iov_ite
 		v->uid = (__u32)bpf_get_current_uid_gid();
 	__sync_fetch_and_add(&v->bytes, n);
 	__sync_fetch_and_add(&v->calls, 1);
+	if (jobio_stamp != epoch)
+		jobio_stamp = epoch;
 	/*
 	 * Who did it: one lookup per call, an update only when it was not seen in the last 100 ms.
 	 * Not the coarse clock, which would read no clocksource: tracing programs may not call it

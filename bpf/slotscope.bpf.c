@@ -123,6 +123,11 @@ const volatile __u32 op_slots;
 __u32 op_slot_next;
 __u32 op_free[MAX_OP_SLOTS];
 __u32 op_free_head, op_free_tail;
+/*
+ * The epoch each slot last counted in: user space reads only the slots written in the last few
+ * epochs (an op idle since keeps its last values in user space's copy), not all of them a tick.
+ */
+__u32 op_stamp[MAX_OP_SLOTS];
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -144,6 +149,8 @@ struct {
 	__type(key, struct job_key);
 	__type(value, struct job_io);
 } jobio SEC(".maps");
+/* the epoch jobio last changed in: user space reads the map only after (stamp_due()) */
+__u32 jobio_stamp;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -402,6 +409,9 @@ static __always_inline struct op_counts *op_counters(struct op_stats *o)
 	if (!p || p > op_slots)
 		return NULL;
 	p -= 1;
+	/* a store only at the first count of an epoch: the line is shared by the op's CPUs */
+	if (op_stamp[p & (MAX_OP_SLOTS - 1)] != epoch)
+		op_stamp[p & (MAX_OP_SLOTS - 1)] = epoch;
 	return bpf_map_lookup_elem(&op_pcpu, &p);
 }
 

@@ -111,6 +111,11 @@ int engine_attach(struct engine *e, char *why, size_t len);
 void engine_arm(struct engine *e);
 /* Ends the current interval and fills @snap (which it owns until snapshot_free). */
 int engine_snapshot(struct engine *e, struct snapshot *snap);
+/*
+ * The next snapshot reads every entry, also those no program stamped lately (the summary's: a
+ * count whose store landed late is in it whatever the delay).
+ */
+void engine_read_all(struct engine *e);
 size_t engine_hooks(const struct engine *e, const struct hook_status **hooks);
 enum events engine_events(const struct engine *e);
 const char *events_name(enum events ev);
@@ -128,8 +133,11 @@ struct task_seen {
 
 /* the processes seen doing NFS file I/O (the most recent MAX_JOBTASKS); 0 or -errno */
 int engine_tasks(struct engine *e, struct task_seen **out, size_t *n);
-/* forget the file I/O counts of @keys (their cgroups are gone, their last counts reported) */
-void engine_forget_jobio(struct engine *e, const struct job_key *keys, size_t n);
+/*
+ * forget the file I/O counts of @gone (their cgroups are gone, their last counts reported):
+ * each only if the map still holds the counts as reported
+ */
+void engine_forget_jobio(struct engine *e, const struct jobio_snap *gone, size_t n);
 /* runs the kernel skipped since attach; @who (may be NULL) gets "section count, ..." */
 __u64 engine_misses(const struct engine *e, char *who, size_t len);
 

@@ -36,6 +36,13 @@ struct hook {
 /* the verifier's log of a program that fails to load; a level-1 log of ours fits easily */
 #define VLOG_SIZE (256 * 1024)
 
+/*
+ * What programs stamp with the epoch they changed it in (op_stamp, jobio_stamp) is read only when
+ * the stamp is recent (stamp_due()), and at every SNAP_FULL_EVERY-th snapshot whatever the
+ * stamp: nothing a program wrote stays unread longer than that, however late its store lands.
+ */
+#define SNAP_FULL_EVERY 8
+
 struct engine {
 	struct slotscope_bpf *skel;
 	struct engine_opts o;
@@ -73,7 +80,9 @@ struct engine {
 		size_t n;
 		__u64 gen;
 		bool valid;
-	} copies[GENS];
+	} copies[GENS], jobio_copy;
+	__u64 snaps;			/* snapshots taken */
+	bool read_all;			/* the next snapshot reads every entry: engine_read_all() */
 	/* the caller's buffer for the one-line reason, during engine_open/engine_attach */
 	char *why;
 	size_t whylen;

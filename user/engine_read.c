@@ -147,6 +147,35 @@ static void drop_copies(struct engine *e)
 {
 	for (int g = 0; g < GENS; g++)
 		e->copies[g].valid = false;
+	e->jobio_copy.valid = false;
+}
+
+/*
+ * jobio, read again only when a program stamped it lately (stamp_due()): on a node whose jobs
+ * do no NFS file I/O, or only now and then, a tick walks none of its buckets. The stamp is read
+ * first; every SNAP_FULL_EVERY-th snapshot reads it whatever the stamp.
+ */
+static int read_jobio(struct engine *e, struct snapshot *snap)
+{
+	struct map_copy *c = &e->jobio_copy;
+	__u32 st = __atomic_load_n(&e->skel->bss->jobio_stamp, __ATOMIC_ACQUIRE);
+	int err;
+
+	if (!c->valid || e->read_all || stamp_due(st, snap->epoch + 1) ||
+	    e->snaps % SNAP_FULL_EVERY == 0) {
+		free(c->arr);
+		c->arr = NULL;
+		c->valid = false;
+		err = read_map(bpf_map__fd(e->skel->maps.jobio), sizeof(struct job_key),
+			       sizeof(struct job_io), offsetof(struct jobio_snap, k),
+			       offsetof(struct jobio_snap, v), sizeof(struct jobio_snap), &c->arr,
+			       &c->n, &e->read_hint[4]);
+		if (err)
+			return err;
+		c->valid = true;
+	}
+	snap->njobio = c->n;
+	return dup_array((void **)&snap->jobio, c->arr, c->n, sizeof(struct jobio_snap));
 }
 
 /*
@@ -256,17 +285,44 @@ void level_marks_free(struct level_marks *m)
 	m->n = 0;
 }
 
+/* slots of op_pcpu read in one batch call: [@from, @to), into their place in the kept copy */
+static int read_pcpu_run(struct engine *e, int fd, __u32 from, __u32 to)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	size_t ncpu = (size_t)e->ncpu;
+
+	while (from < to) {
+		/* a batch starts after its in_batch key (the last one a call read), at 0 without */
+		__u32 cnt = to - from, prev = from - 1, next;	/* next: the last key read, unused */
+		int err = bpf_map_lookup_batch(fd, from ? &prev : NULL, &next, e->pcpu_keys + from,
+					       e->pcpu + (size_t)from * ncpu, &cnt, &opts);
+
+		if (err && err != -ENOENT)
+			return err;
+		if (!cnt)
+			break;
+		from += cnt;
+	}
+	return 0;
+}
+
 /*
  * The ops that count per CPU (op_stats.pslot) get their slots' sums over the CPUs added to their
  * own counters (which stay 0 once they have a slot, but may hold an RPC counted before the slot
- * was taken): slots 0 .. the highest in use, in one batch call.
+ * was taken). The slots' values are kept between ticks, and a slot is read again only when a
+ * program stamped it lately (op_slots_due_run()): an op gone quiet costs nothing. Every
+ * SNAP_FULL_EVERY-th snapshot reads every slot.
  */
+#define PCPU_MERGE_GAP	4
+
 static int add_pcpu(struct engine *e, struct snapshot *snap)
 {
-	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	const struct slotscope_bpf__bss *b = e->skel->bss;
 	int fd = bpf_map__fd(e->skel->maps.op_pcpu);
-	__u32 hi = 0, got = 0, token = 0;
+	bool full = e->read_all || e->snaps % SNAP_FULL_EVERY == 0;
+	__u32 hi = 0, cur = snap->epoch + 1, from = 0, to = 0;
 	size_t ncpu = (size_t)e->ncpu;
+	int err;
 
 	for (size_t i = 0; i < snap->nops; i++) {
 		__u32 p = snap->ops[i].s.pslot;
@@ -291,22 +347,23 @@ static int add_pcpu(struct engine *e, struct snapshot *snap)
 		e->pcpu = m;
 		e->pcpu_keys = (__u32 *)(e->pcpu + (size_t)e->op_slots * ncpu);
 		e->pcpu_len = len;
+		full = true;
 	}
-	while (got < hi) {
-		__u32 cnt = hi - got;
-		int err = bpf_map_lookup_batch(fd, got ? &token : NULL, &token, e->pcpu_keys + got,
-					       e->pcpu + (size_t)got * ncpu, &cnt, &opts);
+	if (full) {
+		err = read_pcpu_run(e, fd, 0, hi);
+	} else {
+		const __u32 *stamp = (const __u32 *)b->op_stamp;
 
-		got += cnt;
-		if (err == -ENOENT || (!err && !cnt))
-			break;
-		if (err)
-			return err;
+		err = 0;
+		while (!err && op_slots_due_run(stamp, to, hi, cur, PCPU_MERGE_GAP, &from, &to))
+			err = read_pcpu_run(e, fd, from, to);
 	}
+	if (err)
+		return err;
 	for (size_t i = 0; i < snap->nops; i++) {
 		__u32 p = snap->ops[i].s.pslot;
 
-		if (!p || p > got)
+		if (!p || p > hi)
 			continue;
 		for (size_t cpu = 0; cpu < ncpu; cpu++)
 			op_counts_add(&snap->ops[i].s.c, &e->pcpu[(size_t)(p - 1) * ncpu + cpu]);
@@ -452,10 +509,10 @@ int engine_snapshot(struct engine *e, struct snapshot *snap)
 			       sizeof(struct session_snap), (void **)&snap->sessions, &snap->nsessions,
 			       &e->read_hint[3]);
 	if (!err)
-		err = read_map(bpf_map__fd(s->maps.jobio), sizeof(struct job_key), sizeof(struct job_io),
-			       offsetof(struct jobio_snap, k), offsetof(struct jobio_snap, v),
-			       sizeof(struct jobio_snap), (void **)&snap->jobio, &snap->njobio,
-			       &e->read_hint[4]);
+		err = read_jobio(e, snap);
+	e->snaps++;
+	/* a failed read leaves stamps unread that the next one's window may have passed */
+	e->read_all = err != 0;
 	if (err) {
 		snapshot_free(snap);
 		return err;
@@ -516,6 +573,9 @@ static void free_op_slot(struct engine *e, __u32 p)
 		return;
 	}
 	free(zero);
+	/* the kept copy too: the slot's next op may be summed before its first stamp is read */
+	if (e->pcpu)
+		memset(&e->pcpu[(size_t)k * n], 0, n * sizeof(*e->pcpu));
 	/* the ring's one producer: the slot first, then the tail that publishes it */
 	b->op_free[b->op_free_tail & (MAX_OP_SLOTS - 1)] = k;
 	__atomic_store_n(&b->op_free_tail, b->op_free_tail + 1, __ATOMIC_RELEASE);
@@ -614,10 +674,24 @@ int engine_tasks(struct engine *e, struct task_seen **out, size_t *n)
 			sizeof(struct task_seen), (void **)out, n, &e->read_hint[5]);
 }
 
-void engine_forget_jobio(struct engine *e, const struct job_key *keys, size_t n)
+void engine_forget_jobio(struct engine *e, const struct jobio_snap *gone, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
-		bpf_map_delete_elem(bpf_map__fd(e->skel->maps.jobio), &keys[i]);
+	int fd = bpf_map__fd(e->skel->maps.jobio);
+
+	/* the tick may have reused its copy: a late count it did not see keeps the entry */
+	for (size_t i = 0; i < n; i++) {
+		struct job_io v;
+
+		if (!bpf_map_lookup_elem(fd, &gone[i].k, &v) && !memcmp(&v, &gone[i].v, sizeof(v)))
+			bpf_map_delete_elem(fd, &gone[i].k);
+	}
+	if (n)
+		e->jobio_copy.valid = false;
+}
+
+void engine_read_all(struct engine *e)
+{
+	e->read_all = true;
 }
 
 int snapshot_dup(struct snapshot *dst, const struct snapshot *src)

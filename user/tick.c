@@ -201,7 +201,7 @@ static void report_window(struct run *r, struct window *w)
  */
 static void reap_jobio(struct run *r, const struct trace *t, const struct sample *cur)
 {
-	struct job_key gone[256];
+	struct jobio_snap gone[256];
 	size_t n = 0;
 	double now = clock_s(CLOCK_MONOTONIC);
 
@@ -218,7 +218,7 @@ static void reap_jobio(struct run *r, const struct trace *t, const struct sample
 		for (size_t j = 0; j < t->prev.snap.njobio && !same; j++)
 			same = !memcmp(&t->prev.snap.jobio[j], e, sizeof(*e));
 		if (same && cgroups_gone(&r->cg, e->k.cgid))
-			gone[n++] = e->k;
+			gone[n++] = *e;
 	}
 	engine_forget_jobio(r->e, gone, n);
 }
@@ -341,6 +341,7 @@ static int trace_end(struct run *r, struct trace *t)
 	struct model_in in;
 	int err;
 
+	engine_read_all(r->e);
 	err = take_now(r, &cur, "the summary");
 	if (err)
 		return err;
