@@ -20,8 +20,7 @@ i=0
 until grep -q Attaching /tmp/bt.out || [ $i -ge 240 ]; do sleep 0.5; i=$((i + 1)); done
 grep -q Attaching /tmp/bt.out || { echo "FAIL bpftrace did not attach:"; cat /tmp/bt.out; exit 1; }
 slotscope --json -- sh -c ". /src/tools/vm/lib.sh; writers /mnt/t 64 4; sleep 1" >/tmp/s.json || exit 1
-kill -INT $bt
-wait $bt
+stop_tracer $bt || { echo "FAIL bpftrace ignored SIGINT and SIGTERM for 40 s"; exit 1; }
 x=$(ss_xprt /tmp/s.json $srv)
 id=$(echo "$x" | jq .id)
 echo "note transport: $(echo "$x" | jq -c '{id,limit,peak,at_limit_pct,busy_s,acquires,handoffs,releases,in_use}')"

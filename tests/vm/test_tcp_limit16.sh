@@ -11,8 +11,7 @@ i=0
 until grep -q Attaching /tmp/bt.out || [ $i -ge 120 ]; do sleep 0.5; i=$((i + 1)); done
 for f in WRITE; do eval "w0=\$(mountstats_op /mnt/t $f ops) r0=\$(mountstats_op /mnt/t $f rtt) e0=\$(mountstats_op /mnt/t $f execute) q0=\$(mountstats_op /mnt/t $f queue)"; done
 slotscope --json -- sh -c ". /src/tools/vm/lib.sh; writers /mnt/t 64 4; sleep 2" >/tmp/s.json || exit 1
-kill -INT $bt
-wait $bt
+stop_tracer $bt || { echo "FAIL bpftrace ignored SIGINT and SIGTERM for 40 s"; exit 1; }
 w1=$(mountstats_op /mnt/t WRITE ops) r1=$(mountstats_op /mnt/t WRITE rtt) e1=$(mountstats_op /mnt/t WRITE execute) q1=$(mountstats_op /mnt/t WRITE queue)
 x=$(ss_xprt /tmp/s.json $srv)
 echo "note transport: $(echo "$x" | jq -c '{id,limit,peak,at_limit_pct,mean_in_use,handoffs,backlog_max,slot_waits:.waits.slot.count,p50:.waits.slot.p50_ns,p99:.waits.slot.p99_ns}')"

@@ -8,6 +8,24 @@ log() { echo "[vm $(cut -d' ' -f1 /proc/uptime)] $*"; }
 fail() { echo "FAIL: $*"; return 1; }
 x() { echo "+ $*"; "$@"; }
 is_mounted() { grep -q " $1 nfs" /proc/mounts; }
+# stop_tracer PID: SIGINT, again every 2 s, until PID is gone; SIGTERM after 30 s, SIGKILL after
+# 40 s (a bpftrace under TCG sat on a lone SIGINT, in its poll loop, until the VM's timeout: CI,
+# test_level_truth on 6.12). 1 if it had to be killed: its output may then be short.
+stop_tracer() {
+	_i=0
+	kill -INT "$1" 2>/dev/null
+	while [ -d /proc/$1 ]; do
+		sleep 0.2
+		_i=$((_i + 1))
+		case $_i in
+		*0) [ $_i -lt 150 ] && kill -INT "$1" 2>/dev/null ;;
+		esac
+		[ $_i = 150 ] && kill -TERM "$1" 2>/dev/null
+		[ $_i = 200 ] && { kill -KILL "$1" 2>/dev/null; wait "$1" 2>/dev/null; return 1; }
+	done
+	wait "$1" 2>/dev/null
+	return 0
+}
 
 vm_modules() {
 	for m in sunrpc nfsd nfs nfsv3 nfsv4 ib_core rdma_rxe ib_uverbs rdma_ucm rpcrdma; do
