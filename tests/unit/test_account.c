@@ -575,12 +575,42 @@ static void test_op_slots_due(void **state)
 	assert_int_equal(to, 16);
 }
 
+/*
+ * An RDMA release kept in use for a hand-off whose request went back to the pool instead
+ * (delayed recycling) and was taken the plain way: with the pool all in use that acquire takes
+ * the hand-off, so the level never passes the pool. Over TCP, or against an assumed pool, the
+ * plain take counts.
+ */
+static void test_handoff_recycled(void **state)
+{
+	static const struct { __u32 ident, flags; int in_use, handing; } cases[] = {
+		{ IDENT_RDMA, 0, 2, 0 },
+		{ IDENT_TCP, 0, 3, 1 },
+		{ IDENT_RDMA, XF_LIMIT_ASSUMED, 3, 1 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct xprt_stats *x = new_xprt(cases[i].ident, 2, cases[i].flags, 0);
+
+		account_acquire(x, ACQ_NEW, false, 0, 1);
+		account_acquire(x, ACQ_NEW, false, 0, 1);		/* the pool all in use */
+		account_release(x, true, 1, 100, 1);		/* kept for the backlogged task */
+		account_acquire(x, ACQ_NEW, false, 120, 1);	/* which took it back from the pool */
+		assert_int_equal(x->in_use, cases[i].in_use);
+		assert_int_equal(x->handing, cases[i].handing);
+		assert_int_equal(x->acquires, 3);
+		free(x);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_levels),
 		cmocka_unit_test(test_curve_levels),
 		cmocka_unit_test(test_handoff),
+		cmocka_unit_test(test_handoff_recycled),
 		cmocka_unit_test(test_handoff_races),
 		cmocka_unit_test(test_handoff_untracked),
 		cmocka_unit_test(test_late_clock),
