@@ -422,7 +422,6 @@ static inline bool stamp_due(__u32 stamp, __u32 cur)
  * [*from, *to); false when none is left. Slots not due between two due ones, up to @gap of
  * them, are read with them: one call, not two.
  */
-
 static inline bool op_slots_due_run(const __u32 *stamp, __u32 k, __u32 hi, __u32 cur, __u32 gap,
 				    __u32 *from, __u32 *to)
 {

@@ -116,10 +116,33 @@ static bool ops_count_in_place(const void *rows, size_t n)
 }
 
 /*
+ * A map kept as last read (@c), read again when @again (a program changed it since) or the copy
+ * is not valid; @in_place: the copy holds entries that change without saying so, so it is read
+ * again at the next tick too. @arr gets a copy of its own.
+ */
+static int read_map_kept(struct map_copy *c, bool again, bool (*in_place)(const void *, size_t),
+			 int fd, size_t ksz, size_t vsz, size_t koff, size_t voff, size_t rsz,
+			 void **arr, size_t *n, size_t *hint)
+{
+	int err;
+
+	if (again || !c->valid) {
+		free(c->arr);
+		c->arr = NULL;
+		c->valid = false;
+		err = read_map(fd, ksz, vsz, koff, voff, rsz, &c->arr, &c->n, hint);
+		if (err)
+			return err;
+		c->valid = !in_place || !in_place(c->arr, c->n);
+	}
+	*n = c->n;
+	return dup_array(arr, c->arr, c->n, rsz);
+}
+
+/*
  * A map whose entries seldom change (enum map_gen), read again only when a program changed an
- * entry since the last read, or when @in_place says the copy holds entries that change without
- * a bump: the generation is read first, so a change it does not count is counted at the next
- * tick. User space's own deletions (engine_reap) drop the copy.
+ * entry since the last read: the generation is read first, so a change it does not count is
+ * counted at the next tick. User space's own deletions (engine_reap) drop the copy.
  */
 static int read_map_gen(struct engine *e, enum map_gen g, bool (*in_place)(const void *, size_t),
 			int fd, size_t ksz, size_t vsz, size_t koff, size_t voff, size_t rsz,
@@ -127,20 +150,10 @@ static int read_map_gen(struct engine *e, enum map_gen g, bool (*in_place)(const
 {
 	struct map_copy *c = &e->copies[g];
 	__u64 gen = __atomic_load_n(&e->skel->bss->map_gen[g], __ATOMIC_ACQUIRE);
-	int err;
+	bool again = gen != c->gen;
 
-	if (!c->valid || gen != c->gen) {
-		free(c->arr);
-		c->arr = NULL;
-		c->valid = false;
-		err = read_map(fd, ksz, vsz, koff, voff, rsz, &c->arr, &c->n, hint);
-		if (err)
-			return err;
-		c->gen = gen;
-		c->valid = !in_place || !in_place(c->arr, c->n);
-	}
-	*n = c->n;
-	return dup_array(arr, c->arr, c->n, rsz);
+	c->gen = gen;
+	return read_map_kept(c, again, in_place, fd, ksz, vsz, koff, voff, rsz, arr, n, hint);
 }
 
 static void drop_copies(struct engine *e)
@@ -151,31 +164,18 @@ static void drop_copies(struct engine *e)
 }
 
 /*
- * jobio, read again only when a program stamped it lately (stamp_due()): on a node whose jobs
- * do no NFS file I/O, or only now and then, a tick walks none of its buckets. The stamp is read
- * first; every SNAP_FULL_EVERY-th snapshot reads it whatever the stamp.
+ * jobio, read again only when a program stamped it lately (stamp_due()) or @all: on a node whose
+ * jobs do no NFS file I/O, or only now and then, a tick walks none of its buckets.
  */
-static int read_jobio(struct engine *e, struct snapshot *snap)
+static int read_jobio(struct engine *e, struct snapshot *snap, bool all)
 {
-	struct map_copy *c = &e->jobio_copy;
 	__u32 st = __atomic_load_n(&e->skel->bss->jobio_stamp, __ATOMIC_ACQUIRE);
-	int err;
 
-	if (!c->valid || e->read_all || stamp_due(st, snap->epoch + 1) ||
-	    e->snaps % SNAP_FULL_EVERY == 0) {
-		free(c->arr);
-		c->arr = NULL;
-		c->valid = false;
-		err = read_map(bpf_map__fd(e->skel->maps.jobio), sizeof(struct job_key),
-			       sizeof(struct job_io), offsetof(struct jobio_snap, k),
-			       offsetof(struct jobio_snap, v), sizeof(struct jobio_snap), &c->arr,
-			       &c->n, &e->read_hint[4]);
-		if (err)
-			return err;
-		c->valid = true;
-	}
-	snap->njobio = c->n;
-	return dup_array((void **)&snap->jobio, c->arr, c->n, sizeof(struct jobio_snap));
+	return read_map_kept(&e->jobio_copy, all || stamp_due(st, snap->epoch + 1), NULL,
+			     bpf_map__fd(e->skel->maps.jobio), sizeof(struct job_key),
+			     sizeof(struct job_io), offsetof(struct jobio_snap, k),
+			     offsetof(struct jobio_snap, v), sizeof(struct jobio_snap),
+			     (void **)&snap->jobio, &snap->njobio, &e->read_hint[4]);
 }
 
 /*
@@ -310,19 +310,17 @@ static int read_pcpu_run(struct engine *e, int fd, __u32 from, __u32 to)
  * The ops that count per CPU (op_stats.pslot) get their slots' sums over the CPUs added to their
  * own counters (which stay 0 once they have a slot, but may hold an RPC counted before the slot
  * was taken). The slots' values are kept between ticks, and a slot is read again only when a
- * program stamped it lately (op_slots_due_run()): an op gone quiet costs nothing. Every
- * SNAP_FULL_EVERY-th snapshot reads every slot.
+ * program stamped it lately (op_slots_due_run()), or @all: an op gone quiet costs nothing.
  */
 #define PCPU_MERGE_GAP	4
 
-static int add_pcpu(struct engine *e, struct snapshot *snap)
+static int add_pcpu(struct engine *e, struct snapshot *snap, bool all)
 {
-	const struct slotscope_bpf__bss *b = e->skel->bss;
+	const __u32 *stamp = (const __u32 *)e->skel->bss->op_stamp;
 	int fd = bpf_map__fd(e->skel->maps.op_pcpu);
-	bool full = e->read_all || e->snaps % SNAP_FULL_EVERY == 0;
 	__u32 hi = 0, cur = snap->epoch + 1, from = 0, to = 0;
 	size_t ncpu = (size_t)e->ncpu;
-	int err;
+	int err = 0;
 
 	for (size_t i = 0; i < snap->nops; i++) {
 		__u32 p = snap->ops[i].s.pslot;
@@ -332,32 +330,11 @@ static int add_pcpu(struct engine *e, struct snapshot *snap)
 	}
 	if (!hi)
 		return 0;
-	/*
-	 * Mapped once at its bound (op_slots, from OP_SLOTS_BUDGET), not grown to the highest slot:
-	 * slots go back to a ring in the order ops are reaped, so the highest in use follows the most
-	 * ops ever held at once, which varies with when ticks reap (CI: the heap +73 KiB at the 125th
-	 * of 150 mounts). Only the pages the batch calls fill become resident.
-	 */
-	if (!e->pcpu) {
-		size_t len = (size_t)e->op_slots * (ncpu * sizeof(*e->pcpu) + sizeof(*e->pcpu_keys));
-		void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-		if (m == MAP_FAILED)
-			return -errno;
-		e->pcpu = m;
-		e->pcpu_keys = (__u32 *)(e->pcpu + (size_t)e->op_slots * ncpu);
-		e->pcpu_len = len;
-		full = true;
-	}
-	if (full) {
+	if (all)
 		err = read_pcpu_run(e, fd, 0, hi);
-	} else {
-		const __u32 *stamp = (const __u32 *)b->op_stamp;
-
-		err = 0;
+	else
 		while (!err && op_slots_due_run(stamp, to, hi, cur, PCPU_MERGE_GAP, &from, &to))
 			err = read_pcpu_run(e, fd, from, to);
-	}
 	if (err)
 		return err;
 	for (size_t i = 0; i < snap->nops; i++) {
@@ -479,6 +456,9 @@ int engine_snapshot(struct engine *e, struct snapshot *snap)
 	struct slotscope_bpf *s = e->skel;
 	int err;
 
+	/* what programs stamp is read whole now and then, and after a failed read (SNAP_FULL_EVERY) */
+	bool all = e->read_all || e->snaps % SNAP_FULL_EVERY == 0;
+
 	memset(snap, 0, sizeof(*snap));
 	probe_rdma(e);
 	/* close the interval first: programs now record interval peaks in the other slot */
@@ -497,7 +477,7 @@ int engine_snapshot(struct engine *e, struct snapshot *snap)
 				   offsetof(struct op_snap, s), sizeof(struct op_snap),
 				   (void **)&snap->ops, &snap->nops, &e->read_hint[1]);
 	if (!err)
-		err = add_pcpu(e, snap);
+		err = add_pcpu(e, snap, all);
 	if (!err)
 		err = read_map_gen(e, GEN_CLIENTS, NULL, bpf_map__fd(s->maps.clients), sizeof(__u32),
 				   sizeof(struct client_info), offsetof(struct client_snap, clid),
@@ -509,7 +489,7 @@ int engine_snapshot(struct engine *e, struct snapshot *snap)
 			       sizeof(struct session_snap), (void **)&snap->sessions, &snap->nsessions,
 			       &e->read_hint[3]);
 	if (!err)
-		err = read_jobio(e, snap);
+		err = read_jobio(e, snap, all);
 	e->snaps++;
 	/* a failed read leaves stamps unread that the next one's window may have passed */
 	e->read_all = err != 0;

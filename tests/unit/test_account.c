@@ -529,9 +529,20 @@ static void test_op_counts(void **state)
  * The op slots a tick reads again: those stamped with the epoch it moved to or the two before,
  * across the epoch's wrap, in runs that take small gaps along.
  */
+static __u32 due_runs(const __u32 *st, __u32 cur, __u32 gap, __u32 got[8][2])
+{
+	__u32 from = 0, to = 0, n = 0;
+
+	while (n < 8 && op_slots_due_run(st, to, 16, cur, gap, &from, &to)) {
+		got[n][0] = from;
+		got[n++][1] = to;
+	}
+	return n;
+}
+
 static void test_op_slots_due(void **state)
 {
-	__u32 st[16] = { 0 }, from = 0, to = 0, n = 0, got[8][2];
+	__u32 st[16] = { 0 }, from = 0, to = 0, got[8][2];
 	const __u32 cur = 1;	/* wrapped: 0 and 0xffffffff are the two before */
 
 	(void)state;
@@ -543,11 +554,7 @@ static void test_op_slots_due(void **state)
 	st[10] = 0;				/* put back by a run that read the epoch late */
 	st[11] = 0xfffffffe;			/* three epochs ago: read then, not now */
 	st[15] = 1;
-	while (n < 8 && op_slots_due_run(st, to, 16, cur, 0, &from, &to)) {
-		got[n][0] = from;
-		got[n++][1] = to;
-	}
-	assert_int_equal(n, 4);
+	assert_int_equal(due_runs(st, cur, 0, got), 4);
 	assert_int_equal(got[0][0], 1);
 	assert_int_equal(got[0][1], 2);
 	assert_int_equal(got[1][0], 3);
@@ -557,12 +564,7 @@ static void test_op_slots_due(void **state)
 	assert_int_equal(got[3][0], 15);
 	assert_int_equal(got[3][1], 16);
 	/* a gap of 4 joins 1..4 and 10, not 15 (4 quiet slots between 10 and 15 would: 11..14) */
-	from = to = n = 0;
-	while (n < 8 && op_slots_due_run(st, to, 16, cur, 4, &from, &to)) {
-		got[n][0] = from;
-		got[n++][1] = to;
-	}
-	assert_int_equal(n, 2);
+	assert_int_equal(due_runs(st, cur, 4, got), 2);
 	assert_int_equal(got[0][0], 1);
 	assert_int_equal(got[0][1], 5);
 	assert_int_equal(got[1][0], 10);
