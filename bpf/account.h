@@ -287,9 +287,9 @@ static __always_inline void curve_add(struct xprt_stats *x, __u32 b, __s64 rtt, 
 {
 	if (b >= LEVEL_BUCKETS)
 		return;
-	__sync_fetch_and_add(&x->curve_rpcs[b], 1);
-	__sync_fetch_and_add(&x->curve_rtt_ns[b], rtt > 0 ? (__u64)rtt : 0);
-	__sync_fetch_and_add(&x->curve_exec_ns[b], exec > 0 ? (__u64)exec : 0);
+	__sync_fetch_and_add(&x->curve[b].rpcs, 1);
+	__sync_fetch_and_add(&x->curve[b].rtt_ns, rtt > 0 ? (__u64)rtt : 0);
+	__sync_fetch_and_add(&x->curve[b].exec_ns, exec > 0 ? (__u64)exec : 0);
 }
 
 /*

@@ -147,11 +147,14 @@ struct xprt_stats {
 	/*
 	 * The in-flight curve: RPCs by the level bucket of the slots in use (their own included)
 	 * when each took its slot, and their RTT and execute times summed, added at the release.
-	 * How the server's answer time grows with the load this client puts on it.
+	 * How the server's answer time grows with the load this client puts on it. A bucket's
+	 * three sums side by side: a release's adds touch one cache line, not three.
 	 */
-	__u64 curve_rpcs[LEVEL_BUCKETS];
-	__u64 curve_rtt_ns[LEVEL_BUCKETS];
-	__u64 curve_exec_ns[LEVEL_BUCKETS];
+	struct curve_point {
+		__u64 rpcs;
+		__u64 rtt_ns;
+		__u64 exec_ns;
+	} curve[LEVEL_BUCKETS];
 	__u64 level_recip;	/* level_recip(limit) of the limit it was made for (xprt_level_bucket()) */
 	/*
 	 * In xprt_tab: the struct rpc_xprt * the entry is of; 0: free; the address | 1: its entry

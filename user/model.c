@@ -50,9 +50,13 @@ static void wait_view(struct wait_view *w, const struct wait_hist *cur, const st
 
 static void curve_view(struct curve_view *c, const struct xprt_stats *x, const struct xprt_stats *o)
 {
-	hist_sub(c->rpcs, x->curve_rpcs, o ? o->curve_rpcs : NULL, LEVEL_BUCKETS);
-	hist_sub(c->rtt_ns, x->curve_rtt_ns, o ? o->curve_rtt_ns : NULL, LEVEL_BUCKETS);
-	hist_sub(c->exec_ns, x->curve_exec_ns, o ? o->curve_exec_ns : NULL, LEVEL_BUCKETS);
+	for (unsigned int b = 0; b < LEVEL_BUCKETS; b++) {
+		const struct curve_point *p = &x->curve[b], *q = o ? &o->curve[b] : NULL;
+
+		c->rpcs[b] = delta_u64(p->rpcs, q ? q->rpcs : 0);
+		c->rtt_ns[b] = delta_u64(p->rtt_ns, q ? q->rtt_ns : 0);
+		c->exec_ns[b] = delta_u64(p->exec_ns, q ? q->exec_ns : 0);
+	}
 	curve_finish(c, x->limit);
 }
 

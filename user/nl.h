@@ -31,6 +31,19 @@ struct rdma_conn {
 /* Every rdma_cm connection id of every RDMA device (the restrack table "rdma res show cm_id"). */
 int nl_rdma_conns(struct rdma_conn **out, size_t *n);
 
+/* a link's counters as RTM_GETSTATS gives them: the rtnl_link_stats64 sysfs's statistics/ show */
+struct nl_link_stat {
+	int ifindex;
+	__u64 tx_bytes, rx_bytes, tx_packets, rx_packets;
+};
+
+/*
+ * Every link of this network namespace with its counters, in one RTM_GETSTATS dump, sorted by
+ * ifindex (*@out grown as needed, *@cap its room). *@fd: a rtnetlink socket the caller keeps
+ * between dumps, opened here when < 0. 0 or -errno.
+ */
+int nl_link_stats(int *fd, struct nl_link_stat **out, size_t *n, size_t *cap);
+
 /*
  * One datagram (@n bytes) of the replies to request @seq: each message to @cb until NLMSG_DONE (a
  * dump) or the first reply (a get). NL_MORE while the answer goes on, else its result: 0, the
@@ -44,5 +57,7 @@ int nl_walk(const void *buf, size_t n, __u32 seq, bool dump, int *failed,
 /* The RDMA netlink and rtnetlink reply parsers, apart from their sockets, for the fuzzer. */
 int nl_parse_route_reply(const void *buf, size_t len, int *oif);
 int nl_parse_cm_ids(const void *buf, size_t len, struct rdma_conn **out, size_t *n, size_t *cap);
+/* one RTM_NEWSTATS message's payload: 0, -ENOENT without the 64-bit link counters, or -EINVAL */
+int nl_parse_link_stats(const void *buf, size_t len, struct nl_link_stat *st);
 
 #endif

@@ -9,6 +9,7 @@
 #include <sys/vfs.h>
 #include <linux/magic.h>
 #include "log.h"
+#include "nl.h"
 #include "rdma.h"
 #include "util.h"
 
@@ -290,11 +291,130 @@ static int read_port(const char *sysfs_root, const struct link_sample *s, const 
 	return 0;
 }
 
+static bool root_live(const char *sysfs_root)
+{
+	return !sysfs_root || !*sysfs_root || !strcmp(sysfs_root, "/");
+}
+
+/* the links' counters of this sample, asked of rtnetlink; files from then on if it cannot answer */
+static int nd_dump(struct port_attrs *pa)
+{
+	int fd = pa->nl_sock - 1, err = nl_link_stats(&fd, &pa->ls, &pa->nls, &pa->ls_cap);
+
+	pa->nl_sock = fd + 1;
+	if (!err) {
+		if (!pa->nl_said)
+			pr_debug("netdev counters: one rtnetlink dump a sample (%zu links)\n", pa->nls);
+		pa->nl_said = true;
+		return 0;
+	}
+	/* refused for good (a seccomp filter, a kernel without RTM_GETSTATS); else asked again */
+	if (err == -EPERM || err == -EACCES || err == -EAFNOSUPPORT || err == -EPROTONOSUPPORT ||
+	    err == -EOPNOTSUPP || err == -EINVAL) {
+		pa->nl_off = true;
+		pr_info("netdev counters from sysfs files: rtnetlink's link stats: %s\n", strerror(-err));
+	}
+	return err;
+}
+
+/*
+ * @pa's netdev cache made to hold exactly the netdevs of @s (both sorted by name): one still
+ * there keeps its ifindex and speed, a new one starts unread. 0 or -ENOMEM.
+ */
+static int nd_cache_sync(struct port_attrs *pa, const struct link_sample *s)
+{
+	struct nd_cache *c = s->nnd ? calloc(s->nnd, sizeof(*c)) : NULL;
+	size_t j = 0;
+
+	if (s->nnd && !c)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->nnd; i++) {
+		int d = 1;
+
+		while (j < pa->nndc && (d = strcmp(pa->ndc[j].name, s->nds[i].name)) < 0)
+			j++;
+		if (j < pa->nndc && !d) {
+			c[i] = pa->ndc[j++];
+			continue;
+		}
+		snprintf(c[i].name, sizeof(c[i].name), "%s", s->nds[i].name);
+		c[i].ifindex = -1;
+	}
+	free(pa->ndc);
+	pa->ndc = c;
+	pa->nndc = pa->ndc_cap = s->nnd;
+	return 0;
+}
+
+static int cmp_ifindex_key(const void *k, const void *e)
+{
+	int a = *(const int *)k, b = ((const struct nl_link_stat *)e)->ifindex;
+
+	return (a > b) - (a < b);
+}
+
+static int read_ifindex(const char *sysfs_root, const char *name)
+{
+	char path[512];
+	long v;
+
+	if (root_path(path, sizeof(path), sysfs_root, "/sys/class/net/%s/ifindex", name) ||
+	    read_long(path, &v) || v <= 0 || v > INT32_MAX)
+		return -1;
+	return (int)v;
+}
+
+/*
+ * Netdev @c's counters from the sample's dump, into @st; false when the dump has no link of its
+ * ifindex (sysfs and this process in different network namespaces, or the netdev gone).
+ */
+static bool nd_from_dump(const struct port_attrs *pa, const char *sysfs_root, struct nd_cache *c,
+			 struct netdev_stat *st, uint64_t now)
+{
+	const struct nl_link_stat *l = NULL;
+	bool fresh = c->ifindex < 0;
+	char path[512];
+	long mbps;
+
+	if (fresh)
+		c->ifindex = read_ifindex(sysfs_root, c->name);
+	if (c->ifindex > 0)
+		l = bsearch(&c->ifindex, pa->ls, pa->nls, sizeof(*pa->ls), cmp_ifindex_key);
+	/* a netdev made anew under the same name has another ifindex */
+	if (!l && !fresh && (c->ifindex = read_ifindex(sysfs_root, c->name)) > 0)
+		l = bsearch(&c->ifindex, pa->ls, pa->nls, sizeof(*pa->ls), cmp_ifindex_key);
+	if (!l)
+		return false;
+	if (!c->speed_ns || now - c->speed_ns >= PORT_ATTR_REFRESH_NS) {
+		/* virtual devices answer EINVAL or -1 */
+		c->speed_gbps = 0;
+		if (root_path(path, sizeof(path), sysfs_root, "/sys/class/net/%s/speed", c->name) == 0 &&
+		    read_long(path, &mbps) == 0 && mbps > 0)
+			c->speed_gbps = mbps / 1000.0;
+		c->speed_ns = now;
+	}
+	memset(st, 0, sizeof(*st));
+	snprintf(st->name, sizeof(st->name), "%s", c->name);
+	st->tx_bytes = l->tx_bytes;
+	st->rx_bytes = l->rx_bytes;
+	st->tx_packets = l->tx_packets;
+	st->rx_packets = l->rx_packets;
+	st->speed_gbps = c->speed_gbps;
+	st->valid = true;
+	return true;
+}
+
+/*
+ * Every netdev of ROOT/sys/class/net, sorted by name. On the live root with @pa, their counters
+ * come from one rtnetlink dump (a node with hundreds of veths read four files of each at every
+ * sample); a netdev the dump does not have, a fixture tree, or no dump: the files.
+ */
 static int sample_netdevs(const char *sysfs_root, struct link_sample *s, struct port_attrs *pa)
 {
 	char path[512];
 	struct dirent *de;
-	size_t cap = 0;
+	size_t cap = 0, k = 0;
+	bool dump;
 	int err;
 	DIR *d;
 
@@ -308,14 +428,27 @@ static int sample_netdevs(const char *sysfs_root, struct link_sample *s, struct 
 		err = GROW(s->nds, cap, s->nnd + 1, 8);
 		if (err)
 			break;
-		if (netdev_read_kept(sysfs_root, de->d_name, &s->nds[s->nnd], pa) == 0)
-			s->nnd++;
+		memset(&s->nds[s->nnd], 0, sizeof(s->nds[s->nnd]));
+		snprintf(s->nds[s->nnd].name, sizeof(s->nds[s->nnd].name), "%s", de->d_name);
+		s->nnd++;
 	}
 	if (d)
 		closedir(d);
+	if (err)
+		return err;
 	if (s->nnd)
 		qsort(s->nds, s->nnd, sizeof(*s->nds), cmp_netdev);
-	return err;
+	dump = pa && !pa->nl_off && root_live(sysfs_root) && nd_dump(pa) == 0 && nd_cache_sync(pa, s) == 0;
+	for (size_t i = 0; i < s->nnd; i++) {
+		char name[sizeof(s->nds[i].name)];
+
+		memcpy(name, s->nds[i].name, sizeof(name));
+		if ((dump && nd_from_dump(pa, sysfs_root, &pa->ndc[i], &s->nds[k], s->ts_ns)) ||
+		    netdev_read_kept(sysfs_root, name, &s->nds[k], pa) == 0)
+			k++;
+	}
+	s->nnd = k;
+	return 0;
 }
 
 /* the port's kept attributes if fresh, else NULL; *slot is where to keep a new read (or NULL) */
@@ -344,6 +477,10 @@ void port_attrs_free(struct port_attrs *attrs)
 	while (attrs->nkept)
 		kept_drop(attrs, attrs->nkept - 1);
 	free(attrs->kept);
+	if (attrs->nl_sock)
+		close(attrs->nl_sock - 1);
+	free(attrs->ls);
+	free(attrs->ndc);
 	free(attrs->a);
 	free(attrs->rates);
 	memset(attrs, 0, sizeof(*attrs));

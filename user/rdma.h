@@ -66,6 +66,8 @@ struct verbs_rate {
  */
 #define PORT_ATTR_REFRESH_NS (30ull * 1000000000ull)
 
+struct nl_link_stat;
+
 struct port_attrs {
 	size_t n, cap;
 	struct port_attr {
@@ -97,6 +99,23 @@ struct port_attrs {
 		bool used;
 	} *kept;
 	size_t nkept, kept_cap, kept_next;
+	/*
+	 * Netdev counters on the live root: one rtnetlink dump a sample (nl_link_stats()), not four
+	 * files a netdev. Its socket (+ 1: 0 is none); nl_off: the dump could not be had, files
+	 * from then on. Each netdev's ifindex (sysfs's, by name) and speed are kept, by name: the
+	 * speed read when the netdev is first seen and then every PORT_ATTR_REFRESH_NS.
+	 */
+	int nl_sock;
+	bool nl_off, nl_said;
+	struct nl_link_stat *ls;
+	size_t nls, ls_cap;
+	struct nd_cache {
+		char name[32];
+		int ifindex;		/* -1: not read */
+		double speed_gbps;
+		uint64_t speed_ns;	/* CLOCK_MONOTONIC of the last read of speed */
+	} *ndc;
+	size_t nndc, ndc_cap;
 };
 
 #define KEPT_FILES_MAX 256

@@ -23,6 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	unsigned char local[16];
 	struct rdma_conn *conns = NULL;
 	size_t nconns = 0, cap = 0;
+	struct nl_link_stat ls;
 	void *copy;
 	int oif;
 	FILE *f;
@@ -57,6 +58,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memcpy(copy, data, size);
 		nl_parse_route_reply(copy, size, &oif);
 		nl_parse_cm_ids(copy, size, &conns, &nconns, &cap);
+		nl_parse_link_stats(copy, size, &ls);
 		free(conns);
 		free(copy);
 	}

@@ -476,9 +476,9 @@ static void test_curve_levels(void **state)
 	curve_add(x, b[0], 1000, 1500);
 	curve_add(x, b[0], 3000, -1);				/* a negative time counts as 0 */
 	curve_add(x, LEVEL_BUCKETS, 5000, 5000);		/* no level noted: not on the curve */
-	assert_int_equal(x->curve_rpcs[b[0]], 2);
-	assert_int_equal(x->curve_rtt_ns[b[0]], 4000);
-	assert_int_equal(x->curve_exec_ns[b[0]], 1500);
+	assert_int_equal(x->curve[b[0]].rpcs, 2);
+	assert_int_equal(x->curve[b[0]].rtt_ns, 4000);
+	assert_int_equal(x->curve[b[0]].exec_ns, 1500);
 	free(x);
 }
 

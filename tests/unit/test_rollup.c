@@ -161,10 +161,10 @@ static void scene(struct snapfix *f, __u64 t, __u64 scale)
 	x->peak = 16;
 	x->backlog_now = 3;
 	x->acquires = 100 * scale;
-	x->curve_rpcs[LEVEL_BUCKETS - 1] = 60 * scale;
-	x->curve_rtt_ns[LEVEL_BUCKETS - 1] = 60 * scale * 4000000;
-	x->curve_rpcs[1] = 40 * scale;
-	x->curve_rtt_ns[1] = 40 * scale * 1000000;
+	x->curve[LEVEL_BUCKETS - 1].rpcs = 60 * scale;
+	x->curve[LEVEL_BUCKETS - 1].rtt_ns = 60 * scale * 4000000;
+	x->curve[1].rpcs = 40 * scale;
+	x->curve[1].rtt_ns = 40 * scale * 1000000;
 	fx_levels(x, 0.8e9 * (double)scale, 50);
 	x->waits[WAIT_SLOT].count = 30 * scale;
 	x->waits[WAIT_SLOT].sum_ns = 30 * scale * 2000000;
@@ -173,8 +173,8 @@ static void scene(struct snapfix *f, __u64 t, __u64 scale)
 	x->in_use = 7;
 	x->peak = 9;
 	x->acquires = 50 * scale;
-	x->curve_rpcs[3] = 50 * scale;
-	x->curve_rtt_ns[3] = 50 * scale * 2000000;
+	x->curve[3].rpcs = 50 * scale;
+	x->curve[3].rtt_ns = 50 * scale * 2000000;
 	fx_levels(x, 0.5e9 * (double)scale, 0);
 	x = fx_xprt(f, K_H, 3, IDENT_TCP, "10.0.0.2", 32);
 	x->in_use = 1;
@@ -578,8 +578,8 @@ static void io(struct sim *s, int p, const struct prom_mounts *pm)
 	x->sends += ops;
 	x->level_ns[LEVEL_BUCKETS - 1] += 100000000;
 	x->level_ns[2] += 50000000;
-	x->curve_rpcs[LEVEL_BUCKETS - 1] += ops;
-	x->curve_rtt_ns[LEVEL_BUCKETS - 1] += ops * 2000000;
+	x->curve[LEVEL_BUCKETS - 1].rpcs += ops;
+	x->curve[LEVEL_BUCKETS - 1].rtt_ns += ops * 2000000;
 	x->waits[WAIT_SLOT].count += ops;
 	x->waits[WAIT_SLOT].sum_ns += ops * 1000000;
 	x->waits[WAIT_SLOT].buckets[lat_bucket(1000000)] += ops;

@@ -10,6 +10,8 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <linux/netlink.h>
+#include <linux/if_link.h>
+#include <linux/rtnetlink.h>
 #include <rdma/rdma_netlink.h>
 #include "nl.h"
 #include "route.h"
@@ -249,6 +251,47 @@ static void test_cm_ids(void **state)
 	free(c);
 }
 
+/*
+ * One RTM_NEWSTATS payload: the ifindex and the four counters of IFLA_STATS_LINK_64, also when
+ * an older kernel's struct is shorter than this header's; a message without them is -ENOENT (not
+ * a link of ours), one whose attribute overruns it -EINVAL.
+ */
+static void test_link_stats(void **state)
+{
+	unsigned char msg[512] __attribute__((aligned(4)));
+	struct rtnl_link_stats64 v = { .rx_packets = 11, .tx_packets = 22, .rx_bytes = 3333,
+				       .tx_bytes = 4444, .rx_dropped = 9 };
+	struct if_stats_msg h = { .family = AF_UNSPEC, .ifindex = 7,
+				  .filter_mask = IFLA_STATS_FILTER_BIT(IFLA_STATS_LINK_64) };
+	const size_t hdr = NLMSG_ALIGN(sizeof(h));
+	struct nl_link_stat st = { 0 };
+	size_t m;
+
+	(void)state;
+	memcpy(msg, &h, sizeof(h));
+	m = hdr + put(msg + hdr, IFLA_STATS_LINK_64, &v, sizeof(v));
+	assert_int_equal(nl_parse_link_stats(msg, m, &st), 0);
+	assert_int_equal(st.ifindex, 7);
+	assert_int_equal(st.tx_bytes, 4444);
+	assert_int_equal(st.rx_bytes, 3333);
+	assert_int_equal(st.tx_packets, 22);
+	assert_int_equal(st.rx_packets, 11);
+	/* a kernel whose struct ends early: the four counters lead it */
+	m = hdr + put(msg + hdr, IFLA_STATS_LINK_64, &v, 4 * sizeof(__u64));
+	memset(&st, 0, sizeof(st));
+	assert_int_equal(nl_parse_link_stats(msg, m, &st), 0);
+	assert_int_equal(st.tx_bytes, 4444);
+	m = hdr + put(msg + hdr, IFLA_STATS_LINK_64, &v, 3 * sizeof(__u64));
+	assert_int_equal(nl_parse_link_stats(msg, m, &st), -ENOENT);
+	m = hdr + put(msg + hdr, IFLA_STATS_LINK_XSTATS, &v, sizeof(v));
+	assert_int_equal(nl_parse_link_stats(msg, m, &st), -ENOENT);
+	m = hdr + put(msg + hdr, IFLA_STATS_LINK_64, &v, sizeof(v));
+	msg[hdr] = 0xff;
+	msg[hdr + 1] = 0x7f;
+	assert_int_equal(nl_parse_link_stats(msg, m, &st), -EINVAL);
+	assert_int_equal(nl_parse_link_stats(msg, hdr - 1, &st), -EINVAL);
+}
+
 static int count_cb(const struct nlmsghdr *h, void *arg)
 {
 	(void)h;
@@ -300,6 +343,7 @@ int main(void)
 		cmocka_unit_test(test_tcp_conns),
 		cmocka_unit_test(test_parse_sockaddr),
 		cmocka_unit_test(test_cm_ids),
+		cmocka_unit_test(test_link_stats),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -47,9 +47,9 @@ static void make_snaps(struct snapshot *prev, struct snapshot *cur)
 	p->releases = 8;
 	p->sends = 10;
 	p->connects = 1;
-	p->curve_rpcs[2] = 8;
-	p->curve_rtt_ns[2] = 8 * 1000000ull;
-	p->curve_exec_ns[2] = 8 * 1200000ull;
+	p->curve[2].rpcs = 8;
+	p->curve[2].rtt_ns = 8 * 1000000ull;
+	p->curve[2].exec_ns = 8 * 1200000ull;
 	xs_cur = xs_prev;
 	c->in_use = 16;
 	c->level_ns[2] += 100000000ull;
@@ -72,15 +72,15 @@ static void make_snaps(struct snapshot *prev, struct snapshot *cur)
 	c->waits[WAIT_SLOT].max_ns = 9000000;
 	c->waits[WAIT_SLOT].buckets[21] = 100;	/* [2.1 ms, 4.2 ms) */
 	/* the interval's 126 releases by the level each took its slot at: the RTT grows with it */
-	c->curve_rpcs[2] += 6;
-	c->curve_rtt_ns[2] += 6 * 1500000ull;
-	c->curve_exec_ns[2] += 6 * 2000000ull;
-	c->curve_rpcs[8] += 20;
-	c->curve_rtt_ns[8] += 20 * 1800000ull;
-	c->curve_exec_ns[8] += 20 * 4000000ull;
-	c->curve_rpcs[LEVEL_BUCKETS - 1] += 100;
-	c->curve_rtt_ns[LEVEL_BUCKETS - 1] += 100 * 2100000ull;
-	c->curve_exec_ns[LEVEL_BUCKETS - 1] += 100 * 5300000ull;
+	c->curve[2].rpcs += 6;
+	c->curve[2].rtt_ns += 6 * 1500000ull;
+	c->curve[2].exec_ns += 6 * 2000000ull;
+	c->curve[8].rpcs += 20;
+	c->curve[8].rtt_ns += 20 * 1800000ull;
+	c->curve[8].exec_ns += 20 * 4000000ull;
+	c->curve[LEVEL_BUCKETS - 1].rpcs += 100;
+	c->curve[LEVEL_BUCKETS - 1].rtt_ns += 100 * 2100000ull;
+	c->curve[LEVEL_BUCKETS - 1].exec_ns += 100 * 5300000ull;
 
 	memset(&os_prev, 0, sizeof(os_prev));
 	os_prev.k = (struct op_key){ .xprt = xs_prev.key, .clid = 3, .prog = 100003, .vers = 3, .proc = 7 };

@@ -127,10 +127,25 @@ check_eq "the main table alone says eth1" "$(ip route show table main 192.168.10
 mount_tcp_at 192.168.100.3 /mnt/t3 3 "" >/dev/null || exit 1
 mount_tcp_at 192.168.100.1 /mnt/t1 3 >/dev/null || exit 1
 
+# a crowd of netdevs beside the rails (a container host's veths): their counters come from one
+# rtnetlink dump a sample, in several datagrams, and the rails' are still exact
+for i in $(seq 1 150); do ip link add "crowd$i" link eth0 type macvlan mode bridge || break; done
+crowd=$(ls /sys/class/net | grep -c '^crowd')
 r0=$(cat /sys/class/net/rail1/statistics/tx_bytes) e0=$(cat /sys/class/net/eth1/statistics/tx_bytes)
-slotscope --json -- sh -c ". /src/tools/vm/lib.sh; writers /mnt/t3 2 8; writers /mnt/t1 2 8" \
+slotscope -v --json -- sh -c ". /src/tools/vm/lib.sh; writers /mnt/t3 2 8; writers /mnt/t1 2 8" \
 	>/tmp/m.json 2>/tmp/m.err || { cat /tmp/m.err; exit 1; }
 r1=$(cat /sys/class/net/rail1/statistics/tx_bytes) e1=$(cat /sys/class/net/eth1/statistics/tx_bytes)
+for i in $(seq 1 150); do ip link del "crowd$i" 2>/dev/null; done
+nd() { tail -n 1 /tmp/m.json | jq --arg n "$1" ".links.netdevs[] | select(.name == \$n) | .$2"; }
+echo "note netdev counters: $(grep -m1 'netdev counters' /tmp/m.err) ($crowd macvlans made)"
+check_ge "150 more netdevs made" "$crowd" 150
+check_ge "their counters from one rtnetlink dump a sample, all links in it" \
+	"$(sed -n 's/.*netdev counters: one rtnetlink dump a sample (\([0-9]*\) links).*/\1/p' /tmp/m.err | head -n 1)" \
+	$((crowd + 3))
+check_ge "rail1's tx bytes in the run >= the 16 MiB written to .3" "$(nd rail1 tx_bytes)" $((16 * 1048576))
+check_le "...and <= its sysfs counter's delta around the run" "$(nd rail1 tx_bytes)" $((r1 - r0))
+check_le "eth1's tx bytes in the run <= its sysfs delta" "$(nd eth1 tx_bytes)" $((e1 - e0))
+check_ge "eth1's >= the 16 MiB written to .1" "$(nd eth1 tx_bytes)" $((16 * 1048576))
 xp() { tail -n 1 /tmp/m.json | jq -c --arg s "$1" --arg p "$2" '.transports[] | select(.server == $s and .proto == $p)'; }
 t3=$(xp 192.168.100.3 tcp) t1=$(xp 192.168.100.1 tcp)
 echo "note links: tcp .3 $(echo "$t3" | jq -c .link) tcp .1 $(echo "$t1" | jq -c .link)"
