@@ -102,8 +102,14 @@ int nl_walk(const void *buf, size_t n, __u32 seq, bool dump, int *failed,
 
 		if (h->nlmsg_seq != seq)
 			continue;	/* a late answer to an earlier request */
-		if (h->nlmsg_type == NLMSG_DONE)
-			return *failed;
+		if (h->nlmsg_type == NLMSG_DONE) {
+			int derr = 0;
+
+			/* a dump that failed midway says so in its DONE (netlink_dump_done(), 4.15) */
+			if (h->nlmsg_len >= NLMSG_LENGTH(sizeof(derr)))
+				memcpy(&derr, NLMSG_DATA(h), sizeof(derr));
+			return *failed ? *failed : derr < 0 ? derr : 0;
+		}
 		if (h->nlmsg_type == NLMSG_ERROR) {
 			const struct nlmsgerr *e = NLMSG_DATA(h);
 

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <net/if.h>
 #include <sys/vfs.h>
 #include <linux/magic.h>
 #include "log.h"
@@ -291,17 +292,28 @@ static int read_port(const char *sysfs_root, const struct link_sample *s, const 
 	return 0;
 }
 
-static bool root_live(const char *sysfs_root)
+/*
+ * Whether ROOT/sys/class/net is a sysfs (a fixture tree is not), whose netdevs the dump can
+ * answer for: / or, for a container, the host's sysfs under --sysfs-root.
+ */
+static bool root_sysfs(const char *sysfs_root)
 {
-	return !sysfs_root || !*sysfs_root || !strcmp(sysfs_root, "/");
+	struct statfs sfs;
+	char path[512];
+
+	return root_path(path, sizeof(path), sysfs_root, "/sys/class/net") == 0 && statfs(path, &sfs) == 0 &&
+	       sfs.f_type == SYSFS_MAGIC;
 }
 
 /* the links' counters of this sample, asked of rtnetlink; files from then on if it cannot answer */
-static int nd_dump(struct port_attrs *pa)
+static int nd_dump(struct port_attrs *pa, size_t nnd)
 {
 	int fd = pa->nl_sock - 1, err = nl_link_stats(&fd, &pa->ls, &pa->nls, &pa->ls_cap);
 
 	pa->nl_sock = fd + 1;
+	/* links in sysfs and none in the dump: not an answer to trust */
+	if (!err && !pa->nls && nnd)
+		err = -ENODATA;
 	if (!err) {
 		if (!pa->nl_said)
 			pr_debug("netdev counters: one rtnetlink dump a sample (%zu links)\n", pa->nls);
@@ -318,10 +330,12 @@ static int nd_dump(struct port_attrs *pa)
 }
 
 /*
- * @pa's netdev cache made to hold exactly the netdevs of @s (both sorted by name): one still
- * there keeps its ifindex and speed, a new one starts unread. 0 or -ENOMEM.
+ * @pa's netdev cache made to hold exactly the netdevs of @s (both sorted by name), @ino their
+ * sysfs directories' inode numbers: one still there under its directory (kernfs keeps a node
+ * across a rename, a device made anew has another) keeps its ifindex and speed, any other
+ * starts unread. 0 or -ENOMEM.
  */
-static int nd_cache_sync(struct port_attrs *pa, const struct link_sample *s)
+static int nd_cache_sync(struct port_attrs *pa, const struct link_sample *s, const uint64_t *ino)
 {
 	struct nd_cache *c = s->nnd ? calloc(s->nnd, sizeof(*c)) : NULL;
 	size_t j = 0;
@@ -333,11 +347,12 @@ static int nd_cache_sync(struct port_attrs *pa, const struct link_sample *s)
 
 		while (j < pa->nndc && (d = strcmp(pa->ndc[j].name, s->nds[i].name)) < 0)
 			j++;
-		if (j < pa->nndc && !d) {
+		if (j < pa->nndc && !d && pa->ndc[j].ino == ino[i]) {
 			c[i] = pa->ndc[j++];
 			continue;
 		}
 		snprintf(c[i].name, sizeof(c[i].name), "%s", s->nds[i].name);
+		c[i].ino = ino[i];
 		c[i].ifindex = -1;
 	}
 	free(pa->ndc);
@@ -353,6 +368,11 @@ static int cmp_ifindex_key(const void *k, const void *e)
 	return (a > b) - (a < b);
 }
 
+/*
+ * sysfs's ifindex of netdev @name, if this process's network namespace has the same netdev under
+ * it (-1: none; 0: another's): the dump answers for this namespace only, and a sysfs mounted
+ * from another one names its own devices, whose ifindexes repeat across namespaces.
+ */
 static int read_ifindex(const char *sysfs_root, const char *name)
 {
 	char path[512];
@@ -361,7 +381,7 @@ static int read_ifindex(const char *sysfs_root, const char *name)
 	if (root_path(path, sizeof(path), sysfs_root, "/sys/class/net/%s/ifindex", name) ||
 	    read_long(path, &v) || v <= 0 || v > INT32_MAX)
 		return -1;
-	return (int)v;
+	return if_nametoindex(name) == (unsigned int)v ? (int)v : 0;
 }
 
 /*
@@ -380,8 +400,8 @@ static bool nd_from_dump(const struct port_attrs *pa, const char *sysfs_root, st
 		c->ifindex = read_ifindex(sysfs_root, c->name);
 	if (c->ifindex > 0)
 		l = bsearch(&c->ifindex, pa->ls, pa->nls, sizeof(*pa->ls), cmp_ifindex_key);
-	/* a netdev made anew under the same name has another ifindex */
-	if (!l && !fresh && (c->ifindex = read_ifindex(sysfs_root, c->name)) > 0)
+	/* gone from the dump since its ifindex was read: asked again (a move between namespaces) */
+	if (!l && !fresh && c->ifindex > 0 && (c->ifindex = read_ifindex(sysfs_root, c->name)) > 0)
 		l = bsearch(&c->ifindex, pa->ls, pa->nls, sizeof(*pa->ls), cmp_ifindex_key);
 	if (!l)
 		return false;
@@ -404,16 +424,29 @@ static bool nd_from_dump(const struct port_attrs *pa, const char *sysfs_root, st
 	return true;
 }
 
+/* a netdev's directory in /sys/class/net: its name and inode number, as readdir gives them */
+struct nd_ent {
+	char name[32];
+	uint64_t ino;
+};
+
+static int cmp_nd_ent(const void *a, const void *b)
+{
+	return strcmp(((const struct nd_ent *)a)->name, ((const struct nd_ent *)b)->name);
+}
+
 /*
- * Every netdev of ROOT/sys/class/net, sorted by name. On the live root with @pa, their counters
- * come from one rtnetlink dump (a node with hundreds of veths read four files of each at every
- * sample); a netdev the dump does not have, a fixture tree, or no dump: the files.
+ * Every netdev of ROOT/sys/class/net, sorted by name. Where that is a sysfs, with @pa, their
+ * counters come from one rtnetlink dump (a node with hundreds of veths read four files of each
+ * at every sample); a netdev the dump does not answer for, a fixture tree, or no dump: the files.
  */
 static int sample_netdevs(const char *sysfs_root, struct link_sample *s, struct port_attrs *pa)
 {
+	struct nd_ent *ents = NULL;
+	size_t cap = 0, n = 0, k = 0;
+	uint64_t *ino = NULL;
 	char path[512];
 	struct dirent *de;
-	size_t cap = 0, k = 0;
 	bool dump;
 	int err;
 	DIR *d;
@@ -425,20 +458,33 @@ static int sample_netdevs(const char *sysfs_root, struct link_sample *s, struct 
 	while (d && (de = readdir(d))) {
 		if (de->d_name[0] == '.')
 			continue;
-		err = GROW(s->nds, cap, s->nnd + 1, 8);
+		err = GROW(ents, cap, n + 1, 8);
 		if (err)
 			break;
-		memset(&s->nds[s->nnd], 0, sizeof(s->nds[s->nnd]));
-		snprintf(s->nds[s->nnd].name, sizeof(s->nds[s->nnd].name), "%s", de->d_name);
-		s->nnd++;
+		snprintf(ents[n].name, sizeof(ents[n].name), "%s", de->d_name);
+		ents[n++].ino = de->d_ino;
 	}
 	if (d)
 		closedir(d);
-	if (err)
+	if (!err && n) {
+		qsort(ents, n, sizeof(*ents), cmp_nd_ent);
+		s->nds = calloc(n, sizeof(*s->nds));
+		ino = calloc(n, sizeof(*ino));
+		err = s->nds && ino ? 0 : -ENOMEM;
+	}
+	for (size_t i = 0; !err && i < n; i++) {
+		snprintf(s->nds[i].name, sizeof(s->nds[i].name), "%s", ents[i].name);
+		ino[i] = ents[i].ino;
+	}
+	free(ents);
+	if (err) {
+		free(ino);
 		return err;
-	if (s->nnd)
-		qsort(s->nds, s->nnd, sizeof(*s->nds), cmp_netdev);
-	dump = pa && !pa->nl_off && root_live(sysfs_root) && nd_dump(pa) == 0 && nd_cache_sync(pa, s) == 0;
+	}
+	s->nnd = n;
+	dump = pa && !pa->nl_off && n && root_sysfs(sysfs_root) && nd_dump(pa, n) == 0 &&
+	       nd_cache_sync(pa, s, ino) == 0;
+	free(ino);
 	for (size_t i = 0; i < s->nnd; i++) {
 		char name[sizeof(s->nds[i].name)];
 

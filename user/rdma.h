@@ -111,7 +111,8 @@ struct port_attrs {
 	size_t nls, ls_cap;
 	struct nd_cache {
 		char name[32];
-		int ifindex;		/* -1: not read */
+		uint64_t ino;		/* its sysfs directory's: another device under the name, another */
+		int ifindex;		/* -1: not read; 0: not this process's (another netns): files */
 		double speed_gbps;
 		uint64_t speed_ns;	/* CLOCK_MONOTONIC of the last read of speed */
 	} *ndc;

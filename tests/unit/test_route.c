@@ -332,10 +332,33 @@ static void test_nl_walk_bounds(void **state)
 	free(h);
 }
 
+/* a dump's end: a bare DONE is success, one carrying a negative error (4.15 on) is that error */
+static void test_nl_walk_done(void **state)
+{
+	struct {
+		struct nlmsghdr h;
+		int err;
+	} d = { .h = { .nlmsg_type = NLMSG_DONE, .nlmsg_seq = 3 } };
+	int calls = 0, failed = 0;
+
+	(void)state;
+	d.h.nlmsg_len = NLMSG_HDRLEN;
+	assert_int_equal(nl_walk(&d, NLMSG_HDRLEN, 3, true, &failed, count_cb, &calls), 0);
+	d.h.nlmsg_len = NLMSG_LENGTH(sizeof(int));
+	assert_int_equal(nl_walk(&d, sizeof(d), 3, true, &failed, count_cb, &calls), 0);
+	d.err = -EMSGSIZE;
+	assert_int_equal(nl_walk(&d, sizeof(d), 3, true, &failed, count_cb, &calls), -EMSGSIZE);
+	/* a callback's failure, kept across the dump's datagrams, comes first */
+	failed = -ENOMEM;
+	assert_int_equal(nl_walk(&d, sizeof(d), 3, true, &failed, count_cb, &calls), -ENOMEM);
+	assert_int_equal(calls, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_nl_walk_bounds),
+		cmocka_unit_test(test_nl_walk_done),
 		cmocka_unit_test(test_route),
 		cmocka_unit_test(test_tcp_source),
 		cmocka_unit_test(test_tcp6_source),
