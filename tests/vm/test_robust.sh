@@ -135,6 +135,19 @@ r0=$(cat /sys/class/net/rail1/statistics/tx_bytes) e0=$(cat /sys/class/net/eth1/
 slotscope -v --json -- sh -c ". /src/tools/vm/lib.sh; writers /mnt/t3 2 8; writers /mnt/t1 2 8" \
 	>/tmp/m.json 2>/tmp/m.err || { cat /tmp/m.err; exit 1; }
 r1=$(cat /sys/class/net/rail1/statistics/tx_bytes) e1=$(cat /sys/class/net/eth1/statistics/tx_bytes)
+# the DaemonSet's shape: the host's sysfs under --sysfs-root (a bind mount here), the host's
+# network namespace: still one dump, and eth1's bytes its own (the route is then read from the
+# tables, not asked of the kernel: the main table's eth1, so the writes go to .1 over it)
+mkdir -p /tmp/hroot/sys && mount --bind /sys /tmp/hroot/sys || { fail "bind /sys"; exit 1; }
+r2=$(cat /sys/class/net/eth1/statistics/tx_bytes)
+slotscope -v --sysfs-root /tmp/hroot --json -- sh -c ". /src/tools/vm/lib.sh; writers /mnt/t1 2 4" \
+	>/tmp/h.json 2>/tmp/h.err || { cat /tmp/h.err; exit 1; }
+r3=$(cat /sys/class/net/eth1/statistics/tx_bytes)
+umount /tmp/hroot/sys
+hb=$(tail -n 1 /tmp/h.json | jq '.links.netdevs[] | select(.name == "eth1") | .tx_bytes')
+check_eq "--sysfs-root on the host's sysfs: the dump too" "$(grep -c 'netdev counters: one rtnetlink dump' /tmp/h.err)" 1
+check_ge "...eth1's tx bytes >= the 8 MiB written" "$hb" $((8 * 1048576))
+check_le "...and <= its sysfs delta" "$hb" $((r3 - r2))
 for i in $(seq 1 150); do ip link del "crowd$i" 2>/dev/null; done
 nd() { tail -n 1 /tmp/m.json | jq --arg n "$1" ".links.netdevs[] | select(.name == \$n) | .$2"; }
 echo "note netdev counters: $(grep -m1 'netdev counters' /tmp/m.err) ($crowd macvlans made)"
