@@ -454,6 +454,13 @@ static int cmp_ifindex(const void *a, const void *b)
 	return (x->ifindex > y->ifindex) - (x->ifindex < y->ifindex);
 }
 
+const struct nl_link_stat *nl_link_find(const struct nl_link_stat *ls, size_t n, int ifindex)
+{
+	const struct nl_link_stat k = { .ifindex = ifindex };
+
+	return ifindex > 0 && n ? bsearch(&k, ls, n, sizeof(*ls), cmp_ifindex) : NULL;
+}
+
 /*
  * RTM_GETSTATS (10c9ead9f3c6, 4.7) asked for IFLA_STATS_LINK_64 alone: ~200 bytes a link, where
  * RTM_GETLINK's dump carries every attribute (1-2 KB a link), and where sysfs takes four files a

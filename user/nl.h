@@ -43,6 +43,8 @@ struct nl_link_stat {
  * between dumps, opened here when < 0. 0 or -errno.
  */
 int nl_link_stats(int *fd, struct nl_link_stat **out, size_t *n, size_t *cap);
+/* the link of @ifindex in @ls (as nl_link_stats() sorted it), or NULL */
+const struct nl_link_stat *nl_link_find(const struct nl_link_stat *ls, size_t n, int ifindex);
 
 /*
  * One datagram (@n bytes) of the replies to request @seq: each message to @cb until NLMSG_DONE (a

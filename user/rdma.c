@@ -149,13 +149,24 @@ static void kept_sweep(struct port_attrs *pa)
 	pa->kept_next = 0;
 }
 
+/* /sys/class/net/@name/speed in Gb/s; 0 when unknown (virtual devices answer EINVAL or -1) */
+static double netdev_speed(const char *sysfs_root, const char *name)
+{
+	char path[512];
+	long mbps;
+
+	if (root_path(path, sizeof(path), sysfs_root, "/sys/class/net/%s/speed", name) == 0 &&
+	    read_long(path, &mbps) == 0 && mbps > 0)
+		return mbps / 1000.0;
+	return 0;
+}
+
 static int netdev_read_kept(const char *sysfs_root, const char *name, struct netdev_stat *st,
 			    struct port_attrs *pa)
 {
 	static const char *const f[] = { "tx_bytes", "rx_bytes", "tx_packets", "rx_packets" };
 	uint64_t *v[] = { &st->tx_bytes, &st->rx_bytes, &st->tx_packets, &st->rx_packets };
 	char path[512];
-	long mbps;
 	int err;
 
 	memset(st, 0, sizeof(*st));
@@ -168,10 +179,7 @@ static int netdev_read_kept(const char *sysfs_root, const char *name, struct net
 		if (err)
 			return err;
 	}
-	/* virtual devices answer EINVAL or -1 */
-	if (root_path(path, sizeof(path), sysfs_root, "/sys/class/net/%s/speed", name) == 0 &&
-	    read_long(path, &mbps) == 0 && mbps > 0)
-		st->speed_gbps = mbps / 1000.0;
+	st->speed_gbps = netdev_speed(sysfs_root, name);
 	st->valid = true;
 	return 0;
 }
@@ -357,15 +365,8 @@ static int nd_cache_sync(struct port_attrs *pa, const struct link_sample *s, con
 	}
 	free(pa->ndc);
 	pa->ndc = c;
-	pa->nndc = pa->ndc_cap = s->nnd;
+	pa->nndc = s->nnd;
 	return 0;
-}
-
-static int cmp_ifindex_key(const void *k, const void *e)
-{
-	int a = *(const int *)k, b = ((const struct nl_link_stat *)e)->ifindex;
-
-	return (a > b) - (a < b);
 }
 
 /*
@@ -391,26 +392,21 @@ static int read_ifindex(const char *sysfs_root, const char *name)
 static bool nd_from_dump(const struct port_attrs *pa, const char *sysfs_root, struct nd_cache *c,
 			 struct netdev_stat *st, uint64_t now)
 {
-	const struct nl_link_stat *l = NULL;
+	const struct nl_link_stat *l;
 	bool fresh = c->ifindex < 0;
-	char path[512];
-	long mbps;
 
 	if (fresh)
 		c->ifindex = read_ifindex(sysfs_root, c->name);
-	if (c->ifindex > 0)
-		l = bsearch(&c->ifindex, pa->ls, pa->nls, sizeof(*pa->ls), cmp_ifindex_key);
+	l = nl_link_find(pa->ls, pa->nls, c->ifindex);
 	/* gone from the dump since its ifindex was read: asked again (a move between namespaces) */
-	if (!l && !fresh && c->ifindex > 0 && (c->ifindex = read_ifindex(sysfs_root, c->name)) > 0)
-		l = bsearch(&c->ifindex, pa->ls, pa->nls, sizeof(*pa->ls), cmp_ifindex_key);
+	if (!l && !fresh && c->ifindex > 0) {
+		c->ifindex = read_ifindex(sysfs_root, c->name);
+		l = nl_link_find(pa->ls, pa->nls, c->ifindex);
+	}
 	if (!l)
 		return false;
 	if (!c->speed_ns || now - c->speed_ns >= PORT_ATTR_REFRESH_NS) {
-		/* virtual devices answer EINVAL or -1 */
-		c->speed_gbps = 0;
-		if (root_path(path, sizeof(path), sysfs_root, "/sys/class/net/%s/speed", c->name) == 0 &&
-		    read_long(path, &mbps) == 0 && mbps > 0)
-			c->speed_gbps = mbps / 1000.0;
+		c->speed_gbps = netdev_speed(sysfs_root, c->name);
 		c->speed_ns = now;
 	}
 	memset(st, 0, sizeof(*st));

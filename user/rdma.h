@@ -116,7 +116,7 @@ struct port_attrs {
 		double speed_gbps;
 		uint64_t speed_ns;	/* CLOCK_MONOTONIC of the last read of speed */
 	} *ndc;
-	size_t nndc, ndc_cap;
+	size_t nndc;
 };
 
 #define KEPT_FILES_MAX 256

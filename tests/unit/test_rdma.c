@@ -308,6 +308,19 @@ static void test_verbs_rate_renegotiated(void **state)
 	port_attrs_free(&pa);
 }
 
+/* one datagram sent over lo; false when it cannot be (lo down: a bare network namespace) */
+static bool lo_datagram(void)
+{
+	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(9),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int sk = socket(AF_INET, SOCK_DGRAM, 0);
+	bool sent = sk >= 0 && sendto(sk, "x", 1, 0, (struct sockaddr *)&to, sizeof(to)) == 1;
+
+	if (sk >= 0)
+		close(sk);
+	return sent;
+}
+
 /*
  * sysfs's counter files are kept open and read again (this host's netdevs: lo at least; the
  * rtnetlink dump off, as when it cannot be had): the second sample reads them through the kept
@@ -332,20 +345,12 @@ static void test_kept_sysfs(void **state)
 	for (size_t k = 0; k < pa.nkept; k++)
 		assert_non_null(strstr(pa.kept[k].path, "/sys/class/"));
 	/* a datagram over lo between the samples: the kept descriptors must show it */
-	int sk = socket(AF_INET, SOCK_DGRAM, 0);
-	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(9),
-				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-
-	/* lo down (a bare network namespace): nothing to see the descriptors read */
-	if (sk < 0 || sendto(sk, "x", 1, 0, (struct sockaddr *)&to, sizeof(to)) != 1) {
-		if (sk >= 0)
-			close(sk);
+	if (!lo_datagram()) {
 		link_sample_free(&a);
 		port_attrs_free(&pa);
 		skip();
 		return;
 	}
-	close(sk);
 	assert_int_equal(link_sample("/", NULL, 0, &pa, &b), 0);
 	assert_int_equal(pa.nkept, kept);
 	for (size_t k = 0; k < a.nnd; k++)
@@ -435,19 +440,12 @@ static void test_netdev_dump(void **state)
 	assert_true(la->valid && la->tx_bytes >= tx0 && la->tx_bytes <= tx1);
 	/* netdevs may come and go meanwhile (a container host): between the two counts */
 	assert_true(a.nnd >= (dirs0 < dirs1 ? dirs0 : dirs1) && a.nnd <= (dirs0 > dirs1 ? dirs0 : dirs1));
-	int sk = socket(AF_INET, SOCK_DGRAM, 0);
-	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(9),
-				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-
-	if (sk < 0 || sendto(sk, "x", 1, 0, (struct sockaddr *)&to, sizeof(to)) != 1) {
-		if (sk >= 0)
-			close(sk);
+	if (!lo_datagram()) {
 		link_sample_free(&a);
 		port_attrs_free(&pa);
 		skip();
 		return;
 	}
-	close(sk);
 	p0 = lo_file("tx_packets");
 	assert_int_equal(link_sample("/", NULL, 0, &pa, &b), 0);
 	p1 = lo_file("tx_packets");
