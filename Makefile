@@ -67,7 +67,9 @@ ifeq ($(ARCH),arm64)
 BUILD_DEBS += gcc-aarch64-linux-gnu libc6-dev-arm64-cross libbpf-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64 \
 	libibverbs-dev:arm64
 endif
-TEST_DEBS := libcmocka-dev qemu-system-x86 qemu-system-data cpio xz-utils gawk python3 \
+# what booting the test VM needs (the demo's whole list beside the build's)
+VM_DEBS := qemu-system-x86 qemu-system-data cpio xz-utils zstd kmod gawk debian-archive-keyring
+TEST_DEBS := $(VM_DEBS) libcmocka-dev python3 \
 	libxml2-utils libclang-rt-14-dev chromium systemd dpkg-dev debhelper lintian fakeroot rpm rpmlint kmod \
 	qemu-system-arm qemu-user-static gcc-aarch64-linux-gnu libc6-dev-arm64-cross libbpf-dev:arm64 libelf-dev:arm64 \
 	zlib1g-dev:arm64 libibverbs-dev:arm64
@@ -92,7 +94,7 @@ Q = @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-.PHONY: all deps deps-test check-deps vm-image test test-run test-kernels unit-test vm-test demo \
+.PHONY: all deps deps-test deps-vm check-deps vm-image test test-run test-kernels unit-test vm-test demo \
 	demo-run vmlinux clean distclean install uninstall deb
 all: $(O)/slotscope
 
@@ -114,6 +116,8 @@ deps:
 	$(call apt_install,$(BUILD_DEBS))
 deps-test:
 	$(call apt_install,$(BUILD_DEBS) $(TEST_DEBS))
+deps-vm:
+	$(call apt_install,$(BUILD_DEBS) $(VM_DEBS))
 # a build names what is missing and installs nothing
 check-deps:
 	@missing="$(call missing_debs,$(BUILD_DEBS))"; \
@@ -211,7 +215,7 @@ vm_img = $(if $(filter-out default,$(1)),$(O)/vm/k/$(1),$(O)/vm)
 VM_IMG := $(call vm_img,$(KERNEL))
 VM_IMAGE_DEPS := tools/vm/build-image tools/vm/packages.txt tools/vm/init
 vm-image: $(VM_IMG)/initrd.cpio
-$(O)/vm/initrd.cpio: $(VM_IMAGE_DEPS) | deps-test
+$(O)/vm/initrd.cpio: $(VM_IMAGE_DEPS) | deps-vm
 	$(Q)tools/vm/build-image $(O)/vm ''
 $(O)/vm/k/%/initrd.cpio: $(VM_IMAGE_DEPS) | deps-test
 	$(Q)tools/vm/build-image $(O)/vm '$*'
@@ -239,11 +243,18 @@ SAN_BINS := $(patsubst $(O)/%,$(O)/san/%,$(UNIT_BINS))
 # The one test command: the unit tests plain and under sanitizers, a short run of every fuzzer,
 # the host tests, then every VM test, then the core VM tests on 6.12 and 7 and with the fallback
 # attach, and the refusal on 5.10; one closing line over all of them.
+# Everything is built first, $(NPROC) jobs at a time (the VM images one at a time: build-image
+# holds a lock on their shared package cache), then the tests run.
+NPROC := $(shell nproc 2>/dev/null || echo 2)
 test:
 	$(Q)$(MAKE) --no-print-directory deps-test
+	$(Q)$(MAKE) --no-print-directory -j$(NPROC) test-build
 	$(Q)$(MAKE) --no-print-directory test-run
-test-run: unit-test-bins all vm-image tools deb rpm arm64 $(CORE_IMAGES)
+.PHONY: test-build san-bins
+test-build: unit-test-bins all vm-image tools deb rpm arm64 $(CORE_IMAGES) san-bins fuzzers
+san-bins:
 	$(Q)$(MAKE) --no-print-directory O=$(O)/san unit-test-bins $(SAN_FLAGS)
+test-run: test-build
 	$(Q)$(MAKE) --no-print-directory fuzz
 	$(Q)tests/run-tests.sh $(UNIT_BINS) $(SAN_BINS) $(HOST_TESTS) $(VM_TESTS) $(LEVEL_RUNS) $(CORE_RUNS) $(OLD_RUNS)
 
@@ -268,16 +279,24 @@ FUZZ_SECONDS ?= 10
 FUZZERS := $(patsubst tests/fuzz/%.c,$(O)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_SRCS := $(filter-out user/main.c,$(wildcard user/*.c))
 .PHONY: fuzz
-fuzz: $(FUZZERS)
+fuzz: fuzzers
 	$(Q)for f in $(FUZZERS); do n=$${f##*/fuzz_}; mkdir -p $(O)/fuzz/corpus-$$n; \
 		echo "  FUZZ     $$n ($(FUZZ_SECONDS) s)"; \
 		$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 $(O)/fuzz/corpus-$$n tests/fuzz/corpus/$$n \
 			>$(O)/fuzz/$$n.log 2>&1 || { tail -30 $(O)/fuzz/$$n.log; exit 1; }; \
 		grep -E 'stat::number_of_executed_units' $(O)/fuzz/$$n.log; done
-$(O)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_SRCS) $(SKELS) | deps-test
+# the sources compiled once, instrumented, and linked into every fuzzer
+FUZZ_OBJS := $(patsubst user/%.c,$(O)/fuzz/obj/%.o,$(FUZZ_SRCS))
+FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer-no-link,address,undefined
+$(O)/fuzz/obj/%.o: user/%.c | $(SKELS) deps-test
+	$(call msg,CC-FUZZ,$@)
+	$(Q)mkdir -p $(@D) && $(CLANG) $(FUZZ_CFLAGS) $(CPPFLAGS) -c $< -o $@
+$(O)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJS) | deps-test
 	$(call msg,FUZZER,$@)
 	$(Q)mkdir -p $(@D) && $(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined $(CPPFLAGS) \
-		$< $(FUZZ_SRCS) -Wl,-Bstatic -lbpf -lelf -lz -Wl,-Bdynamic -lm -o $@
+		$< $(FUZZ_OBJS) -Wl,-Bstatic -lbpf -lelf -lz -Wl,-Bdynamic -lm -o $@
+.PHONY: fuzzers
+fuzzers: $(FUZZERS)
 
 # The overhead benchmark (not in CI): bench/bench.sh on each of BENCH_KERNELS (the default 6.1
 # and 6.12), ROUNDS alternating rounds each (default 2), ~10 minutes per kernel under TCG; then
@@ -324,12 +343,44 @@ unit-test: unit-test-bins
 vm-test: all vm-image
 	$(Q)tests/run-tests.sh $(VM_TESTS)
 
+# one test by name: `make unit T=test_hist`, `make vm T=test_core [KERNEL=6.12]`, `make host T=test_fleet`
+.PHONY: unit vm host help
+unit:
+	$(Q)[ -f tests/unit/$(T).c ] || { echo "make unit: T=NAME, one of: $(notdir $(basename $(wildcard tests/unit/test_*.c)))"; exit 64; }
+	$(Q)$(MAKE) --no-print-directory -j$(NPROC) $(O)/tests/unit/$(T) $(O)/slotscope
+	$(Q)tests/run-tests.sh $(O)/tests/unit/$(T)
+vm:
+	$(Q)[ -f tests/vm/$(T).sh ] || { echo "make vm: T=NAME [KERNEL=X], one of: $(notdir $(basename $(VM_TESTS)))"; exit 64; }
+	$(Q)$(MAKE) --no-print-directory -j$(NPROC) all $(VM_IMG)/initrd.cpio $(if $(filter arm64,$(KERNEL)),arm64)
+	$(Q)tests/run-tests.sh tests/vm/$(T).sh@$(KERNEL)
+host:
+	$(Q)[ -f tests/host/$(T).sh ] || { echo "make host: T=NAME, one of: $(notdir $(basename $(HOST_TESTS)))"; exit 64; }
+	$(Q)$(MAKE) --no-print-directory -j$(NPROC) unit-test-bins tools
+	$(Q)tests/run-tests.sh tests/host/$(T).sh
+help:
+	@echo "slotscope: make targets a developer uses (O=DIR for the build directory, V=1 for commands)"
+	@echo "  all              the binary, $(O)/slotscope"
+	@echo "  deps             install the Debian packages a build needs (deps-test: the tests' too)"
+	@echo "  demo             checkpoint writes over NFS/TCP and NFS/RDMA in VMs, traced (~4 min)"
+	@echo "  test             everything CI runs (~45 min); ends 'tests: N passed, N failed, N skipped'"
+	@echo "  unit-test        the unit tests; check: the same under ASan and UBSan; fuzz: every fuzzer"
+	@echo "  unit T=NAME      one unit test (tests/unit/NAME.c)"
+	@echo "  host T=NAME      one host test (tests/host/NAME.sh)"
+	@echo "  vm T=NAME        one VM test (tests/vm/NAME.sh); KERNEL=6.12, 7, arm64, 5.10 for another kernel"
+	@echo "  vm-test          every VM test on the default kernel; test-kernels KERNELS=\"6.12 7\": on others"
+	@echo "  level-truth      test_level_truth $(LEVEL_REPEAT) times on 6.1 and 6.12 in both designs"
+	@echo "  bench            the overhead benchmark (not in CI, ~10 min a kernel)"
+	@echo "  deb, rpm, arm64  the packages; the arm64 binary and packages"
+	@echo "  install          PREFIX, DESTDIR as usual"
+	@echo "  vmlinux          regenerate vmlinux.h from Debian's kernels (KERNEL_PKG=)"
+
 .PHONY: unit-test-bins
 unit-test-bins: $(UNIT_BINS) $(O)/slotscope $(O)/slotscope-faults $(O)/heapwatch.so $(O)/tests/fleetgen $(O)/tests/snapgen
 
 # one VM (TCP behind a slow server, RDMA credits), then two VMs joined by a wire (RDMA link)
 demo:
-	$(Q)$(MAKE) --no-print-directory deps-test
+	$(Q)$(MAKE) --no-print-directory deps-vm
+	$(Q)$(MAKE) --no-print-directory -j$(NPROC) all vm-image
 	$(Q)$(MAKE) --no-print-directory demo-run
 demo-run: all vm-image
 	$(Q)SLOTSCOPE_NO_MAKE=1 O=$(O) tools/vm/run tools/vm/demo.sh

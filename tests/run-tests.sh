@@ -1,23 +1,39 @@
 #!/bin/bash
-# run-tests.sh TEST...: run cmocka binaries and VM test scripts, then one closing line over all:
+# run-tests.sh TEST...: run cmocka binaries, host test scripts and VM test scripts, each with a
+# timeout and its seconds, then the ten slowest, the total, and one closing line over all:
 #   tests: N passed, N failed, N skipped
 # cmocka binaries count their own test cases; a binary that exits non-zero without reporting a
-# failed case (a crash, a sanitizer or leak report) counts one failure. A VM script (tests/vm/*.sh)
-# is one test, run through tools/vm/run (with a server VM when it says "#% server: SCRIPT"):
-# exit 0 passes, 77 skips, anything else fails; an executable NAME.host beside it then checks,
-# on the host, what the VM left in its run directory. tests/host/*.sh run on the host directly.
+# failed case (a crash, a sanitizer or leak report, its timeout) counts one failure. A VM script
+# (tests/vm/*.sh) is one test, run through tools/vm/run (with a server VM when it says "#% server:
+# SCRIPT"): exit 0 passes, 77 skips, anything else fails; an executable NAME.host beside it then
+# checks, on the host, what the VM left in its run directory. tests/host/*.sh run on the host.
 # A VM script given as SCRIPT@KERNEL[@VAR=VAL...] runs on that kernel's image (empty: the default;
 # see tools/vm/build-image) with those variables in its environment, and is named so in the
 # output: "PASS tests/vm/test_core.sh [6.12] (95s)". A plain SCRIPT runs on $KERNEL (default: the
 # default image).
+#
+# Timeouts (a test that overruns fails, named, and the run goes on): unit binaries
+# UNIT_TIMEOUT (default 900 s: the sanitizer builds), host scripts HOST_TIMEOUT (300 s) or their
+# "#% timeout: S", VM scripts VM_TIMEOUT (600 s) or their "#% timeout: S".
+#
+# Lanes: a VM script marked "#% lane: idle" spends its time waiting on a server that holds every
+# call (a second of netem or of rdma_call_delay), not on the CPU: such scripts run one at a time
+# beside the others (RUN_LANES=0 runs everything in order). Their reports print when they end.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
-pass=0 fail=0 skip=0
-failed=()
 out=${O:-build}
 case $out in /*) ;; *) out=$top/$out ;; esac
+# the tests' own scripts read O too, from wherever they cd
+export O=$out
 logdir=$out/test-logs
-mkdir -p "$logdir"
+resdir=$logdir/results
+rm -rf "$resdir"
+mkdir -p "$logdir" "$resdir"
+t_start=$SECONDS
+
+# a guest kernel's own fault under TCG (text poking, emulated CPU state), as its console says it:
+# the one failure that earns a second boot
+GUEST_FAULT='Oops:|BUG: unable to handle|general protection fault|Kernel panic|kernel BUG at|invalid opcode:|Internal error:'
 
 # vm_run: the VM test $t on $kernel with $envs, its server, vCPUs and timeout, its output in $log.host
 vm_run() {
@@ -25,9 +41,14 @@ vm_run() {
 		VM_SMP=${smp:-${VM_SMP:-2}} VM_TIMEOUT=${tmo:-${VM_TIMEOUT:-600}} "$top/tools/vm/run" "$t" >"$log.host" 2>&1
 }
 
-for t in "$@"; do
-	# SCRIPT@KERNEL@VAR=VAL@...: the kernel and the environment of one run
-	kernel=${KERNEL:-} envs= tag=
+# marker FILE KEY: the value of a "#% KEY: VALUE" line
+marker() { sed -n "s/^#% $2: *//p" "$1" | head -n 1; }
+
+# run_one SPEC N: one test; its report to $resdir/N.report, then "PASSED FAILED SKIPPED SECONDS
+# NAME" to $resdir/N.result (written last: its presence says the test is over)
+run_one() {
+	local t=$1 n=$2 start=$SECONDS kernel=${KERNEL:-} envs= tag= rest rc p f s
+	local server smp tmo runs name log
 	if [[ $t == *@* ]]; then
 		rest=${t#*@}
 		t=${t%%@*}
@@ -39,53 +60,50 @@ for t in "$@"; do
 	fi
 	name=${t#"$top"/}${tag:+ $tag}
 	log=$logdir/$(basename "$t")${tag:+@$kernel${envs:+@${envs// /@}}}.log
+	p=0 f=0 s=0
+	exec 3>"$resdir/$n.report"
 	case $t in
 	*/host/*.sh)
-		echo "--- host $name"
-		"$t" >"$log" 2>&1
+		tmo=$(marker "$t" timeout)
+		echo "--- host $name" >&3
+		timeout -k 10 "${tmo:-${HOST_TIMEOUT:-300}}" "$t" >"$log" 2>&1
 		rc=$?
-		sed 's/^/    /' "$log"
+		sed 's/^/    /' "$log" >&3
 		case $rc in
-		0) pass=$((pass + 1)); echo "PASS $name" ;;
-		77) skip=$((skip + 1)); echo "SKIP $name" ;;
-		*) fail=$((fail + 1)); failed+=("$name"); echo "FAIL $name (exit $rc)" ;;
+		0) p=1; echo "PASS $name ($((SECONDS - start))s)" >&3 ;;
+		77) s=1; echo "SKIP $name" >&3 ;;
+		124 | 137) f=1; echo "FAIL $name (timed out after ${tmo:-${HOST_TIMEOUT:-300}}s)" >&3 ;;
+		*) f=1; echo "FAIL $name (exit $rc)" >&3 ;;
 		esac
 		;;
 	*.sh)
-		start=$SECONDS
-		echo "--- VM $name"
+		echo "--- VM $name" >&3
 		# "#% server: SCRIPT" in a test asks for a second VM running SCRIPT; "#% smp: N", N vCPUs
 		# per VM (two VMs of two on a 2-core host starve each other's emulated CPUs); "#% timeout:
 		# S", a test that needs longer than the default
-		server=$(sed -n 's/^#% server: *//p' "$t" | head -n 1)
-		smp=$(sed -n 's/^#% smp: *//p' "$t" | head -n 1)
-		tmo=$(sed -n 's/^#% timeout: *//p' "$t" | head -n 1)
+		server=$(marker "$t" server) smp=$(marker "$t" smp) tmo=$(marker "$t" timeout)
 		# where tools/vm/run leaves this run's console, dmesg, stall.txt
 		runs=$out/vm${kernel:+/k/$kernel}/runs/$(basename "$t" .sh)
 		vm_run
 		rc=$?
-		# a VM that hangs under TCG (seen once in many runs of test_tcp_limit16, cause not found
-		# yet) gets one more boot; the retry is said in the output
 		if [ "$rc" = 124 ]; then
-			echo "    note: $name timed out; booting it once more"
-			# the VM's last kernel log (tools/vm/init copies it out every 20 s)
-			hang=$runs/dmesg.txt
-			cp "$hang" "$log.hang-dmesg" 2>/dev/null &&
-				grep -a -A12 'blocked for more than\|Call Trace' "$hang" | head -n 60 | sed 's/^/    hang| /'
-			# the stacks of the tasks that matter and the RPC tasks' queues (tools/vm/init)
-			stall=${hang%/*}/stall.txt
-			cp "$stall" "$log.stall" 2>/dev/null &&
+			# the phase it hung in: the script's last words, and the kernel's view of it
+			echo "    note: $name timed out after ${tmo:-${VM_TIMEOUT:-600}}s; its last lines:" >&3
+			tr -d '\r' <"$runs/console.log" 2>/dev/null | grep -av '^\[ *[0-9.]*\] ' | tail -n 5 | sed 's/^/    last| /' >&3
+			cp "$runs/dmesg.txt" "$log.hang-dmesg" 2>/dev/null &&
+				grep -a -A12 'blocked for more than\|Call Trace' "$runs/dmesg.txt" | head -n 60 | sed 's/^/    hang| /' >&3
+			cp "$runs/stall.txt" "$log.stall" 2>/dev/null &&
 				awk '/^== [0-9]+ (dd|slotscope|bpftrace|sync|sh) / { p = 1 } /^== [0-9]+ / && !/ (dd|slotscope|bpftrace|sync|sh) / { p = 0 }
-				     /^== \/sys/ { p = 1 } p' "$stall" | head -n 150 | sed 's/^/    stall| /'
-			vm_run
-			rc=$?
+				     /^== \/sys/ { p = 1 } p' "$runs/stall.txt" | head -n 150 | sed 's/^/    stall| /' >&3
 		fi
-		# a guest kernel that died booting under TCG, before the test began (a 6.12 oops in
-		# sched_clock_cpu while patching text, once), gets one more boot; one that died during
-		# the test is the test's failure
-		if [ "$rc" = 125 ] && ! grep -qa SLOTSCOPE_VM_START "$runs/console.log" 2>/dev/null; then
-			echo "    note: $name's guest died before the test began; booting it once more"
-			grep -a -m 3 'Oops\|panic\|RIP:' "$runs/console.log" 2>/dev/null | sed 's/^/    boot| /'
+		# a guest kernel that faulted under TCG (an Oops while patching text, seen on 6.12) gets
+		# one more boot, said in the output; any other failure is the test's
+		if [ "$rc" != 0 ] && [ "$rc" != 77 ] &&
+			grep -qaE "$GUEST_FAULT" "$runs/console.log" "$runs/server/console.log" 2>/dev/null; then
+			echo "    note: $name: the guest kernel faulted (exit $rc); booting it once more" >&3
+			grep -ahE -m 3 "$GUEST_FAULT|RIP:|pc :" "$runs/console.log" "$runs/server/console.log" 2>/dev/null |
+				head -n 6 | sed 's/^/    fault| /' >&3
+			cp "$runs/console.log" "$log.fault" 2>/dev/null
 			vm_run
 			rc=$?
 		fi
@@ -96,17 +114,17 @@ for t in "$@"; do
 			rc=$?
 		fi
 		# the checks the script made, and its own words on failure
-		grep -aE '^(ok |FAIL|SKIP|note )' "$log" 2>/dev/null | sed 's/\r$//; s/^/    /'
+		grep -aE '^(ok |FAIL|SKIP|note )' "$log" 2>/dev/null | sed 's/\r$//; s/^/    /' >&3
 		case $rc in
-		0) pass=$((pass + 1)); echo "PASS $name ($((SECONDS - start))s)" ;;
-		77) skip=$((skip + 1)); echo "SKIP $name" ;;
-		*) fail=$((fail + 1)); failed+=("$name"); echo "FAIL $name (exit $rc; console: $log)"
-		   tail -n 30 "$log" 2>/dev/null | sed 's/\r$//; s/^/    | /'
-		   cat "$log.host" | sed 's/^/    host| /' ;;
+		0) p=1; echo "PASS $name ($((SECONDS - start))s)" >&3 ;;
+		77) s=1; echo "SKIP $name" >&3 ;;
+		*) f=1; echo "FAIL $name (exit $rc; $((SECONDS - start))s; console: $log)" >&3
+		   tail -n 30 "$log" 2>/dev/null | sed 's/\r$//; s/^/    | /' >&3
+		   sed 's/^/    host| /' "$log.host" >&3 ;;
 		esac
 		;;
 	*)
-		"$t" >"$log" 2>&1
+		timeout -k 10 "${UNIT_TIMEOUT:-900}" "$t" >"$log" 2>&1
 		rc=$?
 		p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -n 1)
 		f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -n 1)
@@ -115,17 +133,62 @@ for t in "$@"; do
 		if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
 			f=1
 		fi
-		pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
 		if [ "$f" != 0 ]; then
-			failed+=("$name")
-			echo "FAIL $name ($p passed, $f failed, exit $rc)"
-			sed 's/^/    | /' "$log"
+			case $rc in 124 | 137) echo "    timed out after ${UNIT_TIMEOUT:-900}s" >>"$log" ;; esac
+			echo "FAIL $name ($p passed, $f failed, exit $rc, $((SECONDS - start))s)" >&3
+			sed 's/^/    | /' "$log" >&3
 		else
-			[ "$s" = 0 ] && echo "PASS $name ($p passed)" || echo "PASS $name ($p passed, $s skipped)"
+			[ "$s" = 0 ] && echo "PASS $name ($p passed, $((SECONDS - start))s)" >&3 ||
+				echo "PASS $name ($p passed, $s skipped, $((SECONDS - start))s)" >&3
 		fi
 		;;
 	esac
+	exec 3>&-
+	echo "$p $f $s $((SECONDS - start)) $name" >"$resdir/$n.result.tmp" && mv "$resdir/$n.result.tmp" "$resdir/$n.result"
+}
+
+# flush: print every finished report not printed yet, in the order the tests ended
+flush() {
+	local r
+	for r in $(ls -tr "$resdir"/*.result 2>/dev/null); do
+		[ -e "${r%.result}.shown" ] && continue
+		cat "${r%.result}.report"
+		: >"${r%.result}.shown"
+	done
+}
+
+main=() idle=() i=0
+for t in "$@"; do
+	f=${t%%@*}
+	if [ "${RUN_LANES:-1}" = 1 ] && [[ $f == */vm/*.sh ]] && [ "$(marker "$f" lane)" = idle ]; then
+		idle+=("$i:$t")
+	else
+		main+=("$i:$t")
+	fi
+	i=$((i + 1))
 done
+lane=
+if [ ${#idle[@]} -gt 0 ]; then
+	( for e in "${idle[@]}"; do run_one "${e#*:}" "${e%%:*}"; done ) &
+	lane=$!
+fi
+for e in "${main[@]}"; do
+	run_one "${e#*:}" "${e%%:*}"
+	flush
+done
+[ -z "$lane" ] || wait "$lane"
+flush
+
+pass=0 fail=0 skip=0 sum=0 failed=()
+while read -r p f s secs name; do
+	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s)) sum=$((sum + secs))
+	[ "$f" = 0 ] || failed+=("$name")
+done < <(cat "$resdir"/*.result 2>/dev/null)
+if [ $# -gt 1 ]; then
+	echo "slowest ten (seconds):"
+	cat "$resdir"/*.result 2>/dev/null | sort -k4,4nr | head -n 10 | awk '{ s = $4; $1 = $2 = $3 = $4 = ""; sub(/^ +/, ""); printf "  %5d  %s\n", s, $0 }'
+	echo "time: $((SECONDS - t_start)) s for $# tests ($sum s of test time, lanes overlapping)"
+fi
 [ ${#failed[@]} = 0 ] || echo "failed: ${failed[*]}"
 echo "tests: $pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]

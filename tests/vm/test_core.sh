@@ -32,12 +32,14 @@ srv_r=$LAST_SERVER
 writer_dirs /export/d 192 || exit 1
 
 s0=$(mountstats_xprt /mnt/t sends) c0=$(mountstats_xprt /mnt/t connect_count) w0=$(mountstats_op /mnt/t WRITE ops)
+b0=$(mountstats_op /mnt/t WRITE bytes_sent) rw0=$(mountstats_op /mnt/r WRITE ops) rb0=$(mountstats_op /mnt/r WRITE bytes_sent)
 writers /mnt/t 64 2 >/dev/null
 writers /mnt/s 32 1 >/dev/null
 WRITERS_TOGETHER=1 writers /mnt/r/d 192 1 >/dev/null
 sync
 sleep 1
 s1=$(mountstats_xprt /mnt/t sends) c1=$(mountstats_xprt /mnt/t connect_count) w1=$(mountstats_op /mnt/t WRITE ops)
+b1=$(mountstats_op /mnt/t WRITE bytes_sent) rw1=$(mountstats_op /mnt/r WRITE ops) rb1=$(mountstats_op /mnt/r WRITE bytes_sent)
 kill -INT $ss
 wait $ss
 rc=$?
@@ -92,6 +94,8 @@ check_gt "tcp slot waits" "$(echo "$x" | jq .waits.slot.count)" 0
 check_eq "tcp sends = mountstats delta (read from the kernel's own counter)" "$(echo "$x" | jq .sends)" $((s1 - s0))
 check_eq "tcp connects = mountstats delta" "$(echo "$x" | jq .connects)" $((c1 - c0))
 check_within "tcp WRITE ops = mountstats delta" "$(ss_op /tmp/c.json /mnt/t WRITE .count)" $((w1 - w0)) $miss
+# bytes exact when no run was skipped; a skipped run's WRITE carries at most wsize (1 MiB here)
+check_within "tcp WRITE bytes = mountstats delta" "$(ss_op /tmp/c.json /mnt/t WRITE .bytes_sent)" $((b1 - b0)) $((miss * 1048832))
 check_within "tcp in use back to 0" "$(echo "$x" | jq .in_use)" 0 $miss
 # the in-flight curve holds every counted release once, at a level no higher than the limit,
 # and the full table's RPCs at the limit
@@ -116,6 +120,9 @@ check_eq "intervals above the limit or negative, any transport" "$over" 0
 [ "$over" = 0 ] || jq -c 'select(.type == "interval") | .transports[] | select(.interval_peak > .limit or .in_use > .limit or .in_use < 0) | {id,proto,limit,limit_source,in_use,interval_peak,peak}' /tmp/c.json | head -5
 check_eq "rdma sends = mountstats (transport made while traced)" "$(echo "$x" | jq .sends)" "$(mountstats_xprt /mnt/r sends)"
 check_gt "rdma credits granted" "$(echo "$x" | jq .credits.granted)" 0
+check_gt "rdma WRITEs were made" $((rw1 - rw0)) 0
+check_within "rdma WRITE ops = mountstats delta" "$(ss_op /tmp/c.json /mnt/r WRITE .count)" $((rw1 - rw0)) $miss
+check_within "rdma WRITE bytes = mountstats delta" "$(ss_op /tmp/c.json /mnt/r WRITE .bytes_sent)" $((rb1 - rb0)) $((miss * 1048832))
 check_within "rdma in use back to 0" "$(echo "$x" | jq .in_use)" 0 $miss
 check_eq "rdma in-flight curve RPCs = releases" "$(echo "$x" | jq '[.inflight_curve[].rpcs] | add')" \
 	"$(echo "$x" | jq .releases)"

@@ -3,6 +3,7 @@
 # Little's law allows (128 x wsize / RTT), and the same write on a transport with 4096 slots is
 # faster, as the writers' own clock says, with a verdict that is no longer slot-bound: 4096 slots hold
 # the whole burst (96 writers x 1 MiB in 32 KiB WRITEs), so none waits for a slot.
+#% lane: idle
 nfsd_start 16 >/dev/null || exit 1
 N=96 MIB=1
 # run MNT OUT: the write under slotscope; prints the writers' seconds

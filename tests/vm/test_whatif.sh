@@ -10,6 +10,7 @@
 # a slot stay what the case sets however fast they complete (a closed loop, as a checkpoint's
 # ranks are); the server is delayed by netem (server_latency) so that the round trip, not the two
 # emulated CPUs, sets the pace.
+#% lane: idle
 . /src/tests/vm/whatif.inc
 nfsd_start 16 >/dev/null || exit 1
 # a connection idle for a round trip would start over from a small window: at 1 s round trips

@@ -9,6 +9,7 @@
 #% server: tests/vm/server_rdma_far.sh
 #% smp: 1
 #% timeout: 1200
+#% lane: idle
 . /src/tests/vm/whatif.inc
 wire_up 192.168.100.2 || exit 1
 ip link set eth1 mtu 9000 || exit 1
