@@ -167,6 +167,12 @@ for t in "$@"; do
 	fi
 	i=$((i + 1))
 done
+# the idle lane's longest first (by its timeout), so the lane ends as early as it can
+if [ ${#idle[@]} -gt 1 ]; then
+	mapfile -t idle < <(for e in "${idle[@]}"; do
+		f=${e#*:}; f=${f%%@*}; echo "$(marker "$f" timeout | grep -E '^[0-9]+$' || echo "${VM_TIMEOUT:-600}") $e"
+	done | sort -k1,1nr -s | cut -d' ' -f2-)
+fi
 lane=
 if [ ${#idle[@]} -gt 0 ]; then
 	( for e in "${idle[@]}"; do run_one "${e#*:}" "${e%%:*}"; done ) &

@@ -5,80 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "audit.h"
-#include "output.h"
 #include "util.h"
-
-bool mount_option(const char *opts, const char *key, char *val, size_t len)
-{
-	size_t kl = strlen(key);
-
-	for (const char *p = opts; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
-		if (strncmp(p, key, kl) || (p[kl] != '=' && p[kl] != ',' && p[kl]))
-			continue;
-		if (p[kl] == '=') {
-			size_t n = strcspn(p + kl + 1, ",");
-
-			snprintf(val, len, "%.*s", (int)n, p + kl + 1);
-		} else {
-			snprintf(val, len, "%s", "");
-		}
-		return true;
-	}
-	return false;
-}
-
-/* xprt_info: "key=value" lines (net/sunrpc/sysfs.c) */
-void xprt_info_parse(FILE *f, struct audit_xprt *x)
-{
-	char line[128];
-
-	while (fgets(line, sizeof(line), f)) {
-		char *eq = strchr(line, '=');
-		unsigned long v;
-
-		if (!eq)
-			continue;
-		*eq = 0;
-		v = strtoul(eq + 1, NULL, 10);
-		if (!strcmp(line, "max_num_slots"))
-			x->max_slots = (unsigned int)v;
-		else if (!strcmp(line, "min_num_slots"))
-			x->min_slots = (unsigned int)v;
-		else if (!strcmp(line, "num_reqs"))
-			x->num_reqs = (unsigned int)v;
-		else if (!strcmp(line, "backlog_q_len"))
-			x->backlog_q_len = (unsigned int)v;
-		else if (!strcmp(line, "cur_cong"))
-			x->cur_cong = v;
-		else if (!strcmp(line, "cong_win"))
-			x->cong_win = v;
-		else if (!strcmp(line, "main_xprt"))
-			x->main = v != 0;
-		else if (!strcmp(line, "dst_port"))
-			x->dst_port = (unsigned int)v;
-		else if (!strcmp(line, "src_port"))
-			x->src_port = (unsigned int)v;
-	}
-}
-
-static void read_xprt(const char *dir, struct audit_xprt *x)
-{
-	char path[600];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/xprt_info", dir);
-	f = fopen(path, "r");
-	if (f) {
-		xprt_info_parse(f, x);
-		fclose(f);
-	}
-	snprintf(path, sizeof(path), "%s/dstaddr", dir);
-	f = fopen(path, "r");
-	if (f && fgets(x->dstaddr, sizeof(x->dstaddr), f))
-		x->dstaddr[strcspn(x->dstaddr, "\n")] = 0;
-	if (f)
-		fclose(f);
-}
 
 static int load_xprts(struct audit *a, const char *sysfs_root)
 {
@@ -120,7 +47,7 @@ static int load_xprts(struct audit *a, const char *sysfs_root)
 			x->switch_id = swid;
 			snprintf(x->proto, sizeof(x->proto), "%s", proto);
 			snprintf(dir, sizeof(dir), "%s/%s/%s", base, sw->d_name, xe->d_name);
-			read_xprt(dir, x);
+			xprt_info_read(dir, x);
 		}
 		if (sd)
 			closedir(sd);

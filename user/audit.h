@@ -10,16 +10,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include "mounts.h"
-
-struct audit_xprt {
-	unsigned int id, switch_id;
-	char proto[8];			/* tcp, rdma, udp, local */
-	char dstaddr[64];
-	unsigned int dst_port, src_port;
-	unsigned int max_slots, min_slots, num_reqs, backlog_q_len;
-	unsigned long cur_cong, cong_win;
-	bool main;
-};
+#include "xprtinfo.h"
 
 struct audit_mount {
 	const struct nfs_mount *m;
@@ -52,9 +43,5 @@ void audit_free(struct audit *a);
 void audit_print(FILE *f, const struct audit *a);
 /* source ports of the "xprt: tcp" lines of mount @mnt in a mountstats stream; count or -errno */
 int mountstats_ports_parse(FILE *f, const char *mnt, unsigned int *ports, int max);
-/* a transport's /sys/kernel/sunrpc/.../xprt_info ("key=value" lines) into @x */
-void xprt_info_parse(FILE *f, struct audit_xprt *x);
-/* value of option @key in a comma-separated mount option string; false when absent */
-bool mount_option(const char *opts, const char *key, char *val, size_t len);
 
 #endif

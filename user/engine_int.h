@@ -105,4 +105,7 @@ void free_probe_btf(struct engine *e);
  */
 int engine_inject_refusals(struct engine *e);
 
+/* engine_read.c: the kept copies of the maps are not to be trusted (entries deleted): read whole */
+void drop_copies(struct engine *e);
+
 #endif

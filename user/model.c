@@ -8,6 +8,8 @@
 #include <string.h>
 #include "audit.h"
 #include "model.h"
+#include "owners.h"
+#include "snapindex.h"
 #include "uhist.h"
 #include "util.h"
 #include "verdict.h"
@@ -157,139 +159,6 @@ static int by_id(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-/*
- * A snapshot's transports and ops sorted by key (then by place), for the lookups made per op:
- * each finds what a walk of the snapshot in its order finds first, by a binary search. Without
- * memory (NULL arrays) the lookups walk.
- */
-struct snap_index {
-	const struct snapshot *s;
-	struct xprt_index_entry *x;
-	struct op_entry {
-		struct op_key k;
-		size_t i;
-	} *o;
-};
-
-static int op_entry_cmp(const void *a, const void *b)
-{
-	const struct op_entry *x = a, *y = b;
-	int c = memcmp(&x->k, &y->k, sizeof(x->k));
-
-	return c ? c : x->i < y->i ? -1 : x->i > y->i;
-}
-
-static int xprt_entry_cmp(const void *a, const void *b)
-{
-	const struct xprt_index_entry *x = a, *y = b;
-
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	return x->i < y->i ? -1 : x->i > y->i;
-}
-
-static void snap_index_make(struct snap_index *ix, const struct snapshot *s, bool ops)
-{
-	memset(ix, 0, sizeof(*ix));
-	ix->s = s;
-	ix->x = view_alloc(s->nxprts + 1, sizeof(*ix->x), false);
-	if (ix->x) {
-		for (size_t i = 0; i < s->nxprts; i++)
-			ix->x[i] = (struct xprt_index_entry){ .key = s->xprts[i].key, .i = i };
-		qsort(ix->x, s->nxprts, sizeof(*ix->x), xprt_entry_cmp);
-	}
-	ix->o = ops ? view_alloc(s->nops + 1, sizeof(*ix->o), false) : NULL;
-	if (ix->o) {
-		for (size_t i = 0; i < s->nops; i++)
-			ix->o[i] = (struct op_entry){ .k = s->ops[i].k, .i = i };
-		qsort(ix->o, s->nops, sizeof(*ix->o), op_entry_cmp);
-	}
-}
-
-static void snap_index_free(struct snap_index *ix)
-{
-	view_release(ix->x);
-	view_release(ix->o);
-	memset(ix, 0, sizeof(*ix));
-}
-
-/* where the entries of @key begin in ix->x (ix->s->nxprts: none) */
-static size_t xprt_run(const struct snap_index *ix, __u64 key)
-{
-	return xprt_entry_first(ix->x, ix->s->nxprts, key);
-}
-
-/* the transport's first sight under @key, or 0 when the snapshot has none */
-static __u64 first_seen_of(const struct snap_index *ix, __u64 key)
-{
-	const struct snapshot *s = ix->s;
-	size_t r;
-
-	if (!ix->x) {
-		for (size_t i = 0; i < s->nxprts; i++)
-			if (s->xprts[i].key == key && !(s->xprts[i].s.flags & XF_DESTROYED))
-				return s->xprts[i].s.first_seen_ns;
-		for (size_t i = 0; i < s->nxprts; i++)
-			if (s->xprts[i].key == key)
-				return s->xprts[i].s.first_seen_ns;
-		return 0;
-	}
-	r = xprt_run(ix, key);
-	if (r == s->nxprts)
-		return 0;
-	/* the run is in the snapshot's order: its first live entry, else its first */
-	for (size_t j = r; j < s->nxprts && ix->x[j].key == key; j++)
-		if (!(s->xprts[ix->x[j].i].s.flags & XF_DESTROYED))
-			return s->xprts[ix->x[j].i].s.first_seen_ns;
-	return s->xprts[ix->x[r].i].s.first_seen_ns;
-}
-
-/* snapshot_find_xprt() by the index */
-static const struct xprt_snap *find_xprt(const struct snap_index *ix, __u64 key, __u64 first_seen)
-{
-	const struct snapshot *s = ix->s;
-
-	if (!ix->x)
-		return snapshot_find_xprt(s, key, first_seen);
-	for (size_t j = xprt_run(ix, key); j < s->nxprts && ix->x[j].key == key; j++)
-		if (s->xprts[ix->x[j].i].s.first_seen_ns == first_seen)
-			return &s->xprts[ix->x[j].i];
-	return NULL;
-}
-
-/* snapshot_find_op() by the index */
-static const struct op_snap *find_op(const struct snap_index *ix, const struct op_key *k)
-{
-	const struct snapshot *s = ix->s;
-	size_t lo = 0, hi = s->nops;
-
-	if (!ix->o)
-		return snapshot_find_op(s, k);
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (memcmp(&ix->o[mid].k, k, sizeof(*k)) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < s->nops && !memcmp(&ix->o[lo].k, k, sizeof(*k)) ? &s->ops[ix->o[lo].i] : NULL;
-}
-
-/*
- * The op's entry in @prev, if it is the same op: after a reap the kernel may put a new transport
- * at the address of the old, whose ops start from zero under the same key.
- */
-static const struct op_snap *prev_op(const struct snap_index *prev, const struct snap_index *cur,
-				     const struct op_key *k)
-{
-	const struct op_snap *p = find_op(prev, k);
-
-	if (p && first_seen_of(prev, k->xprt) != first_seen_of(cur, k->xprt))
-		return NULL;
-	return p;
-}
-
 /* Every per-object view of @from .. @to, transports in the order the kernel made them. */
 static int build(struct view *v, const struct model_in *in)
 {
@@ -314,13 +183,13 @@ static int build(struct view *v, const struct model_in *in)
 	for (size_t i = 0; i < cur->nxprts; i++) {
 		const struct xprt_snap *c = &cur->xprts[i];
 
-		xprt_view(&v->xprts[v->nxprts++], c, find_xprt(&pix, c->key, c->s.first_seen_ns),
+		xprt_view(&v->xprts[v->nxprts++], c, snap_index_xprt(&pix, c->key, c->s.first_seen_ns),
 			  cur->epoch, in->span);
 	}
 	for (size_t i = 0; i < cur->nops; i++) {
 		struct op_view *o = &v->ops[v->nops++];
 
-		op_view(o, &cur->ops[i], prev_op(&pix, &cix, &cur->ops[i].k));
+		op_view(o, &cur->ops[i], snap_index_prev_op(&pix, &cix, &cur->ops[i].k));
 		o->mountpoint = mountpoint_of(cur, in->mounts, o->k.clid);
 	}
 	snap_index_free(&pix);
@@ -423,8 +292,7 @@ static bool shown(const struct model_in *in, const struct xprt_view *x)
 	if (!in->nfilters)
 		return true;
 	for (size_t i = 0; i < in->nfilters; i++)
-		if (!strcmp(in->filters[i].addr, x->addr) &&
-		    !strcmp(in->filters[i].proto, proto_name(x->ident)))
+		if (mount_xprt_match(&in->filters[i], x->addr, proto_name(x->ident)))
 			return true;
 	return false;
 }
@@ -611,74 +479,6 @@ static void netdevs_used(struct view *v)
 	}
 }
 
-/* @m serves @x by the mount table: its server and protocol ("tcp6" is tcp), as -m reads them */
-static bool mount_serves(const struct nfs_mount *m, const struct xprt_view *x)
-{
-	char addr[ADDR_LEN], proto[16];
-	size_t n;
-
-	mount_server(m, addr, sizeof(addr));
-	if (strcmp(addr, x->addr))
-		return false;
-	if (!m->opts || !mount_option(m->opts, "proto", proto, sizeof(proto)))
-		return true;
-	n = strlen(proto);
-	if (n && proto[n - 1] == '6')
-		proto[n - 1] = 0;
-	return !strcmp(proto, proto_name(x->ident));
-}
-
-/* the first of two mount points in path order; NULL comes last */
-static const char *first_path(const char *a, const char *b)
-{
-	return !a || (b && strcmp(b, a) < 0) ? b : a;
-}
-
-/*
- * The mount each transport counts under in the textfile, and whether the filters leave it in. A
- * transport serves the mounts whose clients' ops it has carried (the ops map holds them since
- * attach; a freed client's, whose id a new mount's client may have taken, not) and those the
- * mount table says were mounted from its server over its protocol; of
- * those shown, it counts under the first in path order, so a transport two mounts share counts
- * once, under the same mount tick after tick. One whose every mount is filtered out is hidden;
- * one serving no known mount counts under "" and its own server.
- */
-static void prom_owners(struct view *v, const struct model_in *in, const struct xprt_index *ix)
-{
-	const struct mount_table *mt = in->mounts;
-
-	/* prom_hidden stands for "some mount known" until the last pass */
-	for (size_t i = 0; i < v->nops; i++) {
-		const struct op_view *o = &v->ops[i];
-		struct xprt_view *x = (struct xprt_view *)xprt_index_find(ix, o->k.xprt);
-
-		if (!x || !o->mountpoint || !o->client_done)
-			continue;
-		x->prom_hidden = true;
-		if (prom_mount_shown(in->prom, o->mountpoint))
-			x->prom_mount = first_path(x->prom_mount, o->mountpoint);
-	}
-	for (size_t i = 0; i < v->nxprts; i++) {
-		struct xprt_view *x = &v->xprts[i];
-		const struct nfs_mount *m = NULL;
-
-		for (size_t j = 0; mt && j < mt->n; j++) {
-			if (!mount_serves(&mt->m[j], x))
-				continue;
-			x->prom_hidden = true;
-			if (prom_mount_shown(in->prom, mt->m[j].mountpoint))
-				x->prom_mount = first_path(x->prom_mount, mt->m[j].mountpoint);
-		}
-		x->prom_hidden = x->prom_hidden ? !x->prom_mount : !prom_mount_shown(in->prom, NULL);
-		if (x->prom_mount && mt)
-			m = mounts_by_path(mt, x->prom_mount);
-		if (m)
-			mount_server(m, x->prom_server, sizeof(x->prom_server));
-		if (!x->prom_server[0])
-			memcpy(x->prom_server, x->addr, sizeof(x->prom_server));
-	}
-}
-
 /* the textfile's view: the sums with this interval added, port counters since attach */
 static int totals(const struct model_in *in, struct model_out *out)
 {
@@ -722,7 +522,7 @@ int model_build(const struct model_in *in, struct model_out *out)
 		}
 		/* every interval the textfile's sums could take: rows need the mount each time */
 		if (in->span == SPAN_INTERVAL)
-			prom_owners(v, in, &ix);
+			prom_owners(v, in->mounts, in->prom, &ix);
 		if (in->sums && in->span == SPAN_INTERVAL)
 			err = totals(in, out);
 	}

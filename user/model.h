@@ -13,10 +13,6 @@
 #include "view.h"
 
 /* --mount: a server address and protocol whose transports are shown */
-struct xprt_filter {
-	char addr[64], proto[8];
-};
-
 /* a transport's highest slots in use over a window, as its detector saw them interval by interval */
 struct window_peak {
 	__u64 key;
@@ -30,7 +26,7 @@ struct model_in {
 	const struct mount_table *mounts;	/* NULL: no mount known */
 	const struct linkmap *paths;		/* each transport's link path; NULL: none known */
 	size_t nfilters;
-	const struct xprt_filter *filters;	/* none: every transport */
+	const struct mount_xprt *filters;	/* none: every transport */
 	struct tunables tun;
 	double wall;				/* CLOCK_REALTIME at @to, for display */
 	struct self_cost cost;

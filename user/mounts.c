@@ -8,7 +8,6 @@
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <linux/magic.h>
-#include "audit.h"
 #include "mounts.h"
 #include "util.h"
 
@@ -285,6 +284,25 @@ const struct nfs_mount *mounts_by_path(const struct mount_table *t, const char *
 	return NULL;
 }
 
+bool mount_option(const char *opts, const char *key, char *val, size_t len)
+{
+	size_t kl = strlen(key);
+
+	for (const char *p = opts; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
+		if (strncmp(p, key, kl) || (p[kl] != '=' && p[kl] != ',' && p[kl]))
+			continue;
+		if (p[kl] == '=') {
+			size_t n = strcspn(p + kl + 1, ",");
+
+			snprintf(val, len, "%.*s", (int)n, p + kl + 1);
+		} else {
+			snprintf(val, len, "%s", "");
+		}
+		return true;
+	}
+	return false;
+}
+
 void mount_server(const struct nfs_mount *m, char *buf, size_t len)
 {
 	const char *src = m->source ? m->source : "", *colon;
@@ -298,4 +316,26 @@ void mount_server(const struct nfs_mount *m, char *buf, size_t len)
 		snprintf(buf, len, "%.*s", (int)(colon - src), src);
 	else
 		snprintf(buf, len, "%s", "");
+}
+
+int mount_xprt_of(const struct nfs_mount *m, struct mount_xprt *mx)
+{
+	size_t n;
+
+	memset(mx, 0, sizeof(*mx));
+	mount_server(m, mx->addr, sizeof(mx->addr));
+	if (!mx->addr[0])
+		return -ENOENT;
+	/* "tcp6" and "rdma6" name the address family, not another transport */
+	if (m->opts && mount_option(m->opts, "proto", mx->proto, sizeof(mx->proto))) {
+		n = strlen(mx->proto);
+		if (n && mx->proto[n - 1] == '6')
+			mx->proto[n - 1] = 0;
+	}
+	return 0;
+}
+
+bool mount_xprt_match(const struct mount_xprt *mx, const char *addr, const char *proto)
+{
+	return !strcmp(mx->addr, addr) && (!mx->proto[0] || !strcmp(mx->proto, proto));
 }

@@ -71,5 +71,20 @@ const struct nfs_mount *mounts_by_path(const struct mount_table *t, const char *
  * kernel writes both with rpc_peeraddr2str()), else the host of its source; "" when neither.
  */
 void mount_server(const struct nfs_mount *m, char *buf, size_t len);
+/* value of option @key in a comma-separated mount option string; false when absent */
+bool mount_option(const char *opts, const char *key, char *val, size_t len);
+
+/*
+ * Which transports serve a mount: its server (mount_server()) and protocol, "tcp6" and "rdma6"
+ * spelled "tcp" and "rdma" as a transport's proto_name() is ("": the options name none, any).
+ * One rule for --mount's filter and the textfile's mount labels.
+ */
+struct mount_xprt {
+	char addr[64], proto[8];
+};
+/* 0, or -ENOENT when the mount names no server */
+int mount_xprt_of(const struct nfs_mount *m, struct mount_xprt *mx);
+/* a transport to @addr over @proto (proto_name()) serves @mx's mount */
+bool mount_xprt_match(const struct mount_xprt *mx, const char *addr, const char *proto);
 
 #endif

@@ -4,11 +4,12 @@
 #include "engine.h"
 #include "fmt.h"
 #include "output.h"
+#include "util.h"
 #include "uhist.h"
 #include "utf8.h"
 #include "verdict.h"
 
-#define WIDTH 100
+#define WIDTH TEXT_WIDTH
 
 /* 1.23ms style: 3 significant digits, unit picked from the value */
 static const char *dur(char *buf, size_t len, double ns)
@@ -38,31 +39,6 @@ static const char *clock_str(char *buf, size_t len, double wall)
 	snprintf(buf, len, "%02d:%02d:%02d.%d", tm.tm_hour, tm.tm_min, tm.tm_sec,
 		 (int)((wall - (double)t) * 10));
 	return buf;
-}
-
-/* @text after @prefix, wrapped at WIDTH columns under the prefix */
-void print_wrapped(FILE *f, const char *prefix, const char *text)
-{
-	size_t indent = strlen(prefix), col = indent;
-
-	fputs(prefix, f);
-	while (*text) {
-		size_t w = strcspn(text, " ");
-
-		if (col > indent && col + 1 + w > WIDTH) {
-			fprintf(f, "\n%*s", (int)indent, "");
-			col = indent;
-		} else if (col > indent) {
-			fputc(' ', f);
-			col++;
-		}
-		fprintf(f, "%.*s", (int)w, text);
-		col += w;
-		text += w;
-		while (*text == ' ')
-			text++;
-	}
-	fputc('\n', f);
 }
 
 static void header(FILE *f)

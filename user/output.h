@@ -60,6 +60,5 @@ void out_svg(FILE *f, const struct view *v, const struct heat_map *heat);
 void out_text(FILE *f, const struct view *v);
 void out_window_text(FILE *f, const struct view *v, const struct window_view *c);
 void out_xprt_row(FILE *f, const struct xprt_view *x, bool with_verdict);
-void print_wrapped(FILE *f, const char *prefix, const char *text);
 
 #endif

@@ -9,7 +9,7 @@
 #include <arpa/inet.h>
 #include <net/if.h>
 #include <netinet/in.h>
-#include "audit.h"
+#include "xprtinfo.h"
 #include "route.h"
 #include "util.h"
 

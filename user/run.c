@@ -51,9 +51,9 @@ static int check_filters(struct run *s)
 			mounts_free(&mt);
 			return EXIT_USAGE;
 		}
-		if (!mount_option(m->opts, "addr", s->filters[s->nfilters].addr, sizeof(s->filters[0].addr)) ||
-		    !mount_option(m->opts, "proto", s->filters[s->nfilters].proto, sizeof(s->filters[0].proto))) {
-			pr_err("--mount %s: its options name no addr= or proto=\n", s->o.mounts[i]);
+		if (mount_xprt_of(m, &s->filters[s->nfilters])) {
+			pr_err("--mount %s: neither its options (addr=) nor its source name a server: give an NFS mount point\n",
+			       s->o.mounts[i]);
 			mounts_free(&mt);
 			return EXIT_USAGE;
 		}

@@ -24,7 +24,7 @@ struct run {
 	double startup_cpu_s;
 	struct port_attrs port_attrs;	/* state and rate (verbs too), read once per PORT_ATTR_REFRESH_NS */
 	size_t nfilters;		/* --mount: the transports shown */
-	struct xprt_filter filters[MAX_MOUNT_FILTERS];
+	struct mount_xprt filters[MAX_MOUNT_FILTERS];
 	struct mount_src msrc;		/* whose mount table: --procfs-root, --mounts-of */
 	/*
 	 * A mount may come or go at any time: the table is read again at the first tick after a

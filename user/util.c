@@ -155,3 +155,27 @@ bool path_under(const char *path, const char *mnt)
 	n = strlen(mnt);
 	return !strncmp(path, mnt, n) && (path[n] == '/' || path[n] == '\0');
 }
+
+void print_wrapped(FILE *f, const char *prefix, const char *text)
+{
+	size_t indent = strlen(prefix), col = indent;
+
+	fputs(prefix, f);
+	while (*text) {
+		size_t w = strcspn(text, " ");
+
+		if (col > indent && col + 1 + w > TEXT_WIDTH) {
+			fprintf(f, "\n%*s", (int)indent, "");
+			col = indent;
+		} else if (col > indent) {
+			fputc(' ', f);
+			col++;
+		}
+		fprintf(f, "%.*s", (int)w, text);
+		col += w;
+		text += w;
+		while (*text == ' ')
+			text++;
+	}
+	fputc('\n', f);
+}

@@ -56,4 +56,9 @@ double clock_s(clockid_t id);
  */
 bool path_under(const char *path, const char *mnt);
 
+/* the terminal's text, at most this many columns */
+#define TEXT_WIDTH 100
+/* @text after @prefix, wrapped at TEXT_WIDTH columns under the prefix */
+void print_wrapped(FILE *f, const char *prefix, const char *text);
+
 #endif

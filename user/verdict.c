@@ -6,11 +6,6 @@
 #include "verdict.h"
 #include "whatif.h"
 
-const char *const verdict_names[VERDICTS] = {
-	"idle", "client-bound", "slot-bound", "credit-bound", "session-slot-bound",
-	"connection-bound", "server-bound", "link-bound",
-};
-
 static void flag(struct verdict *d, const char *msg)
 {
 	if (d->nflags < sizeof(d->flags) / sizeof(d->flags[0]))

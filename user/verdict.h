@@ -5,8 +5,6 @@
 
 #include "view.h"
 
-extern const char *const verdict_names[VERDICTS];
-
 /*
  * the verdict on transport @x over view @v; knobs named from v->tun. model_build() calls it,
  * after the transport's op sums (op_count, exec_ns, ...) it reads are made.

@@ -9,6 +9,10 @@
 #include "util.h"
 
 const char *const wait_kind_names[WAIT_KINDS] = { "slot", "send", "session", "delay" };
+const char *const verdict_names[VERDICTS] = {
+	"idle", "client-bound", "slot-bound", "credit-bound", "session-slot-bound",
+	"connection-bound", "server-bound", "link-bound",
+};
 const char *const stage_names[STAGES] = { "queue", "rtt", "execute" };
 const char *const counter_names[NCOUNTERS] = {
 	"inflight_full", "waiters_full", "xprts_full", "ops_full", "clients_full", "sessions_full",
@@ -226,6 +230,11 @@ static int by_key_then_index(const void *a, const void *b)
 	return x->i < y->i ? -1 : x->i > y->i;
 }
 
+void xprt_entries_sort(struct xprt_index_entry *e, size_t n)
+{
+	qsort(e, n, sizeof(*e), by_key_then_index);
+}
+
 void xprt_index_make(struct xprt_index *ix, const struct view *v)
 {
 	ix->v = v;
@@ -235,7 +244,7 @@ void xprt_index_make(struct xprt_index *ix, const struct view *v)
 		return;
 	for (size_t i = 0; i < v->nxprts; i++)
 		ix->e[i] = (struct xprt_index_entry){ .key = v->xprts[i].key, .i = i };
-	qsort(ix->e, ix->n, sizeof(*ix->e), by_key_then_index);
+	xprt_entries_sort(ix->e, ix->n);
 }
 
 size_t xprt_entry_first(const struct xprt_index_entry *e, size_t n, __u64 key)

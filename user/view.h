@@ -330,6 +330,8 @@ struct xprt_index {
 	} *e;
 };
 
+/* sort @n entries by key, then by index (the order xprt_entry_first() searches) */
+void xprt_entries_sort(struct xprt_index_entry *e, size_t n);
 /* the first of @n entries sorted by key whose key is @key (@n: none) */
 size_t xprt_entry_first(const struct xprt_index_entry *e, size_t n, __u64 key);
 
@@ -341,6 +343,7 @@ void view_free(struct view *v);
 bool xprt_view_idle(const struct xprt_view *x);
 
 extern const char *const wait_kind_names[WAIT_KINDS];
+extern const char *const verdict_names[VERDICTS];
 extern const char *const stage_names[STAGES];
 extern const char *const counter_names[NCOUNTERS];
 

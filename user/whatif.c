@@ -2,7 +2,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include "verdict.h"
 #include "whatif.h"
 
 /* the kernel's ceilings: RPC_MAX_SLOT_TABLE_LIMIT, RPCRDMA_MAX_SLOT_TABLE, NFS_MAX_CONNECTIONS,

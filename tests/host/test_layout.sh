@@ -1,0 +1,29 @@
+#!/bin/bash
+# The house rules the build can check (tools/layout-check): every user/*.c at most 600 lines, and
+# no circle between the rooms (a file's includes, through headers without a .c of their own).
+# The check is run on the tree, then shown to fail on a copy with a 601-line file and on one with
+# a circle made by one include.
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/lib-host.sh"
+if out=$("$top/tools/layout-check" "$top" 2>&1); then ok "the tree keeps the rules"; else bad "the tree: $out"; fi
+t=$(mktemp -d)
+trap 'rm -rf "$t"' EXIT
+cp -r "$top/user" "$t/user"
+# 601 lines: one more than the rule
+{ echo '// SPDX-License-Identifier: GPL-2.0'; for i in $(seq 600); do echo "/* line $i */"; done; } >"$t/user/big.c"
+out=$("$top/tools/layout-check" "$t" 2>&1)
+rc=$?
+[ $rc = 1 ] && grep -q '^user/big.c: 601 lines, over 600' <<<"$out" && ok "a 601-line file fails, named: $out" ||
+	bad "a 601-line file: exit $rc, said: $out"
+rm "$t/user/big.c"
+yes '' | head -n 600 >"$t/user/edge.c"
+"$top/tools/layout-check" "$t" >/dev/null && ok "600 lines pass" || bad "600 lines refused"
+rm "$t/user/edge.c"
+# util is the floor: it including the model makes a circle
+sed -i '0,/^#include "util.h"$/s//#include "util.h"\n#include "model.h"/' "$t/user/util.c"
+grep -q '"model.h"' "$t/user/util.c" || sed -i '1a #include "model.h"' "$t/user/util.c"
+out=$("$top/tools/layout-check" "$t" 2>&1)
+rc=$?
+[ $rc = 1 ] && grep -q '^circle: .*util' <<<"$out" && ok "an include that closes a circle fails, named" ||
+	bad "a circle through util: exit $rc, said: $out"
+exit $fails
