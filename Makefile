@@ -79,12 +79,13 @@ PREFIX     ?= /usr
 SBINDIR    ?= $(PREFIX)/sbin
 MANDIR     ?= $(PREFIX)/share/man
 DATADIR    ?= $(PREFIX)/share/slotscope
-# the README the alerts' runbook_url points at by default (file:///usr/share/doc/slotscope/README.md)
+# the docs; the alerts' runbook_url points at file:///usr/share/doc/slotscope/runbook.md by default
 DOCDIR     ?= $(PREFIX)/share/doc/slotscope
 UNITDIR    ?= /lib/systemd/system
 SYSCONFDIR ?= /etc
 SYSUSERSDIR ?= /usr/lib/sysusers.d
 TMPFILESDIR ?= /usr/lib/tmpfiles.d
+DOC_PAGES := $(notdir $(wildcard docs/*.md))
 
 ifeq ($(V),1)
 Q =
@@ -243,20 +244,31 @@ SAN_BINS := $(patsubst $(O)/%,$(O)/san/%,$(UNIT_BINS))
 # The one test command: the unit tests plain and under sanitizers, a short run of every fuzzer,
 # the host tests, then every VM test, then the core VM tests on 6.12 and 7 and with the fallback
 # attach, and the refusal on 5.10; one closing line over all of them.
-# Everything is built first, $(NPROC) jobs at a time (the VM images one at a time: build-image
-# holds a lock on their shared package cache), then the tests run.
+# What the default kernel's VM tests need is built first, $(NPROC) jobs at a time; the rest (the
+# packages, the arm64 build, the sanitizer build, the fuzzers, the other kernels' images: the VM
+# images one at a time, build-image locks their shared package cache) builds beside the first
+# tests at a lower priority, and the tests that need it wait for it (@wait in run-tests.sh).
 NPROC := $(shell nproc 2>/dev/null || echo 2)
+LATE_RC := $(O)/test-late.rc
+# VM tests of the late build's artifacts (test_caps: the .deb's binary)
+VM_LATE := tests/vm/test_caps.sh
 test:
-	$(Q)$(MAKE) --no-print-directory deps-test
-	$(Q)$(MAKE) --no-print-directory -j$(NPROC) test-build
-	$(Q)$(MAKE) --no-print-directory test-run
-.PHONY: test-build san-bins
-test-build: unit-test-bins all vm-image tools deb rpm arm64 $(CORE_IMAGES) san-bins fuzzers
+	$(Q)t0=$$(date +%s); \
+	$(MAKE) --no-print-directory deps-test && \
+	$(MAKE) --no-print-directory -j$(NPROC) test-early && \
+	echo "  TIME     packages and the first build: $$(($$(date +%s) - t0)) s" && \
+	TEST_T0=$$t0 $(MAKE) --no-print-directory test-run
+.PHONY: test-early test-late test-build san-bins
+test-early: unit-test-bins all vm-image tools
+test-late: deb rpm arm64 $(CORE_IMAGES) san-bins fuzzers
+test-build: test-early test-late
 san-bins:
 	$(Q)$(MAKE) --no-print-directory O=$(O)/san unit-test-bins $(SAN_FLAGS)
-test-run: test-build
-	$(Q)$(MAKE) --no-print-directory fuzz
-	$(Q)tests/run-tests.sh $(UNIT_BINS) $(SAN_BINS) $(HOST_TESTS) $(VM_TESTS) $(LEVEL_RUNS) $(CORE_RUNS) $(OLD_RUNS)
+test-run: test-early
+	$(Q)rm -f $(LATE_RC); { t=$$(date +%s); nice -n 10 $(MAKE) --no-print-directory -j$(NPROC) test-late \
+		>$(O)/test-late.log 2>&1; echo "$$? $$(($$(date +%s) - t))" >$(LATE_RC); } &
+	$(Q)tests/run-tests.sh $(UNIT_BINS) $(filter-out $(VM_LATE),$(VM_TESTS)) @wait:$(LATE_RC):$(O)/test-late.log \
+		$(SAN_BINS) $(HOST_TESTS) $(VM_LATE) $(LEVEL_RUNS) $(CORE_RUNS) $(OLD_RUNS)
 
 # Every VM test on each of KERNELS (default: 6.12 7; `default` is the default kernel); one closing line.
 KERNELS ?= 6.12 7
@@ -280,11 +292,7 @@ FUZZERS := $(patsubst tests/fuzz/%.c,$(O)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_SRCS := $(filter-out user/main.c,$(wildcard user/*.c))
 .PHONY: fuzz
 fuzz: fuzzers
-	$(Q)for f in $(FUZZERS); do n=$${f##*/fuzz_}; mkdir -p $(O)/fuzz/corpus-$$n; \
-		echo "  FUZZ     $$n ($(FUZZ_SECONDS) s)"; \
-		$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 $(O)/fuzz/corpus-$$n tests/fuzz/corpus/$$n \
-			>$(O)/fuzz/$$n.log 2>&1 || { tail -30 $(O)/fuzz/$$n.log; exit 1; }; \
-		grep -E 'stat::number_of_executed_units' $(O)/fuzz/$$n.log; done
+	$(Q)FUZZ_SECONDS=$(FUZZ_SECONDS) O=$(O) tests/host/test_fuzz.sh
 # the sources compiled once, instrumented, and linked into every fuzzer
 FUZZ_OBJS := $(patsubst user/%.c,$(O)/fuzz/obj/%.o,$(FUZZ_SRCS))
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer-no-link,address,undefined
@@ -404,6 +412,7 @@ install: all
 		$(DESTDIR)$(DATADIR)/prometheus/slotscope-fleet.rules.yml
 	$(Q)install -D -m 0644 tools/grafana/slotscope.json $(DESTDIR)$(DATADIR)/grafana/slotscope.json
 	$(Q)install -D -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
+	$(Q)for d in $(DOC_PAGES); do install -D -m 0644 docs/$$d $(DESTDIR)$(DOCDIR)/$$d || exit 1; done
 	$(Q)install -D -m 0644 tools/systemd/60-slotscope.conf $(DESTDIR)$(DATADIR)/sysctl/60-slotscope.conf
 	$(Q)install -D -m 0644 tools/systemd/slotscope.sysusers $(DESTDIR)$(SYSUSERSDIR)/slotscope.conf
 	$(Q)install -D -m 0644 tools/systemd/slotscope.tmpfiles $(DESTDIR)$(TMPFILESDIR)/slotscope.conf
@@ -414,7 +423,8 @@ uninstall:
 		$(DESTDIR)$(DATADIR)/prometheus/slotscope.rules.yml $(DESTDIR)$(DATADIR)/grafana/slotscope.json \
 		$(DESTDIR)$(DATADIR)/prometheus/slotscope-fleet.rules.yml \
 		$(DESTDIR)$(DATADIR)/sysctl/60-slotscope.conf $(DESTDIR)$(SYSUSERSDIR)/slotscope.conf \
-		$(DESTDIR)$(TMPFILESDIR)/slotscope.conf $(DESTDIR)$(DOCDIR)/README.md
+		$(DESTDIR)$(TMPFILESDIR)/slotscope.conf $(DESTDIR)$(DOCDIR)/README.md \
+		$(addprefix $(DESTDIR)$(DOCDIR)/,$(DOC_PAGES))
 	$(Q)rmdir $(DESTDIR)$(DOCDIR) 2>/dev/null || true
 	$(Q)rmdir $(DESTDIR)$(DATADIR)/prometheus $(DESTDIR)$(DATADIR)/grafana $(DESTDIR)$(DATADIR)/sysctl \
 		$(DESTDIR)$(DATADIR) 2>/dev/null || true

@@ -147,6 +147,24 @@ run_one() {
 	echo "$p $f $s $((SECONDS - start)) $name" >"$resdir/$n.result.tmp" && mv "$resdir/$n.result.tmp" "$resdir/$n.result"
 }
 
+# wait_for @wait:RC[:LOG] N: the tests after it need what a build beside them makes; it writes
+# "STATUS SECONDS" to RC when it ends. A failed build is one failure, with its log's end.
+wait_for() {
+	local spec=${1#@wait:} n=$2 start=$SECONDS rc log st secs
+	rc=${spec%%:*} log=${spec#*:}
+	[ "$log" != "$spec" ] || log=
+	until [ -s "$rc" ]; do sleep 2; done
+	read -r st secs <"$rc"
+	if [ "$st" = 0 ]; then
+		echo "    note: the build beside the tests took ${secs:-?} s; waited $((SECONDS - start)) s for it" >"$resdir/$n.report"
+		echo "0 0 0 0 build beside the tests" >"$resdir/$n.result"
+	else
+		{ echo "FAIL the build beside the tests (exit $st; ${log:-no log})"
+		  [ -z "$log" ] || tail -n 30 "$log" | sed 's/^/    | /'; } >"$resdir/$n.report"
+		echo "0 1 0 $((SECONDS - start)) build beside the tests" >"$resdir/$n.result"
+	fi
+}
+
 # flush: print every finished report not printed yet, in the order the tests ended
 flush() {
 	local r
@@ -160,7 +178,7 @@ flush() {
 main=() idle=() i=0
 for t in "$@"; do
 	f=${t%%@*}
-	if [ "${RUN_LANES:-1}" = 1 ] && [[ $f == */vm/*.sh ]] && [ "$(marker "$f" lane)" = idle ]; then
+	if [ "${RUN_LANES:-1}" = 1 ] && [[ $f == */vm/*.sh ]] && [ -f "$f" ] && [ "$(marker "$f" lane)" = idle ]; then
 		idle+=("$i:$t")
 	else
 		main+=("$i:$t")
@@ -179,7 +197,10 @@ if [ ${#idle[@]} -gt 0 ]; then
 	lane=$!
 fi
 for e in "${main[@]}"; do
-	run_one "${e#*:}" "${e%%:*}"
+	case ${e#*:} in
+	@wait:*) wait_for "${e#*:}" "${e%%:*}" ;;
+	*) run_one "${e#*:}" "${e%%:*}" ;;
+	esac
 	flush
 done
 [ -z "$lane" ] || wait "$lane"
@@ -193,7 +214,7 @@ done < <(cat "$resdir"/*.result 2>/dev/null)
 if [ $# -gt 1 ]; then
 	echo "slowest ten (seconds):"
 	cat "$resdir"/*.result 2>/dev/null | sort -k4,4nr | head -n 10 | awk '{ s = $4; $1 = $2 = $3 = $4 = ""; sub(/^ +/, ""); printf "  %5d  %s\n", s, $0 }'
-	echo "time: $((SECONDS - t_start)) s for $# tests ($sum s of test time, lanes overlapping)"
+	echo "time: $((SECONDS - t_start)) s for $# tests ($sum s of test time, lanes overlapping)${TEST_T0:+; $(($(date +%s) - TEST_T0)) s since make test began}"
 fi
 [ ${#failed[@]} = 0 ] || echo "failed: ${failed[*]}"
 echo "tests: $pass passed, $fail failed, $skip skipped"

@@ -165,11 +165,24 @@ static int map_xprt_tab(struct engine *e)
 	return 0;
 }
 
+/* the skeleton's link slot of @p (NULL: none) */
+static struct bpf_link **skel_link(struct engine *e, const struct bpf_program *p)
+{
+	const struct bpf_object_skeleton *sk = e->skel->skeleton;
+
+	for (int i = 0; i < sk->prog_cnt; i++)
+		if (*sk->progs[i].prog == p)
+			return sk->progs[i].link;
+	return NULL;
+}
+
 /*
  * A loaded fentry program may still not attach: arm64 kernels before ftrace direct calls
  * (2aa6ac03516d "arm64: ftrace: Add direct call support", 6.5) load it and refuse the trampoline
- * with ENOTSUPP. Each is attached once here and let go (nothing counts before armed); one that
- * will not attach is treated as a refused variant, so the hook takes its kprobe.
+ * with ENOTSUPP. Each is attached here, and its link kept in the skeleton for engine_attach()
+ * (nothing counts before armed): a trampoline attached and detached costs an RCU-tasks grace
+ * period each way, ~0.13 s a hook under emulation. One that will not attach is treated as a
+ * refused variant, so the hook takes its kprobe.
  */
 static int attach_probe(struct engine *e)
 {
@@ -187,7 +200,12 @@ static int attach_probe(struct engine *e)
 				continue;
 			l = bpf_program__attach(p);
 			if (l) {
-				bpf_link__destroy(l);
+				struct bpf_link **slot = skel_link(e, p);
+
+				if (slot && !*slot)
+					*slot = l;
+				else
+					bpf_link__destroy(l);
 				continue;
 			}
 			/* ENOTSUPP (524) is the kernel's own, which strerror() does not know */
@@ -397,9 +415,37 @@ fail:
 	return err;
 }
 
+/*
+ * What slotscope_bpf__attach() does, but a program attach_probe() attached already keeps its
+ * link: whether libbpf skips a link already set differs between its versions.
+ */
+static int attach_all(struct engine *e)
+{
+	const struct bpf_object_skeleton *sk = e->skel->skeleton;
+
+	for (int i = 0; i < sk->prog_cnt; i++) {
+		struct bpf_program *p = *sk->progs[i].prog;
+		struct bpf_link **slot = sk->progs[i].link;
+		struct bpf_link *l;
+
+		if (*slot || !bpf_program__autoload(p) || !bpf_program__autoattach(p))
+			continue;
+		l = bpf_program__attach(p);
+		if (!l) {
+			/* a section libbpf cannot attach by itself, as the skeleton skips it */
+			if (errno == EOPNOTSUPP)
+				continue;
+			pr_info("hook %s: cannot attach: %s\n", bpf_program__name(p), strerror(errno));
+			return -errno;
+		}
+		*slot = l;
+	}
+	return 0;
+}
+
 int engine_attach(struct engine *e, char *why, size_t len)
 {
-	int err = slotscope_bpf__attach(e->skel);
+	int err = attach_all(e);
 
 	if (err) {
 		snprintf(why, len, "cannot attach the BPF programs: %s: run with -v for the details",

@@ -45,7 +45,7 @@ enum { OPT_PROCFS = 1000, OPT_SYSFS, OPT_NO_RDMA, OPT_CKPT_MBPS, OPT_CKPT_QUIET,
 static const struct argp_option options[] = {
 	{ "duration", 'd', "SECONDS", 0, "Trace for SECONDS, then print the summary", 0 },
 	{ "mount", 'm', "PATH", 0, "Only transports serving this NFS mount (repeatable)", 0 },
-	{ "json", 'j', NULL, 0, "JSON lines: audit, intervals, checkpoints, summary (see README)", 0 },
+	{ "json", 'j', NULL, 0, "JSON lines: audit, intervals, checkpoints, summary (see docs/json.md)", 0 },
 	{ "quiet", 'q', NULL, 0, "Only errors on stderr; no tables", 0 },
 	{ "verbose", 'v', NULL, 0, "Say how each hook attached; libbpf's messages too", 0 },
 	{ "no-rdma", OPT_NO_RDMA, NULL, 0, "Do not read RDMA ports or netdev counters", 0 },

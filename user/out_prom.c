@@ -3,7 +3,7 @@
  * Prometheus text exposition, for node_exporter's textfile collector. Counters and histograms
  * come from the cumulative view (since attach), gauges from the last interval. Every family is
  * written in every file, every histogram with every bucket of its fixed set: a series that comes
- * and goes between scrapes breaks rate() and histogram_quantile(). The series budget (README,
+ * and goes between scrapes breaks rate() and histogram_quantile(). The series budget (docs/metrics.md,
  * "Metrics") is kept here: per transport, per mount, per node.
  */
 #include <errno.h>

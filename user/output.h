@@ -9,7 +9,7 @@
 #include "window.h"
 #include "view.h"
 
-/* One JSON line: {"type":"interval"|"summary", ...} as documented in README.md. */
+/* One JSON line: {"type":"interval"|"summary", ...} as documented in docs/json.md. */
 void out_json(FILE *f, const struct view *v);
 /* {"type":"checkpoint", ...}: the burst's view and link use while saturated */
 void out_window_json(FILE *f, const struct view *v, const struct window_view *c);
@@ -27,7 +27,7 @@ struct prom_input {
 	const char *version, *kernel;
 };
 
-/* Prometheus text exposition of @in (README "Metrics"); 0 (write errors: see ferror(@f)) */
+/* Prometheus text exposition of @in (docs/metrics.md); 0 (write errors: see ferror(@f)) */
 int out_prom(FILE *f, const struct prom_input *in);
 /* out_prom into PATH whole (outfile.h: no symlink, temporary file, fsync, rename); 0 or -errno */
 int prom_write(const char *path, const struct prom_input *in);

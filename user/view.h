@@ -244,7 +244,7 @@ struct xprt_view {
 
 /*
  * --prom-rollup: the transports counted under one mount, as one series (mountpoint, server):
- * counters summed since attach, gauges combined over the mount's live transports (README says
+ * counters summed since attach, gauges combined over the mount's live transports (docs/metrics.md says
  * which are summed and which are the highest). The textfile's view only (ledger.h).
  */
 struct mount_row {

@@ -4,15 +4,16 @@
 # every panel, rows' own included, has a unique integer id; rate(), irate() and increase() take
 # Grafana's windows ($__rate_interval, $__interval, $__range), never a fixed one, which is wrong
 # at every scrape interval but one; every query parses as PromQL once Grafana's variables are
-# substituted; every metric a query names is slotscope's (README's metrics table or the golden
+# substituted; every metric a query names is slotscope's (docs/metrics.md's table or the golden
 # textfile) or a recording rule; every alert has a runbook_url whose anchor is a heading of
-# README's Runbook section.
+# docs/runbook.md, the page the installed rules point at.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/lib-host.sh"
 TOOLS=$O/tools
 [ -x "$TOOLS/prometheus" ] || "$top/tools/fetch-tools.sh" "$TOOLS" || exit 1
 DASH=${DASH:-$top/tools/grafana/slotscope.json}
-README=${README:-$top/README.md}
+METRICS_DOC=${METRICS_DOC:-$top/docs/metrics.md}
+RUNBOOK_DOC=${RUNBOOK_DOC:-$top/docs/runbook.md}
 RULES_DIR=${RULES_DIR:-$top/tools/prometheus}
 dir=$(mktemp -d)
 pid=
@@ -42,10 +43,10 @@ done
 ok "Prometheus loads $(echo "$rules" | grep -c .) rules file(s)"
 
 # one line a verdict: "ok<TAB>what" or "bad<TAB>what"
-python3 - "$port" "$DASH" "$README" "$top/tests/golden/metrics.prom" >"$dir/verdicts" 2>&1 <<'EOF'
+python3 - "$port" "$DASH" "$METRICS_DOC" "$top/tests/golden/metrics.prom" "$RUNBOOK_DOC" >"$dir/verdicts" 2>&1 <<'EOF'
 import json, re, sys, urllib.parse, urllib.request
 
-port, dash_path, readme_path, golden_path = sys.argv[1:5]
+port, dash_path, readme_path, golden_path, runbook_path = sys.argv[1:6]
 def say(good, what):
     print(("ok\t" if good else "bad\t") + what)
 
@@ -198,7 +199,7 @@ for where, e in exprs:
 say(not parse_bad, "every query parses in Prometheus (%d)" % len(exprs) if not parse_bad
     else "queries that do not parse: " + "; ".join(parse_bad))
 
-# what a query may name: slotscope's metrics (README's table, the golden textfile), the rules'
+# what a query may name: slotscope's metrics (docs/metrics.md's table, the golden textfile), the rules'
 # records, and ALERTS for the rules' alerts
 def with_suffixes(name, typ):
     return {name, name + "_bucket", name + "_sum", name + "_count"} if typ == "histogram" else {name}
@@ -207,7 +208,7 @@ readme = open(readme_path).read().split("\n")
 in_metrics = False
 for line in readme:
     if line.startswith("#"):
-        in_metrics = line.strip() == "### Metrics"
+        in_metrics = line.strip() == "## Metrics"
     elif in_metrics and line.startswith("| `"):
         cells = line.split("|")
         for n in re.findall(r"`([a-z0-9_]+)`", cells[1]):
@@ -217,7 +218,7 @@ for line in open(golden_path):
     m = re.match(r"# TYPE (\S+) (\S+)", line)
     if m:
         known |= with_suffixes(m.group(1), m.group(2))
-say(readme_count > 0, "README's metrics table read (%d names)" % readme_count)
+say(readme_count > 0, "docs/metrics.md's table read (%d names)" % readme_count)
 rule_groups = api("rules")["data"]["groups"]
 records = {r["name"] for g in rule_groups for r in g["rules"] if r["type"] == "recording"}
 alerts = [r for g in rule_groups for r in g["rules"] if r["type"] == "alerting"]
@@ -243,18 +244,15 @@ for v in (dash.get("templating") or {}).get("list") or []:
         say(m.group(1) in known or m.group(1) in records,
             "variable %s: label_values of %s" % (v["name"], m.group(1)))
 
-# runbooks: the anchor is GitHub's (and GitLab's) slug of a heading of README's Runbook section
+# runbooks: the anchor is GitHub's (and GitLab's) slug of a section heading of docs/runbook.md
 def slug(h):
     return re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-")
-runbook, in_rb = set(), False
-for line in readme:
-    m = re.match(r"(#+) (.*)", line)
+runbook = set()
+for line in open(runbook_path):
+    m = re.match(r"## (.*)", line)
     if m:
-        if len(m.group(1)) <= 2:
-            in_rb = m.group(2).strip() == "Runbook"
-        elif in_rb:
-            runbook.add(slug(m.group(2)))
-say(len(runbook) > 0, "README's Runbook has %d sections" % len(runbook))
+        runbook.add(slug(m.group(1)))
+say(len(runbook) > 0, "docs/runbook.md has %d sections" % len(runbook))
 say(len(alerts) > 0, "%d alerts in the rules files" % len(alerts))
 bases = set()
 for a in alerts:
@@ -263,7 +261,7 @@ for a in alerts:
     if not url:
         say(False, "alert %s has no runbook_url" % a["name"])
     elif anchor not in runbook:
-        say(False, "alert %s: runbook_url anchor #%s is no heading of README's Runbook" % (a["name"], anchor))
+        say(False, "alert %s: runbook_url anchor #%s is no section of docs/runbook.md" % (a["name"], anchor))
     else:
         say(True, "alert %s: runbook #%s" % (a["name"], anchor))
         bases.add(base)

@@ -32,10 +32,11 @@ newest=$(echo "$req" | grep -o 'GLIBC_[0-9.]*' | sed 's/GLIBC_//' | sort -uV | t
 files=$(rpm -qpl "$rpmf" 2>/dev/null | tr '\n' ' ')
 for f in /usr/sbin/slotscope /usr/lib/systemd/system/slotscope.service /usr/lib/sysusers.d/slotscope.conf \
 	/usr/lib/tmpfiles.d/slotscope.conf /etc/sysconfig/slotscope /usr/share/man/man8/slotscope.8.gz \
-	/usr/share/slotscope/prometheus/slotscope.rules.yml /usr/share/doc/slotscope/README.md; do
+	/usr/share/slotscope/prometheus/slotscope.rules.yml /usr/share/doc/slotscope/README.md \
+	/usr/share/doc/slotscope/runbook.md; do
 	case " $files " in *" $f "*) ;; *) bad "RPM lacks $f" ;; esac
 done
-ok "RPM holds the binary, unit, sysusers.d, tmpfiles.d, sysconfig, man page, rules and README"
+ok "RPM holds the binary, unit, sysusers.d, tmpfiles.d, sysconfig, man page, rules, README and runbook"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 rpm2cpio "$rpmf" | (cd "$work" && cpio -idm --quiet 2>/dev/null)

@@ -11,7 +11,8 @@ want="etc/default/slotscope lib/systemd/system/slotscope.service usr/sbin/slotsc
 usr/share/man/man8/slotscope.8 usr/share/slotscope/grafana/slotscope.json usr/share/doc/slotscope/README.md
 usr/share/slotscope/prometheus/slotscope.rules.yml usr/share/slotscope/prometheus/slotscope-fleet.rules.yml
 usr/share/slotscope/sysctl/60-slotscope.conf
-usr/lib/sysusers.d/slotscope.conf usr/lib/tmpfiles.d/slotscope.conf"
+usr/lib/sysusers.d/slotscope.conf usr/lib/tmpfiles.d/slotscope.conf
+$(cd "$top/docs" && ls *.md | sed 's|^|usr/share/doc/slotscope/|')"
 got=$(cd "$dest" && find . -type f | sed 's|^\./||' | sort | tr '\n' ' ')
 [ "$got" = "$(echo $want | tr ' ' '\n' | sort | tr '\n' ' ')" ] && ok "make install DESTDIR: $got" || bad "make install laid out: $got"
 unit=$dest/lib/systemd/system/slotscope.service
@@ -43,9 +44,9 @@ else
 		case " $files " in *" $f "*|*" $f.gz "*) ;; *) bad ".deb lacks $f" ;; esac
 	done
 	ok ".deb holds the installed files"
-	# the alerts' runbook_url default opens it by its name: not README.md.gz
-	case " $files " in *" usr/share/doc/slotscope/README.md "*) ok ".deb keeps README.md uncompressed" ;;
-	*) bad ".deb has no usr/share/doc/slotscope/README.md (compressed?): the runbook_url default opens it" ;; esac
+	# the alerts' runbook_url default opens it by its name: not runbook.md.gz
+	case " $files " in *" usr/share/doc/slotscope/runbook.md "*) ok ".deb keeps runbook.md uncompressed" ;;
+	*) bad ".deb has no usr/share/doc/slotscope/runbook.md (compressed?): the runbook_url default opens it" ;; esac
 	# installed disabled: no enable in the maintainer scripts, no start
 	ctrl=$(mktemp -d)
 	dpkg-deb -e "$deb" "$ctrl"

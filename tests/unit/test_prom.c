@@ -96,7 +96,7 @@ static int count_series(const char *text, const char *needle, const char *not)
 }
 
 /*
- * The budget README's "Series budget" states, per transport, per mount and per node: a change
+ * The budget docs/metrics.md's "Series budget" states, per transport, per mount and per node: a change
  * that adds a series anywhere fails here first.
  */
 #define BUDGET_XPRT 61		/* 15 plain, 8 waits, the slot-wait histogram's 19, 10 in-flight, 8 verdict, info */
@@ -135,7 +135,7 @@ static void test_series_budget(void **state)
 	print_message("per transport %d, per mount %d, the node's own %d: %d series\n", BUDGET_XPRT,
 		      BUDGET_MOUNT, node, count_series(s, "", NULL));
 	assert_int_equal(node, BUDGET_NODE);
-	/* README: nconnect 8 with two mounts, ~600 a node, ~36,000 for 60 nodes */
+	/* docs/metrics.md: nconnect 8 with two mounts, ~600 a node, ~36,000 for 60 nodes */
 	assert_in_range(count_series(s, "", NULL), 590, 610);
 	free(s);
 	/* --prom-detail: every op and stage gets its histogram */

@@ -3,7 +3,7 @@
 # window, makes the change (a new transport: the sysctls are read when one is made) and writes
 # the same again; the rate the kernel's counters measure (mountstats, over the middle half of the
 # write: steady()) must fall inside the predicted range, within 20 % of its ends. Both writes are
-# traced alike, so what tracing costs the two emulated CPUs is on both sides. The README's table
+# traced alike, so what tracing costs the two emulated CPUs is on both sides. docs/usage.md's table
 # of predicted against measured comes from this test's RESULT lines.
 #
 # Writers are O_DIRECT dd's, each with its requests in flight back to back, so the RPCs that want
