@@ -233,6 +233,14 @@ CORE_RUNS := $(call vm_runs,$(CORE_TESTS),$(CORE_KERNELS) arm64) $(addsuffix @@S
 # VM suite runs it in the function design on the default kernel)
 LEVEL_RUNS := tests/vm/test_level_truth.sh@@SLOTSCOPE_EVENTS=tracepoints tests/vm/test_level_truth.sh@6.12 \
 	tests/vm/test_level_truth.sh@6.12@SLOTSCOPE_EVENTS=tracepoints
+# test_level_truth LEVEL_REPEAT times (20) in both designs on the default kernel and 6.12 (not in
+# CI: ~80 s a run); each run's worst level deviation is its "note at the limit" line
+LEVEL_REPEAT ?= 20
+LEVEL_ALL := tests/vm/test_level_truth.sh tests/vm/test_level_truth.sh@@SLOTSCOPE_EVENTS=tracepoints \
+	tests/vm/test_level_truth.sh@6.12 tests/vm/test_level_truth.sh@6.12@SLOTSCOPE_EVENTS=tracepoints
+.PHONY: level-truth
+level-truth: all vm-image $(call vm_img,6.12)/initrd.cpio
+	$(Q)tests/run-tests.sh $(foreach i,$(shell seq $(LEVEL_REPEAT)),$(LEVEL_ALL))
 # Debian 11's 5.10, which slotscope cannot count on: it must refuse in one line (test_old_kernel)
 OLD_RUNS := tests/vm/test_old_kernel.sh@5.10
 CORE_IMAGES := $(foreach k,default $(CORE_KERNELS) arm64 5.10,$(call vm_img,$(k))/initrd.cpio)
