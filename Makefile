@@ -254,7 +254,7 @@ SAN_BINS := $(patsubst $(O)/%,$(O)/san/%,$(UNIT_BINS))
 # attach, and the refusal on 5.10; one closing line over all of them.
 # What the default kernel's VM tests need is built first, $(NPROC) jobs at a time; the rest (the
 # packages, the arm64 build, the sanitizer build, the fuzzers, the other kernels' images: the VM
-# images one at a time, build-image locks their shared package cache) builds beside the first
+# images under build-image's own locks on their shared apt lists and package cache) builds beside the first
 # tests at a lower priority, and the tests that need it wait for it (@wait in run-tests.sh).
 NPROC := $(shell nproc 2>/dev/null || echo 2)
 LATE_RC := $(O)/test-late.rc

@@ -10,9 +10,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <net/if.h>
-#include <sys/vfs.h>
-#include <linux/magic.h>
 #include "log.h"
 #include "link_int.h"
 #include "util.h"
