@@ -412,6 +412,22 @@ static __always_inline void account_destroy(struct xprt_stats *x, __u64 now)
  * before it moved by one, is read at the next tick. (A run held up across more epochs is
  * caught by the full reads user space makes now and then: engine_int.h, SNAP_FULL_EVERY.)
  */
+/*
+ * An op whose call data is an nfs_pgio_header (nfs_initiate_pgio()): READ, WRITE and NFSv4.2's
+ * READ_PLUS (nfs42_proc_read_plus's rpc_proc_info, 9dd70578ee84 "NFS: Add READ_PLUS support"),
+ * the procs that lead to a superblock. READDIR and READLINK share READ's first letters, not its
+ * call data.
+ */
+static __always_inline bool op_is_page_io(const char *op)
+{
+	if (op[0] == 'W')
+		return op[1] == 'R' && op[2] == 'I' && op[3] == 'T' && op[4] == 'E' && !op[5];
+	if (op[0] != 'R' || op[1] != 'E' || op[2] != 'A' || op[3] != 'D')
+		return false;
+	return !op[4] || (op[4] == '_' && op[5] == 'P' && op[6] == 'L' && op[7] == 'U' && op[8] == 'S' &&
+			  !op[9]);
+}
+
 static inline bool stamp_due(__u32 stamp, __u32 cur)
 {
 	return cur - stamp <= 2;

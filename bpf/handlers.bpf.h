@@ -453,12 +453,6 @@ static __always_inline int FN(handle_set_rq)(struct rpc_task *task, struct rpc_r
 }
 
 /* WRITE, or READ (NFSv3's READDIR(PLUS) and READLINK too: note_client() checks what it reads) */
-static __always_inline bool FN(is_page_io)(const char *op)
-{
-	return (op[0] == 'W' && op[1] == 'R' && op[2] == 'I' && op[3] == 'T' && op[4] == 'E' && !op[5]) ||
-	       (op[0] == 'R' && op[1] == 'E' && op[2] == 'A' && op[3] == 'D');
-}
-
 /*
  * clid -> superblock, once per client: a READ or WRITE carries its nfs_pgio_header as call data
  * (nfs_initiate_pgio), whose inode names the superblock. Done here rather than on the
@@ -476,7 +470,7 @@ static __always_inline void FN(note_client)(struct rpc_task *task, struct rpc_cl
 	struct client_info ci = {};
 	struct super_block *sb;
 
-	if (!FN(is_page_io)(op)) {
+	if (!op_is_page_io(op)) {
 		struct rpc_clnt *parent;
 
 		/* the parent link is recorded once; a known client has nothing more to learn here */
@@ -551,14 +545,23 @@ static __always_inline int FN(handle_stats_latency)(struct rpc_task *task, __s64
 		bpf_probe_read_kernel_str(o->name, sizeof(o->name), RD(proc, p_name));
 	if (made)
 		gen_bump(GEN_OPS);
-	/* once this op's client is placed, or cannot be placed from this op, no lookup per RPC */
+	/*
+	 * Once this op's client is placed, or cannot be placed from this op, no lookup per RPC.
+	 * Judged by the proc's own name: the entry's is written by the CPU that made it, after the
+	 * insert, so another CPU's RPC may find it empty (a WRITE read as "" was once marked placed
+	 * with its mount never learned, and a run's WRITEs had no mount).
+	 */
 	if (!o->client_done) {
+		char name[OPNAME_LEN] = {};
+
+		if (proc)
+			bpf_probe_read_kernel_str(name, sizeof(name), RD(proc, p_name));
 		ci = bpf_map_lookup_elem(&clients, &k.clid);
-		if (ci && (ci->dev || !FN(is_page_io)(o->name))) {
+		if (ci && (ci->dev || !op_is_page_io(name))) {
 			o->client_done = 1;
 			gen_bump(GEN_OPS);
 		} else {
-			FN(note_client)(task, clnt, k.clid, o->name, ci != NULL);
+			FN(note_client)(task, clnt, k.clid, name, ci != NULL);
 		}
 	}
 	c = op_counters(o);

@@ -566,6 +566,28 @@ static __u32 due_runs(const __u32 *st, __u32 cur, __u32 gap, __u32 got[8][2])
 	return n;
 }
 
+/* the procs whose call data leads to a superblock, and none that only share READ's letters */
+static void test_op_is_page_io(void **state)
+{
+	static const char *const yes[] = { "READ", "WRITE", "READ_PLUS" };
+	static const char *const no[] = { "", "READDIR", "READDIRPLUS", "READLINK", "WRITE_SAME", "WRIT",
+					  "REA", "GETATTR", "COMMIT", "READ_PLUSX", "R", "W" };
+	char buf[OPNAME_LEN];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+		/* a whole OPNAME_LEN buffer, as the programs pass: nothing past the name is read */
+		memset(buf, 'X', sizeof(buf));
+		memcpy(buf, yes[i], strlen(yes[i]) + 1);
+		assert_true(op_is_page_io(buf));
+	}
+	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++) {
+		memset(buf, 'X', sizeof(buf));
+		memcpy(buf, no[i], strlen(no[i]) + 1);
+		assert_false(op_is_page_io(buf));
+	}
+}
+
 static void test_op_slots_due(void **state)
 {
 	__u32 st[16] = { 0 }, from = 0, to = 0, got[8][2];
@@ -651,6 +673,7 @@ int main(void)
 		cmocka_unit_test(test_rdma_pool_raise),
 		cmocka_unit_test(test_op_counts),
 		cmocka_unit_test(test_op_slots_due),
+		cmocka_unit_test(test_op_is_page_io),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

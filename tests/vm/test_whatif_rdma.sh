@@ -35,7 +35,7 @@ mount_rdma_at 192.168.100.3 /mnt/f 3 64 wsize=65536 >/dev/null || exit 1
 dirs /mnt/f/f $N || exit 1
 m2=$(measured /tmp/f.json /mnt/f /mnt/f/f $N $COUNT $BS $W) || exit 1
 note_pair "rdma 16 -> 64 slots (1 s)" "$m1" "$m2"
-score "NFSv3/RDMA 16 -> 64 slots (1 s)" /tmp/e.json 192.168.100.1 rdma_slot_table_entries 64 ${m2%% *}
+score "NFSv3/RDMA 16 -> 64 slots (1 s)" /tmp/e.json 192.168.100.1 rdma_slot_table_entries 64 "$m1" "$m2"
 
 cp /tmp/[ef].json /out/ 2>/dev/null
 exit $CHECK_FAILED
