@@ -166,8 +166,5 @@ const struct xprt_snap *snapshot_find_xprt(const struct snapshot *s, __u64 key, 
 const struct op_snap *snapshot_find_op(const struct snapshot *s, const struct op_key *k);
 
 const char *hook_method_name(enum hook_method m);
-const char *proto_name(__u32 ident);
-/* where a transport's limit comes from (XF_LIMIT_*): max_reqs, counted, btf, assumed, inferred */
-const char *limit_source_name(__u32 flags);
 
 #endif

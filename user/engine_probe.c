@@ -65,29 +65,6 @@ const char *hook_method_name(enum hook_method m)
 	}
 }
 
-const char *limit_source_name(__u32 flags)
-{
-	if (flags & XF_LIMIT_INFERRED)
-		return "inferred";
-	if (flags & XF_LIMIT_COUNTED)
-		return "counted";
-	if (flags & XF_LIMIT_BTF)
-		return "btf";
-	if (flags & XF_LIMIT_ASSUMED)
-		return "assumed";
-	return "max_reqs";
-}
-
-const char *proto_name(__u32 ident)
-{
-	switch (ident) {
-	case IDENT_TCP: return "tcp";
-	case IDENT_UDP: return "udp";
-	case IDENT_RDMA: return "rdma";
-	default: return "other";
-	}
-}
-
 bool btf_has(struct engine *e, const char *name, int kind)
 {
 	if (e->vmlinux && btf__find_by_name_kind(e->vmlinux, name, kind) > 0)

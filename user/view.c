@@ -20,6 +20,29 @@ const char *const counter_names[NCOUNTERS] = {
 	"preattach_release", "backchannel_release", "recursion_misses",
 };
 
+const char *limit_source_name(__u32 flags)
+{
+	if (flags & XF_LIMIT_INFERRED)
+		return "inferred";
+	if (flags & XF_LIMIT_COUNTED)
+		return "counted";
+	if (flags & XF_LIMIT_BTF)
+		return "btf";
+	if (flags & XF_LIMIT_ASSUMED)
+		return "assumed";
+	return "max_reqs";
+}
+
+const char *proto_name(__u32 ident)
+{
+	switch (ident) {
+	case IDENT_TCP: return "tcp";
+	case IDENT_UDP: return "udp";
+	case IDENT_RDMA: return "rdma";
+	default: return "other";
+	}
+}
+
 enum op_class op_class(const char *name)
 {
 	/* NFS READ, WRITE and COMMIT in every version share the name */

@@ -344,6 +344,10 @@ bool xprt_view_idle(const struct xprt_view *x);
 
 extern const char *const wait_kind_names[WAIT_KINDS];
 extern const char *const verdict_names[VERDICTS];
+/* a transport's proto by its ident: tcp, udp, rdma, other */
+const char *proto_name(__u32 ident);
+/* where a transport's limit comes from (XF_LIMIT_*): max_reqs, counted, btf, assumed, inferred */
+const char *limit_source_name(__u32 flags);
 extern const char *const stage_names[STAGES];
 extern const char *const counter_names[NCOUNTERS];
 
