@@ -26,9 +26,11 @@ case $out in /*) ;; *) out=$top/$out ;; esac
 # the tests' own scripts read O too, from wherever they cd
 export O=$out
 logdir=$out/test-logs
-resdir=$logdir/results
-rm -rf "$resdir"
-mkdir -p "$logdir" "$resdir"
+# one results directory per invocation: two runs at once (make unit-test beside make vm) keep
+# their tallies apart
+mkdir -p "$logdir"
+resdir=$(mktemp -d "$logdir/results.XXXXXX") || exit 1
+trap 'rm -rf "$resdir"' EXIT
 t_start=$SECONDS
 
 # a guest kernel's own fault under TCG (text poking, emulated CPU state), as its console says it:

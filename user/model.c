@@ -431,6 +431,26 @@ static int op_sums(struct view *v, const struct xprt_index *ix)
 	return 0;
 }
 
+/* each op's execute time in parts (enum op_part), once its transport's queue time is summed */
+static void op_parts(struct view *v, const struct xprt_index *ix)
+{
+	for (size_t i = 0; i < v->nops; i++) {
+		struct op_view *o = &v->ops[i];
+		const struct xprt_view *x = xprt_index_find(ix, o->k.xprt);
+		double queue = (double)o->sum_ns[STAGE_QUEUE], slot = 0;
+		__u64 qr = o->sum_ns[STAGE_QUEUE] + o->sum_ns[STAGE_RTT];
+
+		if (x && x->queue_ns > 0) {
+			slot = (double)x->waits[WAIT_SLOT].sum_ns;
+			slot = (slot < x->queue_ns ? slot : x->queue_ns) * queue / x->queue_ns;
+		}
+		o->part_ns[PART_SLOT_WAIT] = (__u64)slot;
+		o->part_ns[PART_QUEUE] = (__u64)(queue - slot);
+		o->part_ns[PART_RTT] = o->sum_ns[STAGE_RTT];
+		o->part_ns[PART_OTHER] = o->sum_ns[STAGE_EXECUTE] > qr ? o->sum_ns[STAGE_EXECUTE] - qr : 0;
+	}
+}
+
 static void xprt_figures(const struct view *v, struct xprt_view *x)
 {
 	double secs = v->interval_s > 0 ? v->interval_s : 1;
@@ -515,6 +535,7 @@ int model_build(const struct model_in *in, struct model_out *out)
 		err = op_sums(v, &ix);
 	}
 	if (!err) {
+		op_parts(v, &ix);
 		netdevs_used(v);
 		for (size_t i = 0; i < v->nxprts; i++) {
 			xprt_figures(v, &v->xprts[i]);

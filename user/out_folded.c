@@ -103,12 +103,7 @@ static int cmp_frame(const void *a, const void *b)
 	return strcmp(((const struct frame *)a)->path, ((const struct frame *)b)->path);
 }
 
-/*
- * One RPC's stages add up to its execute time: slot-wait + queue + rtt + other. The kernel's
- * queue time already holds the wait for a slot, which is known per transport, not per op: each
- * op's queue is split, the transport's slot-wait time shared among its ops in proportion to
- * their queue time (never more than that queue time).
- */
+/* one stack per op and part of its time (enum op_part), split in the model */
 static void collect(const struct view *v, struct stacks *st)
 {
 	char srv[128], mnt[1024], op[64], prefix[1300];
@@ -117,31 +112,20 @@ static void collect(const struct view *v, struct stacks *st)
 	for (size_t i = 0; i < v->nops; i++) {
 		const struct op_view *o = &v->ops[i];
 		const struct xprt_view *x = view_xprt(v, o->k.xprt);
-		double queue = (double)o->sum_ns[STAGE_QUEUE], slot = 0;
 
-		if (x && x->queue_ns > 0) {
-			slot = (double)x->waits[WAIT_SLOT].sum_ns;
-			slot = (slot < x->queue_ns ? slot : x->queue_ns) * queue / x->queue_ns;
-		}
 		clean(srv, sizeof(srv), x ? x->addr : "?");
 		clean(mnt, sizeof(mnt), o->mountpoint);
 		clean(op, sizeof(op), o->name);
-		if (x && slot > 0) {
-			snprintf(prefix, sizeof(prefix), "%s;%s;%s;slot-wait", srv, mnt, op);
-			add_hist(st, prefix, x->waits[WAIT_SLOT].buckets, (__u64)slot);
-		}
-		for (int s = 0; s < STAGES; s++) {
-			/* execute includes queue and rtt: its frame carries only what is neither */
-			__u64 sum = o->sum_ns[s];
+		for (int p = 0; p < OP_PARTS; p++) {
+			/* a part's spread: the slot waits' own (the transport's), else its stage's */
+			const __u64 *b = p == PART_SLOT_WAIT ? (x ? x->waits[WAIT_SLOT].buckets : NULL) :
+				p == PART_QUEUE ? o->hist[STAGE_QUEUE] :
+				p == PART_RTT ? o->hist[STAGE_RTT] : o->hist[STAGE_EXECUTE];
 
-			if (s == STAGE_QUEUE)
-				sum = (__u64)(queue - slot);
-			else if (s == STAGE_EXECUTE)
-				sum = sum > o->sum_ns[STAGE_QUEUE] + o->sum_ns[STAGE_RTT] ?
-					      sum - o->sum_ns[STAGE_QUEUE] - o->sum_ns[STAGE_RTT] : 0;
-			snprintf(prefix, sizeof(prefix), "%s;%s;%s;%s", srv, mnt, op,
-				 s == STAGE_EXECUTE ? "other" : stage_names[s]);
-			add_hist(st, prefix, o->hist[s], sum);
+			if (!b)
+				continue;
+			snprintf(prefix, sizeof(prefix), "%s;%s;%s;%s", srv, mnt, op, op_part_names[p]);
+			add_hist(st, prefix, b, o->part_ns[p]);
 		}
 	}
 	if (st->n)

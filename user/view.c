@@ -14,6 +14,7 @@ const char *const verdict_names[VERDICTS] = {
 	"connection-bound", "server-bound", "link-bound",
 };
 const char *const stage_names[STAGES] = { "queue", "rtt", "execute" };
+const char *const op_part_names[OP_PARTS] = { "slot-wait", "queue", "rtt", "other" };
 const char *const counter_names[NCOUNTERS] = {
 	"inflight_full", "waiters_full", "xprts_full", "ops_full", "clients_full", "sessions_full",
 	"jobs_full",

@@ -22,6 +22,14 @@ struct wait_view {
 	double p50_ns, p99_ns;
 };
 
+/*
+ * An RPC's execute time in parts: the kernel's queue time holds the wait for a slot, which is
+ * known per transport, not per op; each op's queue is split, its transport's slot-wait time shared
+ * among its ops in proportion to their queue time (never more than the transport's queue time),
+ * and execute keeps only what is neither queue nor round trip.
+ */
+enum op_part { PART_SLOT_WAIT, PART_QUEUE, PART_RTT, PART_OTHER, OP_PARTS };
+
 struct op_view {
 	struct op_key k;
 	char name[OPNAME_LEN];
@@ -35,6 +43,8 @@ struct op_view {
 	__u64 sum_ns[STAGES];
 	__u64 hist[STAGES][LAT_BUCKETS];
 	double p50_ns[STAGES], p99_ns[STAGES];
+	/* the execute time in parts that add up to it (model_build(); op_part_names) */
+	__u64 part_ns[OP_PARTS];
 };
 
 /*
@@ -349,6 +359,7 @@ const char *proto_name(__u32 ident);
 /* where a transport's limit comes from (XF_LIMIT_*): max_reqs, counted, btf, assumed, inferred */
 const char *limit_source_name(__u32 flags);
 extern const char *const stage_names[STAGES];
+extern const char *const op_part_names[OP_PARTS];
 extern const char *const counter_names[NCOUNTERS];
 
 #endif
