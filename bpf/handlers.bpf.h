@@ -131,8 +131,8 @@ static __always_inline struct xprt_stats *FN(find_xprt)(struct rpc_xprt *xprt)
  * hands (every RPC passes there twice), not on every transmit or sleep: the hot path stays short.
  * Stored only when changed (STORE_CHANGED).
  */
-static __always_inline void FN(sample)(struct xprt_stats *x, struct rpc_xprt *xprt, __u32 backlog,
-				      __u64 now)
+static __always_inline __u32 FN(sample)(struct xprt_stats *x, struct rpc_xprt *xprt, __u32 backlog,
+				       __u64 now)
 {
 	__u32 cwnd = RD(xprt, cwnd) >> RPC_CWNDSHIFT;
 	__u32 cong = RD(xprt, cong) >> RPC_CWNDSHIFT;
@@ -152,6 +152,7 @@ static __always_inline void FN(sample)(struct xprt_stats *x, struct rpc_xprt *xp
 	STORE_CHANGED(x->connects, connects);
 	if (x->handing)
 		handing_heal(x, backlog, now, epoch);
+	return num_reqs;
 }
 
 /* the transport's entry, for a wait its task may end next (NULL: none) */
@@ -160,14 +161,21 @@ static __always_inline struct xprt_stats *FN(slot_acquired)(struct rpc_rqst *rqs
 {
 	struct xprt_stats *x;
 	enum acq_track how;
-	__u32 where;
+	__u32 where, num_reqs;
+	bool exact;
 
 	x = FN(get_xprt)(xprt, now);
 	if (!x)
 		return NULL;
-	FN(sample)(x, xprt, RD(xprt, backlog.qlen), now);
+	num_reqs = FN(sample)(x, xprt, RD(xprt, backlog.qlen), now);
 	how = track_acquire((__u64)rqst, &where);
+	/* the kernel's num_reqs proves the level over TCP and UDP, not RDMA's pool (account.h) */
+	exact = x->ident == IDENT_TCP || x->ident == IDENT_UDP;
+	if (exact && !handoff && level_cap(x, num_reqs, how != ACQ_KNOWN, now, epoch))
+		count(CNT_LEVEL_CORRECTIONS);
 	note_level((__u64)rqst, where, account_acquire(x, how, handoff, now, epoch));
+	if (exact && handoff && level_raise(x, num_reqs, now, epoch))
+		count(CNT_LEVEL_CORRECTIONS);
 	return x;
 }
 
@@ -186,7 +194,7 @@ static __always_inline struct xprt_stats *FN(release_slot)(struct rpc_rqst *rqst
 							   __u64 now, __s64 rtt, __s64 exec)
 {
 	struct xprt_stats *x;
-	__u32 backlog;
+	__u32 backlog, num_reqs;
 	int level;
 
 	/* NFSv4.1 callbacks reply on preallocated backchannel requests, never a slot */
@@ -205,7 +213,10 @@ static __always_inline struct xprt_stats *FN(release_slot)(struct rpc_rqst *rqst
 		curve_add(x, (__u32)level, rtt, exec);
 	backlog = RD(xprt, backlog.qlen);
 	account_release(x, level >= 0, backlog, now, epoch);
-	FN(sample)(x, xprt, backlog, now);
+	num_reqs = FN(sample)(x, xprt, backlog, now);
+	/* a release is booked before its request is freed: the level is at most num_reqs here too */
+	if ((x->ident == IDENT_TCP || x->ident == IDENT_UDP) && level_cap(x, num_reqs, false, now, epoch))
+		count(CNT_LEVEL_CORRECTIONS);
 	return x;
 }
 

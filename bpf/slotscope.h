@@ -51,6 +51,7 @@ enum counter {
 	CNT_JOBS_FULL,		/* NFS file I/O of a (cgroup, mount) not counted: jobio map full */
 	CNT_PREATTACH_RELEASE,	/* released a slot taken before attach */
 	CNT_BC_RELEASE,		/* released a backchannel preallocated request (never a slot) */
+	CNT_LEVEL_CORRECTIONS,	/* a level the kernel's num_reqs proved wrong, set right (account.h) */
 	COUNTERS,
 };
 

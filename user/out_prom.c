@@ -547,6 +547,10 @@ int out_prom(FILE *f, const struct prom_input *in)
 		       "Runs of slotscope's BPF programs the kernel skipped (one was already running on that CPU).");
 		fprintf(f, "slotscope_missed_events_total %llu\n",
 			(unsigned long long)in->cum->counters[CNT_RECURSION_MISSES]);
+		family(f, "level_corrections_total", "counter",
+		       "Times a transport's slots in use disagreed with the kernel's own count (num_reqs) and were set to it.");
+		fprintf(f, "slotscope_level_corrections_total %llu\n",
+			(unsigned long long)in->cum->counters[CNT_LEVEL_CORRECTIONS]);
 	}
 	family(f, "last_update_timestamp_seconds", "gauge", "When this file was written.");
 	fprintf(f, "slotscope_last_update_timestamp_seconds %.3f\n", in->now_wall);

@@ -18,7 +18,7 @@ const char *const op_part_names[OP_PARTS] = { "slot-wait", "queue", "rtt", "othe
 const char *const counter_names[NCOUNTERS] = {
 	"inflight_full", "waiters_full", "xprts_full", "ops_full", "clients_full", "sessions_full",
 	"jobs_full",
-	"preattach_release", "backchannel_release", "recursion_misses",
+	"preattach_release", "backchannel_release", "level_corrections", "recursion_misses",
 };
 
 const char *limit_source_name(__u32 flags)

@@ -566,6 +566,81 @@ static __u32 due_runs(const __u32 *st, __u32 cur, __u32 gap, __u32 got[8][2])
 	return n;
 }
 
+/*
+ * #41: a release judged free at rpc_stats_latency (backlog 1, one hand-off already pending) whose
+ * request a waiter that queued meanwhile took after all: its hand-off took the other release's
+ * credit and the table read 15 of 16. At the hand-off the kernel's num_reqs (16, every request
+ * in use) puts the slot back as a pending hand-off; the other release's own hand-off then takes
+ * it, and the full table's time stays at the limit.
+ */
+static void test_level_raise(void **state)
+{
+	struct xprt_stats *x = new_xprt(IDENT_TCP, 16, 0, 0);
+
+	(void)state;
+	for (int i = 0; i < 16; i++)
+		account_acquire(x, ACQ_NEW, false, 10, 1);
+	account_release(x, true, 1, 100, 1);	/* R_k: kept for the one waiter */
+	assert_int_equal(x->handing, 1);
+	account_release(x, true, 1, 110, 1);	/* R_d: judged free, one credit already pending */
+	assert_int_equal(x->in_use, 15);
+	/* a waiter queued; R_d's xprt_free_slot() hands its request to it: 16 in use, num_reqs 16 */
+	account_acquire(x, ACQ_NEW, true, 120, 1);
+	assert_int_equal(x->in_use, 15);	/* R_k's credit taken: the deficit moved on */
+	assert_int_equal(level_raise(x, 16, 120, 1), 1);
+	assert_int_equal(x->in_use, 16);
+	assert_int_equal(x->handing, 1);
+	/* R_k's hand-off: its credit, no change */
+	account_acquire(x, ACQ_NEW, true, 130, 1);
+	assert_int_equal(level_raise(x, 16, 130, 1), 0);
+	assert_int_equal(x->in_use, 16);
+	assert_int_equal(x->handing, 0);
+	assert_int_equal(x->peak, 16);
+	/* at 15 only the 10 ns between R_d's release and its hand-off */
+	assert_int_equal(lvl(x, LEVEL_BUCKETS - 1, 200), 110 - 10 + 200 - 120);
+	assert_int_equal(level_sum(x, 200), 200);
+	/* never above num_reqs, never above the limit, never from a word read before a change */
+	assert_int_equal(level_raise(x, 12, 140, 1), 0);
+	assert_int_equal(level_raise(x, 17, 140, 1), 0);
+	assert_int_equal(x->in_use, 16);
+	free(x);
+}
+
+/*
+ * A plain take: the level holds at most the requests the kernel has allocated, this one not yet
+ * counted. Credits beyond that (requests freed, not handed) go; requests counted never do.
+ */
+static void test_level_cap(void **state)
+{
+	struct xprt_stats *x = new_xprt(IDENT_TCP, 16, 0, 0);
+
+	(void)state;
+	for (int i = 0; i < 16; i++)
+		account_acquire(x, ACQ_NEW, false, 10, 1);
+	account_release(x, true, 3, 100, 1);
+	account_release(x, true, 3, 100, 1);
+	assert_int_equal(x->in_use, 16);
+	assert_int_equal(x->handing, 2);
+	/* both were freed after all (their waiters gone); a take allocates: num_reqs 15 */
+	assert_int_equal(level_cap(x, 15, true, 150, 1), 2);
+	assert_int_equal(x->in_use, 14);
+	assert_int_equal(x->handing, 0);
+	account_acquire(x, ACQ_NEW, false, 150, 1);
+	assert_int_equal(x->in_use, 15);
+	/* no credit pending: a level over num_reqs is left alone (nothing says which count is off) */
+	assert_int_equal(level_cap(x, 10, true, 160, 1), 0);
+	assert_int_equal(x->in_use, 15);
+	/* a request already counted (ACQ_KNOWN) is its own: level <= num_reqs */
+	account_release(x, true, 1, 170, 1);
+	assert_int_equal(x->handing, 1);
+	assert_int_equal(level_cap(x, 15, false, 180, 1), 0);
+	assert_int_equal(level_cap(x, 14, false, 180, 1), 1);
+	assert_int_equal(x->in_use, 14);
+	assert_int_equal(x->handing, 0);
+	assert_int_equal(level_sum(x, 200), 200);
+	free(x);
+}
+
 /* the procs whose call data leads to a superblock, and none that only share READ's letters */
 static void test_op_is_page_io(void **state)
 {
@@ -674,6 +749,8 @@ int main(void)
 		cmocka_unit_test(test_op_counts),
 		cmocka_unit_test(test_op_slots_due),
 		cmocka_unit_test(test_op_is_page_io),
+		cmocka_unit_test(test_level_raise),
+		cmocka_unit_test(test_level_cap),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

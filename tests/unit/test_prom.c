@@ -101,7 +101,7 @@ static int count_series(const char *text, const char *needle, const char *not)
  */
 #define BUDGET_XPRT 61		/* 15 plain, 8 waits, the slot-wait histogram's 19, 10 in-flight, 8 verdict, info */
 #define BUDGET_MOUNT 41		/* three 12-series op histograms, 4 counters, mount_info */
-#define BUDGET_NODE 29		/* build, tracing, 7 drops, missed, 16 window, 2 window jobs, last update */
+#define BUDGET_NODE 30		/* build, tracing, 7 drops, missed, corrections, 16 window, 2 window jobs, last update */
 
 static void test_series_budget(void **state)
 {
