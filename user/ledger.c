@@ -436,7 +436,8 @@ static int put_rows(const struct ledger *l, const struct view *iv, struct view *
 		if (x->shadowed)
 			continue;
 		r->nxprts++;
-		r->x.in_use += x->in_use > 0 ? x->in_use : 0;
+		r->x.in_use += (__s32)x->in_use_shown;
+		r->x.in_use_shown += x->in_use_shown;
 		r->x.limit += x->limit;
 		r->x.backlog_now += x->backlog_now;
 		r->x.cwnd += x->cwnd;

@@ -81,6 +81,7 @@ static void xprt_view(struct xprt_view *v, const struct xprt_snap *c, const stru
 	memcpy(v->port, x->port, sizeof(v->port));
 	v->addr[ADDR_LEN - 1] = v->port[PORT_LEN - 1] = 0;
 	v->in_use = x->in_use;
+	v->in_use_shown = x->in_use > 0 ? (__u32)x->in_use : 0;
 	v->peak = x->peak;
 	/* a window's peak is its detector's (window_peaks), set once the view is made */
 	if (span == SPAN_SUMMARY)
@@ -88,7 +89,7 @@ static void xprt_view(struct xprt_view *v, const struct xprt_snap *c, const stru
 	else if (x->epoch_of[epoch & 1] == epoch)
 		v->interval_peak = x->epoch_peak[epoch & 1];
 	else
-		v->interval_peak = v->in_use > 0 ? (__u32)v->in_use : 0;	/* no change in it */
+		v->interval_peak = v->in_use_shown;	/* no change in it */
 	v->destroyed = x->flags & XF_DESTROYED;
 	hist_sub(v->level_ns, x->level_ns, o ? o->level_ns : NULL, LEVEL_BUCKETS);
 	for (unsigned int b = 0; b < LEVEL_BUCKETS; b++) {

@@ -177,7 +177,7 @@ static void op_labels(FILE *f, const void *arg)
 }
 
 #define GETTER(n, expr) static double n(const struct xprt_view *x) { return (double)(expr); }
-GETTER(g_in_use, x->in_use > 0 ? x->in_use : 0)
+GETTER(g_in_use, x->in_use_shown)
 GETTER(g_interval_peak, x->interval_peak)
 GETTER(g_limit, x->limit)
 GETTER(g_backlog, x->backlog_now)

@@ -193,6 +193,7 @@ struct xprt_view {
 	const char *limit_source;	/* limit_source_name() */
 	char addr[ADDR_LEN], port[PORT_LEN];
 	__s32 in_use;			/* raw: a negative value would be a counting bug */
+	__u32 in_use_shown;		/* in_use, a negative one as 0: what gauges and sums show */
 	/*
 	 * peak: since attach. interval_peak: over the view's span (JSON keeps the name): the
 	 * interval's, the window's (its detector's), or since attach in a summary.

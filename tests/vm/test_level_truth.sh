@@ -27,6 +27,7 @@ stop_tracer $bt || echo "note bpftrace ignored SIGINT and SIGTERM for 40 s: kill
 x=$(ss_xprt /tmp/s.json $srv)
 id=$(echo "$x" | jq .id)
 echo "note transport: $(echo "$x" | jq -c '{id,limit,peak,at_limit_pct,busy_s,acquires,handoffs,releases,in_use}')"
+echo "note level corrections from the kernel's num_reqs: $(tail -n 1 /tmp/s.json | jq .counters.level_corrections)"
 check_eq "no events lost by bpftrace" "$(grep -c 'Lost' /tmp/bt.out)" 0
 # the truth: levels over time for transport $id, from the first event to the last
 grep -E '^[AR] ' /tmp/bt.out | sort -n -k2 | awk -v id="$id" '
