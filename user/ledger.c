@@ -463,8 +463,7 @@ static int put_rows(const struct ledger *l, const struct view *iv, struct view *
 			g->rpcs = (__u64)t[k].q_rpcs[q];
 			g->rtt_sum_ns = t[k].q_rtt_ns[q];
 			g->exec_sum_ns = t[k].q_exec_ns[q];
-			g->rtt_mean_ns = g->rpcs ? g->rtt_sum_ns / (double)g->rpcs : 0;
-			g->exec_mean_ns = g->rpcs ? g->exec_sum_ns / (double)g->rpcs : 0;
+			curve_group_means(g);
 			c->total += g->rpcs;
 		}
 	}
@@ -496,8 +495,7 @@ int ledger_view(const struct ledger *l, const struct view *iv, const struct moun
 	out->tun = iv->tun;
 	for (int c = 0; c < NCOUNTERS; c++)
 		out->counters[c] = l->counters[c] + iv->counters[c];
-	for (int c = CNT_INFLIGHT_FULL; c <= CNT_JOBS_FULL; c++)
-		out->drops += out->counters[c];
+	out->drops = counters_drops(out->counters);
 	for (size_t i = 0; i < l->nm; i++)
 		nops += l->m[i].nops;
 	/* each entry is written whole as it is taken (put_mount, mount_ops_plus) */

@@ -22,6 +22,20 @@ uint64_t counter_delta(uint64_t old, uint64_t now)
 	return now;
 }
 
+/* bytes over @secs as Gb/s each way, and as a share of a link of @rate_gbps (0: unknown) */
+static void link_rates(uint64_t tx, uint64_t rx, double secs, double rate_gbps, double *tx_gbps,
+		       double *rx_gbps, double *tx_util_pct, double *rx_util_pct)
+{
+	if (secs <= 0)
+		return;
+	*tx_gbps = (double)tx * 8 / secs / 1e9;
+	*rx_gbps = (double)rx * 8 / secs / 1e9;
+	if (rate_gbps > 0) {
+		*tx_util_pct = 100 * *tx_gbps / rate_gbps;
+		*rx_util_pct = 100 * *rx_gbps / rate_gbps;
+	}
+}
+
 int netdev_delta(const struct link_sample *a, const struct link_sample *b, struct netdev_delta **out,
 		 size_t *n)
 {
@@ -44,14 +58,8 @@ int netdev_delta(const struct link_sample *a, const struct link_sample *b, struc
 			x->rx_bytes = counter_delta(o->rx_bytes, c->rx_bytes);
 			x->tx_packets = counter_delta(o->tx_packets, c->tx_packets);
 			x->rx_packets = counter_delta(o->rx_packets, c->rx_packets);
-			if (secs > 0) {
-				x->tx_gbps = (double)x->tx_bytes * 8 / secs / 1e9;
-				x->rx_gbps = (double)x->rx_bytes * 8 / secs / 1e9;
-			}
-			if (x->speed_gbps > 0) {
-				x->tx_util_pct = 100 * x->tx_gbps / x->speed_gbps;
-				x->rx_util_pct = 100 * x->rx_gbps / x->speed_gbps;
-			}
+			link_rates(x->tx_bytes, x->rx_bytes, secs, x->speed_gbps, &x->tx_gbps, &x->rx_gbps,
+				   &x->tx_util_pct, &x->rx_util_pct);
 			(*n)++;
 			break;
 		}
@@ -93,14 +101,9 @@ static void port_delta(struct port_delta *d, const struct rdma_port *o, const st
 		d->tx_pkts = counter_delta(o->nd.tx_packets, p->nd.tx_packets);
 		d->rx_pkts = counter_delta(o->nd.rx_packets, p->nd.rx_packets);
 	}
-	if (d->have_bytes && secs > 0) {
-		d->tx_gbps = (double)d->tx_bytes * 8 / secs / 1e9;
-		d->rx_gbps = (double)d->rx_bytes * 8 / secs / 1e9;
-		if (p->rate_gbps > 0) {
-			d->tx_util_pct = 100 * d->tx_gbps / p->rate_gbps;
-			d->rx_util_pct = 100 * d->rx_gbps / p->rate_gbps;
-		}
-	}
+	if (d->have_bytes)
+		link_rates(d->tx_bytes, d->rx_bytes, secs, p->rate_gbps, &d->tx_gbps, &d->rx_gbps,
+			   &d->tx_util_pct, &d->rx_util_pct);
 	for (size_t i = 0; i < p->nhw; i++)
 		for (size_t j = 0; j < o->nhw; j++)
 			if (!strcmp(p->hw[i].name, o->hw[j].name)) {

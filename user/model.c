@@ -212,8 +212,7 @@ static int build(struct view *v, const struct model_in *in)
 	}
 	for (int c = 0; c < NCOUNTERS; c++)
 		v->counters[c] = delta_u64(cur->counters[c], prev->counters[c]);
-	for (int c = CNT_INFLIGHT_FULL; c <= CNT_JOBS_FULL; c++)
-		v->drops += v->counters[c];
+	v->drops = counters_drops(v->counters);
 	/* map order is hash order: rows in the order the kernel made the transports */
 	qsort(v->xprts, v->nxprts, sizeof(*v->xprts), by_id);
 	return 0;

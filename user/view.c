@@ -44,6 +44,15 @@ const char *proto_name(__u32 ident)
 	}
 }
 
+__u64 counters_drops(const __u64 *counters)
+{
+	__u64 n = 0;
+
+	for (int c = CNT_INFLIGHT_FULL; c <= CNT_JOBS_FULL; c++)
+		n += counters[c];
+	return n;
+}
+
 enum op_class op_class(const char *name)
 {
 	/* NFS READ, WRITE and COMMIT in every version share the name */
@@ -84,6 +93,12 @@ static unsigned int curve_group_of(unsigned int b, __u32 limit)
 	return q < 4 ? q : 3;
 }
 
+void curve_group_means(struct curve_group *g)
+{
+	g->rtt_mean_ns = g->rpcs ? g->rtt_sum_ns / (double)g->rpcs : 0;
+	g->exec_mean_ns = g->rpcs ? g->exec_sum_ns / (double)g->rpcs : 0;
+}
+
 void curve_finish(struct curve_view *c, __u32 limit)
 {
 	struct curve_group g[5] = {};
@@ -113,8 +128,7 @@ void curve_finish(struct curve_view *c, __u32 limit)
 	for (int q = 0; q < 5; q++) {
 		if (!g[q].rpcs)
 			continue;
-		g[q].rtt_mean_ns = g[q].rtt_sum_ns / (double)g[q].rpcs;
-		g[q].exec_mean_ns = g[q].exec_sum_ns / (double)g[q].rpcs;
+		curve_group_means(&g[q]);
 		g[q].quarter = q;
 		c->groups[c->ngroups++] = g[q];
 	}

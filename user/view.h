@@ -144,6 +144,8 @@ struct curve_view {
 	size_t ngroups;
 };
 
+/* a group's mean RTT and execute time from its sums (0 with no RPC) */
+void curve_group_means(struct curve_group *g);
 /* @c's means, total and groups from its counts and sums, for a transport of @limit slots */
 void curve_finish(struct curve_view *c, __u32 limit);
 
@@ -362,5 +364,7 @@ const char *limit_source_name(__u32 flags);
 extern const char *const stage_names[STAGES];
 extern const char *const op_part_names[OP_PARTS];
 extern const char *const counter_names[NCOUNTERS];
+/* events lost to a full map: the *_FULL counters of @counters summed */
+__u64 counters_drops(const __u64 *counters);
 
 #endif
