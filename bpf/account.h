@@ -352,19 +352,24 @@ static __always_inline void handing_heal(struct xprt_stats *x, __u32 backlog, __
  * that queued meanwhile took after all leaves the level one low, and its hand-off takes another
  * release's pending credit, which moves the deficit on from credit to credit while the backlog
  * lasts (test_level_truth, 6.1: 850 ms of a full table at 15 of 16). The slots the level lacks
- * are put back as pending hand-offs: requests the kernel holds that a later hand-off, or a free
- * (handing_heal(), level_cap()), settles. After the hand-off's own account_acquire(). Returns
- * the slots put back (0: none lacked, or the word moved meanwhile: the next hand-off checks).
+ * are put back as pending hand-offs, as many as the @waiting tasks left on the backlog can take
+ * beside the hand-offs already pending: a later hand-off, or a free (handing_heal(),
+ * level_cap()), settles each. The rest of a gap is requests taken before attach (or untracked),
+ * which the level does not count. After the hand-off's own account_acquire(). Returns the slots
+ * put back (0: none lacked, or the word moved meanwhile: the next hand-off checks).
  */
-static __always_inline __u32 level_raise(struct xprt_stats *x, __u32 num_reqs, __u64 now, __u32 e)
+static __always_inline __u32 level_raise(struct xprt_stats *x, __u32 num_reqs, __u32 waiting, __u64 now,
+					 __u32 e)
 {
 	__u64 w = x->occ;
 	__s32 lvl = OCC_LEVEL(w);
-	__u32 d;
+	__u32 d, h = x->handing;
 
-	if (lvl < 0 || num_reqs <= (__u32)lvl || (OCC_LIMIT(w) && num_reqs > OCC_LIMIT(w)))
+	if (lvl < 0 || num_reqs <= (__u32)lvl || (OCC_LIMIT(w) && num_reqs > OCC_LIMIT(w)) || waiting <= h)
 		return 0;
 	d = num_reqs - (__u32)lvl;
+	if (d > waiting - h)
+		d = waiting - h;
 	if (__sync_val_compare_and_swap(&x->occ, w, w + ((__u64)d << 32)) != w)
 		return 0;
 	__sync_fetch_and_add(&x->handing, d);

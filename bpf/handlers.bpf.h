@@ -161,20 +161,22 @@ static __always_inline struct xprt_stats *FN(slot_acquired)(struct rpc_rqst *rqs
 {
 	struct xprt_stats *x;
 	enum acq_track how;
-	__u32 where, num_reqs;
+	__u32 where, num_reqs, backlog;
 	bool exact;
 
 	x = FN(get_xprt)(xprt, now);
 	if (!x)
 		return NULL;
-	num_reqs = FN(sample)(x, xprt, RD(xprt, backlog.qlen), now);
+	backlog = RD(xprt, backlog.qlen);
+	num_reqs = FN(sample)(x, xprt, backlog, now);
 	how = track_acquire((__u64)rqst, &where);
 	/* the kernel's num_reqs proves the level over TCP and UDP, not RDMA's pool (account.h) */
 	exact = x->ident == IDENT_TCP || x->ident == IDENT_UDP;
 	if (exact && !handoff && level_cap(x, num_reqs, how != ACQ_KNOWN, now, epoch))
 		count(CNT_LEVEL_CORRECTIONS);
 	note_level((__u64)rqst, where, account_acquire(x, how, handoff, now, epoch));
-	if (exact && handoff && level_raise(x, num_reqs, now, epoch))
+	/* the task handed to is still on the backlog (its wake-up removes it): the others wait */
+	if (exact && handoff && backlog && level_raise(x, num_reqs, backlog - 1, now, epoch))
 		count(CNT_LEVEL_CORRECTIONS);
 	return x;
 }

@@ -587,12 +587,12 @@ static void test_level_raise(void **state)
 	/* a waiter queued; R_d's xprt_free_slot() hands its request to it: 16 in use, num_reqs 16 */
 	account_acquire(x, ACQ_NEW, true, 120, 1);
 	assert_int_equal(x->in_use, 15);	/* R_k's credit taken: the deficit moved on */
-	assert_int_equal(level_raise(x, 16, 120, 1), 1);
+	assert_int_equal(level_raise(x, 16, 3, 120, 1), 1);
 	assert_int_equal(x->in_use, 16);
 	assert_int_equal(x->handing, 1);
 	/* R_k's hand-off: its credit, no change */
 	account_acquire(x, ACQ_NEW, true, 130, 1);
-	assert_int_equal(level_raise(x, 16, 130, 1), 0);
+	assert_int_equal(level_raise(x, 16, 3, 130, 1), 0);
 	assert_int_equal(x->in_use, 16);
 	assert_int_equal(x->handing, 0);
 	assert_int_equal(x->peak, 16);
@@ -600,9 +600,34 @@ static void test_level_raise(void **state)
 	assert_int_equal(lvl(x, LEVEL_BUCKETS - 1, 200), 110 - 10 + 200 - 120);
 	assert_int_equal(level_sum(x, 200), 200);
 	/* never above num_reqs, never above the limit, never from a word read before a change */
-	assert_int_equal(level_raise(x, 12, 140, 1), 0);
-	assert_int_equal(level_raise(x, 17, 140, 1), 0);
+	assert_int_equal(level_raise(x, 12, 3, 140, 1), 0);
+	assert_int_equal(level_raise(x, 17, 3, 140, 1), 0);
 	assert_int_equal(x->in_use, 16);
+	free(x);
+}
+
+/*
+ * Attached while the table was full: the 16 requests in flight are not counted, and the gap to
+ * num_reqs is theirs, not hand-offs to come. Only as many slots as the waiters left can take are
+ * put back (handing_heal() would take more off at once, and again at every hand-off).
+ */
+static void test_level_raise_attach(void **state)
+{
+	struct xprt_stats *x = new_xprt(IDENT_TCP, 16, 0, 0);
+
+	(void)state;
+	account_acquire(x, ACQ_NEW, true, 10, 1);	/* a request taken before attach, handed on */
+	assert_int_equal(x->in_use, 1);
+	assert_int_equal(level_raise(x, 16, 2, 10, 1), 2);
+	assert_int_equal(x->in_use, 3);
+	assert_int_equal(x->handing, 2);
+	handing_heal(x, 2, 20, 1);
+	assert_int_equal(x->in_use, 3);
+	/* as many pending as waiting: nothing more to put back */
+	account_acquire(x, ACQ_NEW, true, 30, 1);	/* takes a credit */
+	assert_int_equal(level_raise(x, 16, 1, 30, 1), 0);
+	assert_int_equal(x->in_use, 3);
+	assert_int_equal(level_raise(x, 16, 0, 30, 1), 0);
 	free(x);
 }
 
@@ -750,6 +775,7 @@ int main(void)
 		cmocka_unit_test(test_op_slots_due),
 		cmocka_unit_test(test_op_is_page_io),
 		cmocka_unit_test(test_level_raise),
+		cmocka_unit_test(test_level_raise_attach),
 		cmocka_unit_test(test_level_cap),
 	};
 
