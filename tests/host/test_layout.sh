@@ -1,5 +1,6 @@
 #!/bin/bash
-# The house rules the build can check (tools/layout-check): every user/*.c at most 600 lines, and
+# The house rules the build can check (tools/layout-check): every user/*.c and bpf/ source at most
+# 600 lines, and
 # no circle between the rooms (a file's includes, through headers without a .c of their own).
 # The check is run on the tree, then shown to fail on a copy with a 601-line file and on one with
 # a circle made by one include.
@@ -16,6 +17,13 @@ rc=$?
 [ $rc = 1 ] && grep -q '^user/big.c: 601 lines, over 600' <<<"$out" && ok "a 601-line file fails, named: $out" ||
 	bad "a 601-line file: exit $rc, said: $out"
 rm "$t/user/big.c"
+mkdir "$t/bpf"
+{ echo '/* SPDX-License-Identifier: GPL-2.0 */'; for i in $(seq 600); do echo "/* line $i */"; done; } >"$t/bpf/big.bpf.h"
+out=$("$top/tools/layout-check" "$t" 2>&1)
+rc=$?
+[ $rc = 1 ] && grep -q '^bpf/big.bpf.h: 601 lines, over 600' <<<"$out" && ok "a 601-line BPF header fails, named" ||
+	bad "a 601-line BPF header: exit $rc, said: $out"
+rm -r "$t/bpf"
 yes '' | head -n 600 >"$t/user/edge.c"
 "$top/tools/layout-check" "$t" >/dev/null && ok "600 lines pass" || bad "600 lines refused"
 rm "$t/user/edge.c"

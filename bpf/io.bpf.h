@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * NFSv4.1 session slots, and the NFS file I/O of jobs.
+ * Part of handlers.bpf.h: included twice, no include guard on purpose.
+ */
+
+static __always_inline int FN(handle_session)(struct nfs4_session *session)
+{
+	__u64 key = (__u64)session;
+	struct session_stats *s, z = {};
+	struct rpc_clnt *clnt;
+	__u32 used;
+	__u64 now;
+
+	ARMED_OR_RETURN();
+	if (!session)
+		return 0;
+	now = bpf_ktime_get_ns();
+	s = bpf_map_lookup_elem(&sessions, &key);
+	if (!s) {
+		clnt = RD(session, clp, cl_rpcclient);
+		z.first_ns = now;
+		z.clid = RD(clnt, cl_clid);
+		z.xprt = (__u64)RD(clnt, cl_xprt);
+		s = insert_or_get(&sessions, &key, &z, BPF_NOEXIST, CNT_SESSIONS_FULL, NULL);
+		if (!s)
+			return 0;
+	}
+	s->max_slots = RD(session, fc_slot_table.max_slots);
+	s->target_highest_slotid = RD(session, fc_slot_table.target_highest_slotid);
+	s->server_highest_slotid = RD(session, fc_slot_table.server_highest_slotid);
+	used = RD(session, fc_slot_table.highest_used_slotid);
+	s->highest_used_slotid = used;
+	/* NFS4_NO_SLOT (-1) when the table is empty */
+	if (used != 0xffffffff)
+		atomic_max(&s->peak_used_slotid, used);
+	s->last_ns = now;
+	__sync_fetch_and_add(&s->sequences, 1);
+	return 0;
+}
+
+/*
+ * A process enters NFS's write or read with @it's bytes at @iocb's file position: counted for
+ * its cgroup and the file's superblock. At entry, so both attach methods count alike: the bytes
+ * asked for, a read's capped at the file's size (what a read past the end returns is not asked
+ * of a copy to come); a call that then fails (ENOSPC, EINTR) still counts.
+ */
+static __always_inline int FN(handle_file_io)(struct kiocb *iocb, struct iov_iter *it, __u32 dir)
+{
+	struct job_key k = { .dir = dir };
+	struct job_task t = {};
+	struct inode *ino;
+	struct file *f;
+	struct job_io *v;
+	__u64 n, now, *seen;
+	bool made;
+
+	ARMED_OR_RETURN();
+	if (!iocb || !it)
+		return 0;
+	n = RD(it, count);
+	f = RD(iocb, ki_filp);
+	if (!f)
+		return 0;
+	ino = RD(f, f_inode);
+	if (!ino)
+		return 0;
+	if (dir == JOB_READ) {
+		__s64 size = RD(ino, i_size), pos = RD(iocb, ki_pos);
+
+		n = pos >= size ? 0 : n < (__u64)(size - pos) ? n : (__u64)(size - pos);
+	}
+	k.cgid = bpf_get_current_cgroup_id();
+	k.dev = RD(ino, i_sb, s_dev);
+	v = lookup_or_init(&jobio, &k, &zero_jobio, CNT_JOBS_FULL, &made);
+	if (!v)
+		return 0;
+	if (made && !v->uid)
+		v->uid = (__u32)bpf_get_current_uid_gid();
+	__sync_fetch_and_add(&v->bytes, n);
+	__sync_fetch_and_add(&v->calls, 1);
+	if (jobio_stamp != epoch)
+		jobio_stamp = epoch;
+	/*
+	 * Who did it: one lookup per call, an update only when it was not seen in the last 100 ms.
+	 * Not the coarse clock, which would read no clocksource: tracing programs may not call it
+	 * (its seqlock is not NMI-safe; the verifier refuses it on 6.1).
+	 */
+	now = bpf_ktime_get_ns();
+	t.cgid = k.cgid;
+	t.tgid = (__u32)(bpf_get_current_pid_tgid() >> 32);
+	seen = bpf_map_lookup_elem(&jobtasks, &t);
+	if (!seen || now - *seen > 100000000ull)
+		bpf_map_update_elem(&jobtasks, &t, &now, BPF_ANY);
+	return 0;
+}
