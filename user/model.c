@@ -456,6 +456,7 @@ static void xprt_figures(const struct view *v, struct xprt_view *x)
 	double secs = v->interval_s > 0 ? v->interval_s : 1;
 	struct xprt_link *k = &x->link;
 
+	x->saturated = v->interval_s > 0 && x->at_limit_ns >= 0.5 * v->interval_s * 1e9;
 	x->ops_per_s = (double)x->ops / secs;
 	x->write_Bps = (double)x->bytes_written / secs;
 	x->read_Bps = (double)x->bytes_read / secs;

@@ -212,6 +212,7 @@ struct xprt_view {
 	bool shadowed;
 	double span_ns;			/* time the level histogram covers in this view */
 	double at_limit_ns, busy_ns, mean_in_use;
+	bool saturated;			/* at its limit at least half of the view's interval */
 	/*
 	 * "% full", the one definition every output uses (JSON at_limit_pct and verdict.full_pct,
 	 * the text's %FULL): time with every slot in use over busy time (some slot in use), so an

@@ -35,7 +35,7 @@ static int keep(struct snapshot *s, struct link_sample *l, const struct snapshot
 	return 0;
 }
 
-/* a transport "saturated" in an interval spent at least half of it at its limit */
+/* the intervals each transport was saturated in (the model's: half of one at its limit) */
 static void account_saturation(struct window *c, const struct view *v)
 {
 	for (size_t i = 0; i < v->nxprts; i++) {
@@ -54,7 +54,7 @@ static void account_saturation(struct window *c, const struct view *v)
 			continue;
 		if (x->interval_peak > s->peak)
 			s->peak = x->interval_peak;
-		if (v->interval_s <= 0 || x->at_limit_ns < 0.5 * v->interval_s * 1e9)
+		if (!x->saturated)
 			continue;
 		s->secs += v->interval_s;
 		s->link_bits += x->link.gbps * 1e9 * v->interval_s;

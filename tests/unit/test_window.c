@@ -48,6 +48,8 @@ static void run(struct feed *f, const struct step *s, size_t n)
 
 		x.bytes_written = v.bytes_written = (__u64)(s[i].mbps * MB);
 		x.at_limit_ns = s[i].at_limit_s * 1e9;
+		/* the model's rule (xprt_figures()): half of the 1 s interval at the limit */
+		x.saturated = s[i].at_limit_s >= 0.5;
 		x.link.tx_gbps = x.link.gbps = s[i].tx_gbps;
 		x.verdict.cls = s[i].slot_bound ? V_SLOT : V_CLIENT;
 		x.link.rate_gbps = 10;
