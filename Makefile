@@ -391,7 +391,8 @@ help:
 	@echo "  vmlinux          regenerate vmlinux.h from Debian's kernels (KERNEL_PKG=)"
 
 .PHONY: unit-test-bins
-unit-test-bins: $(UNIT_BINS) $(O)/slotscope $(O)/slotscope-faults $(O)/heapwatch.so $(O)/tests/fleetgen $(O)/tests/snapgen
+# (tickbench: make bench-tick's, built here so a change of the map ABI cannot leave it behind)
+unit-test-bins: $(UNIT_BINS) $(O)/slotscope $(O)/slotscope-faults $(O)/heapwatch.so $(O)/tests/fleetgen $(O)/tests/snapgen $(O)/tests/tickbench
 
 # one VM (TCP behind a slow server, RDMA credits), then two VMs joined by a wire (RDMA link)
 demo:

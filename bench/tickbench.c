@@ -113,18 +113,18 @@ static void sim_busy(struct sim *m, size_t i, unsigned int tick)
 
 		if (m->s.xprts[n].key != key)
 			continue;
-		x->acquires += ops;
-		x->releases += ops;
-		x->sends += ops;
+		x->n.acquires += ops;
+		x->n.releases += ops;
+		x->n.sends += ops;
 		x->in_use = (__s32)(tick % 17);
 		x->peak = 16;
 		x->epoch_of[m->s.epoch & 1] = m->s.epoch;
 		x->epoch_peak[m->s.epoch & 1] = 16;
 		x->level_ns[lvl] += 600000000;
 		x->level_ns[0] += 400000000;
-		x->curve_rpcs[lvl] += ops;
-		x->curve_rtt_ns[lvl] += ops * 2000000;
-		x->curve_exec_ns[lvl] += ops * 5000000;
+		x->curve[lvl].rpcs += ops;
+		x->curve[lvl].rtt_ns += ops * 2000000;
+		x->curve[lvl].exec_ns += ops * 5000000;
 		x->waits[WAIT_SLOT].count += ops / 4;
 		x->waits[WAIT_SLOT].sum_ns += ops / 4 * 1000000;
 		x->waits[WAIT_SLOT].buckets[lat_bucket(1000000)] += ops / 4;

@@ -258,9 +258,9 @@ static __always_inline __u32 account_acquire(struct xprt_stats *x, enum acq_trac
 	}
 	if (how == ACQ_KNOWN)
 		return LEVEL_BUCKETS;
-	__sync_fetch_and_add(&x->acquires, 1);
+	__sync_fetch_and_add(&x->n.acquires, 1);
 	if (handoff) {
-		__sync_fetch_and_add(&x->handoffs, 1);
+		__sync_fetch_and_add(&x->n.handoffs, 1);
 		if (handing_take(x)) {
 			level = x->in_use;
 			return xprt_level_bucket(x, level > 0 ? level : 1, x->limit);
@@ -312,10 +312,10 @@ static __always_inline void account_release(struct xprt_stats *x, bool tracked, 
 					    __u64 now, __u32 e)
 {
 	if (!tracked) {
-		__sync_fetch_and_add(&x->preattach_releases, 1);
+		__sync_fetch_and_add(&x->n.preattach_releases, 1);
 		return;
 	}
-	__sync_fetch_and_add(&x->releases, 1);
+	__sync_fetch_and_add(&x->n.releases, 1);
 	for (int i = 0; i < 4; i++) {
 		__u32 h = x->handing;
 

@@ -149,8 +149,8 @@ static __always_inline __u32 FN(sample)(struct xprt_stats *x, struct rpc_xprt *x
 	STORE_CHANGED(x->num_reqs, num_reqs);
 	STORE_CHANGED(x->backlog_now, backlog);
 	/* mountstats' sends grows with every RPC: always a store */
-	x->sends = RD(xprt, stat.sends) - x->sends_base;
-	STORE_CHANGED(x->connects, connects);
+	x->n.sends = RD(xprt, stat.sends) - x->sends_base;
+	STORE_CHANGED(x->n.connects, connects);
 	if (x->handing)
 		handing_heal(x, backlog, now, epoch);
 	return num_reqs;

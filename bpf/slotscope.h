@@ -80,6 +80,22 @@ struct wait_hist {
 #define OCC_LIMIT(w)		((__u32)(w))
 #define OCC_PACK(limit, level)	((__u64)(__u32)(level) << 32 | (__u32)(limit))
 
+/*
+ * A transport's counts, each only ever growing: one struct from the map through the views to the
+ * textfile's sums, which add, subtract and print it whole (user/view.c: xprt_counts_delta(),
+ * xprt_counts_add(), xprt_count_names[] in this order). A new count is a member here and its name
+ * there.
+ */
+struct xprt_counts {
+	__u64 acquires;		/* slots taken, including handoffs */
+	__u64 handoffs;		/* slots passed from a releasing task straight to a backlogged one */
+	__u64 releases;
+	__u64 preattach_releases; /* releases of slots taken before attach: still warming up */
+	__u64 sends;		/* xprt->stat.sends (mountstats "sends") less sends_base */
+	__u64 connects;		/* xprt->stat.connect_count less connects_base: (re)connections */
+};
+#define XPRT_COUNTS	(sizeof(struct xprt_counts) / sizeof(__u64))
+
 struct xprt_stats {
 	/* identity, written once when the transport is first seen */
 	__u32 id;		/* xprt->id, as in /sys/kernel/sunrpc/.../xprt-<id>-<proto> */
@@ -119,14 +135,9 @@ struct xprt_stats {
 	__u32 backlog_max;	/* longest backlog queue seen */
 	__u32 sending_max;	/* longest sending queue seen */
 	__u32 __pad2;
-	__u64 acquires;		/* slots taken, including handoffs */
-	__u64 handoffs;		/* slots passed from a releasing task straight to a backlogged one */
-	__u64 releases;
-	__u64 sends;		/* xprt->stat.sends (mountstats "sends") less sends_base */
+	struct xprt_counts n;
 	__u64 sends_base;	/* xprt->stat.sends when first seen */
-	__u64 connects;		/* xprt->stat.connect_count less connects_base: (re)connections */
-	__u64 connects_base;
-	__u64 preattach_releases; /* releases of slots taken before attach: still warming up */
+	__u64 connects_base;	/* xprt->stat.connect_count when first seen */
 
 	/* sampled at every event: RDMA credits (congestion window) and the live queue */
 	__u32 cwnd;		/* xprt->cwnd >> RPC_CWNDSHIFT: credits granted */

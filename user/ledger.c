@@ -76,12 +76,7 @@ static void add_wait(struct wait_view *s, const struct wait_view *w)
 static void xprt_sum_add(struct xprt_sum *e, const struct view *iv, const struct xprt_view *x)
 {
 	e->last_s = iv->ts_s;
-	e->acquires += x->acquires;
-	e->handoffs += x->handoffs;
-	e->releases += x->releases;
-	e->sends += x->sends;
-	e->connects += x->connects;
-	e->preattach_releases += x->preattach_releases;
+	xprt_counts_add(&e->n, &x->n);
 	e->retrans += x->retrans;
 	e->ops += x->ops;
 	e->bytes_written += x->bytes_written;
@@ -320,12 +315,7 @@ int ledger_add(struct ledger *l, const struct view *iv, const struct mount_table
 
 static void put_sums(struct xprt_view *x, const struct xprt_sum *e)
 {
-	x->acquires = e->acquires;
-	x->handoffs = e->handoffs;
-	x->releases = e->releases;
-	x->sends = e->sends;
-	x->connects = e->connects;
-	x->preattach_releases = e->preattach_releases;
+	x->n = e->n;
 	x->retrans = e->retrans;
 	x->ops = e->ops;
 	x->bytes_written = e->bytes_written;

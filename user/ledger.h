@@ -27,7 +27,8 @@ struct xprt_sum {
 	char addr[ADDR_LEN];
 	__u32 ident, id;
 	double last_s;			/* end of the last interval it was in */
-	__u64 acquires, handoffs, releases, sends, connects, preattach_releases, retrans;
+	struct xprt_counts n;
+	__u64 retrans;
 	__u64 ops, bytes_written, bytes_read;
 	double at_limit_ns, busy_ns, span_ns;
 	struct wait_view waits[WAIT_KINDS];

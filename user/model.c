@@ -107,14 +107,9 @@ static void xprt_view(struct xprt_view *v, const struct xprt_snap *c, const stru
 	v->full_pct = v->busy_ns > 0 ? 100.0 * v->at_limit_ns / v->busy_ns : 0;
 	v->mean_in_use = v->span_ns > 0 ? weighted / v->span_ns : 0;
 #define D(f) delta_u64(x->f, o ? o->f : 0)
-	v->acquires = D(acquires);
-	v->handoffs = D(handoffs);
-	v->releases = D(releases);
-	v->sends = D(sends);
-	v->connects = D(connects);
-	v->preattach_releases = D(preattach_releases);
 #undef D
-	v->warming_up = v->preattach_releases > 0;
+	xprt_counts_delta(&v->n, &x->n, o ? &o->n : NULL);
+	v->warming_up = v->n.preattach_releases > 0;
 	v->backlog_now = x->backlog_now;
 	v->backlog_max = x->backlog_max;
 	v->backlog_shown = span == SPAN_INTERVAL ? x->backlog_now : x->backlog_max;

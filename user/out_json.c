@@ -133,12 +133,8 @@ static void xprt_json(struct jw *w, const struct view *v, const struct xprt_view
 	}
 	jw_end_arr(w);
 	curve_json(w, x);
-	jw_u64(w, "acquires", x->acquires);
-	jw_u64(w, "handoffs", x->handoffs);
-	jw_u64(w, "releases", x->releases);
-	jw_u64(w, "preattach_releases", x->preattach_releases);
-	jw_u64(w, "sends", x->sends);
-	jw_u64(w, "connects", x->connects);
+	for (size_t i = 0; i < XPRT_COUNTS; i++)
+		jw_u64(w, xprt_count_names[i], xprt_count(&x->n, i));
 	jw_u64(w, "backlog_now", x->backlog_now);
 	jw_u64(w, "backlog_max", x->backlog_max);
 	jw_u64(w, "sending_max", x->sending_max);

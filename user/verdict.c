@@ -32,7 +32,7 @@ static void pathologies(const struct view *v, const struct xprt_view *x, struct 
 		flag(d, msg);
 	}
 	if (!v->final && v->interval_s >= 1 && x->backlog_now && x->in_use >= 0 &&
-	    (__u32)x->in_use < x->limit && !x->acquires && !x->releases) {
+	    (__u32)x->in_use < x->limit && !x->n.acquires && !x->n.releases) {
 		snprintf(msg, sizeof(msg), "%u tasks wait on the backlog while %u of %u slots are free "
 			 "(a lost wake-up: \"xprtrdma: Close lost-wakeup race\")", x->backlog_now,
 			 x->limit - (__u32)x->in_use, x->limit);

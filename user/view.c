@@ -44,6 +44,44 @@ const char *proto_name(__u32 ident)
 	}
 }
 
+const char *const xprt_count_names[XPRT_COUNTS] = {
+	"acquires", "handoffs", "releases", "preattach_releases", "sends", "connects",
+};
+
+/* the counts as the array they are: every member a __u64, in order */
+_Static_assert(sizeof(struct xprt_counts) == XPRT_COUNTS * sizeof(__u64), "xprt_counts: __u64 members only");
+
+__u64 xprt_count(const struct xprt_counts *n, size_t i)
+{
+	__u64 v[XPRT_COUNTS];
+
+	memcpy(v, n, sizeof(v));
+	return i < XPRT_COUNTS ? v[i] : 0;
+}
+
+void xprt_counts_delta(struct xprt_counts *d, const struct xprt_counts *cur, const struct xprt_counts *prev)
+{
+	__u64 c[XPRT_COUNTS], p[XPRT_COUNTS] = { 0 };
+
+	memcpy(c, cur, sizeof(c));
+	if (prev)
+		memcpy(p, prev, sizeof(p));
+	for (size_t i = 0; i < XPRT_COUNTS; i++)
+		c[i] = delta_u64(c[i], p[i]);
+	memcpy(d, c, sizeof(c));
+}
+
+void xprt_counts_add(struct xprt_counts *dst, const struct xprt_counts *src)
+{
+	__u64 a[XPRT_COUNTS], b[XPRT_COUNTS];
+
+	memcpy(a, dst, sizeof(a));
+	memcpy(b, src, sizeof(b));
+	for (size_t i = 0; i < XPRT_COUNTS; i++)
+		a[i] += b[i];
+	memcpy(dst, a, sizeof(a));
+}
+
 __u64 counters_drops(const __u64 *counters)
 {
 	__u64 n = 0;
@@ -247,7 +285,7 @@ void view_free(struct view *v)
 
 bool xprt_view_idle(const struct xprt_view *x)
 {
-	return x->acquires == 0 && x->releases == 0 && x->sends == 0 && x->in_use == 0 &&
+	return x->n.acquires == 0 && x->n.releases == 0 && x->n.sends == 0 && x->in_use == 0 &&
 	       x->waits[WAIT_SLOT].count == 0;
 }
 

@@ -224,7 +224,7 @@ struct xprt_view {
 	/* since the transport was first seen: a record whose RPCs all took their slot at one level
 	 * (a table full throughout) borrows its slope */
 	struct curve_view curve_all;
-	__u64 acquires, handoffs, releases, sends, connects, preattach_releases;
+	struct xprt_counts n;		/* over the view's span */
 	__u32 backlog_now, backlog_max, sending_max, num_reqs;
 	__u32 cwnd, cong, cwnd_min, cong_max;
 	struct wait_view waits[WAIT_KINDS];
@@ -365,6 +365,13 @@ const char *limit_source_name(__u32 flags);
 extern const char *const stage_names[STAGES];
 extern const char *const op_part_names[OP_PARTS];
 extern const char *const counter_names[NCOUNTERS];
+/* struct xprt_counts' members by name, in their order (the JSON keys) */
+extern const char *const xprt_count_names[XPRT_COUNTS];
+/* @n's @i-th count (xprt_count_names[i]) */
+__u64 xprt_count(const struct xprt_counts *n, size_t i);
+/* @cur less @prev (NULL: none before), each count as a counter that may have restarted */
+void xprt_counts_delta(struct xprt_counts *d, const struct xprt_counts *cur, const struct xprt_counts *prev);
+void xprt_counts_add(struct xprt_counts *dst, const struct xprt_counts *src);
 /* events lost to a full map: the *_FULL counters of @counters summed */
 __u64 counters_drops(const __u64 *counters);
 

@@ -288,7 +288,7 @@ static void node_step(struct node *d, double t, double tgo, int kn)
 		memset(d->x.verdict_s, 0, sizeof(d->x.verdict_s));
 		memset(&d->x.curve, 0, sizeof(d->x.curve));
 		d->x.busy_ns = d->x.at_limit_ns = d->x.link_busy_bytes = 0;
-		d->x.acquires = d->x.sends = 0;
+		d->x.n.acquires = d->x.n.sends = 0;
 		d->x.first_seen_ns++;
 		d->x.id = ++d->id;
 		d->started = t;
@@ -297,8 +297,8 @@ static void node_step(struct node *d, double t, double tgo, int kn)
 	d->x.at_limit_ns += at_limit * TICK_S * 1e9;
 	d->x.verdict_s[cls] += TICK_S;
 	d->x.link_busy_bytes += util * d->x.link.rate_gbps * 1e9 / 8 * busy * TICK_S;
-	d->x.acquires += 1000 / TICKS_PER_S;
-	d->x.sends += 1000 / TICKS_PER_S;
+	d->x.n.acquires += 1000 / TICKS_PER_S;
+	d->x.n.sends += 1000 / TICKS_PER_S;
 	d->x.in_use = (__s32)(at_limit * d->x.limit);
 	d->x.interval_peak = full ? d->x.limit : d->x.limit / 4;
 	curve_add(d, Bps / RPC_BYTES * TICK_S, rtt, full);

@@ -184,9 +184,9 @@ static void write_io(struct sim *s, int p)
 	o->s.c.hist[STAGE_RTT][lat_bucket(2000000)] += ops;
 	o->s.c.hist[STAGE_EXECUTE][lat_bucket(5000000)] += ops;
 	s->written[p] += bytes;
-	x->s.acquires += ops;
-	x->s.releases += ops;
-	x->s.sends += ops;
+	x->s.n.acquires += ops;
+	x->s.n.releases += ops;
+	x->s.n.sends += ops;
 	x->s.level_ns[LEVEL_BUCKETS - 1] += 300000000;
 	x->s.level_ns[3] += 200000000;
 	x->s.waits[WAIT_SLOT].count += ops / 2;

@@ -73,8 +73,8 @@ static void test_levels(void **state)
 	account_release(x, true, 0, 60, 1);
 	assert_int_equal(x->in_use, 0);
 	assert_int_equal(x->peak, 2);
-	assert_int_equal(x->acquires, 2);
-	assert_int_equal(x->releases, 2);
+	assert_int_equal(x->n.acquires, 2);
+	assert_int_equal(x->n.releases, 2);
 	assert_int_equal(lvl(x, 0, 60), 10);
 	assert_int_equal(lvl(x, 1, 60), 10 + 10);
 	assert_int_equal(lvl(x, 2, 60), 30);
@@ -103,9 +103,9 @@ static void test_handoff(void **state)
 	account_acquire(x, ACQ_KNOWN, false, 150, 1);	/* the woken task's own xprt_reserve: counted */
 	account_release(x, true, 0, 300, 1);
 	account_release(x, true, 0, 300, 1);
-	assert_int_equal(x->handoffs, 1);
-	assert_int_equal(x->acquires, 3);
-	assert_int_equal(x->releases, 3);
+	assert_int_equal(x->n.handoffs, 1);
+	assert_int_equal(x->n.acquires, 3);
+	assert_int_equal(x->n.releases, 3);
 	assert_int_equal(x->handing, 0);
 	assert_int_equal(x->peak, 2);
 	assert_int_equal(x->in_use, 0);
@@ -337,9 +337,9 @@ static void test_handoff_races(void **state)
 	assert_int_equal(x->in_use, 3);
 	assert_int_equal(lvl(x, 2, 250), 50);
 	assert_int_equal(level_sum(x, 250), 250);
-	assert_int_equal(x->handoffs, 2);
-	assert_int_equal(x->acquires, 6);
-	assert_int_equal(x->releases, 3);
+	assert_int_equal(x->n.handoffs, 2);
+	assert_int_equal(x->n.acquires, 6);
+	assert_int_equal(x->n.releases, 3);
 	free(x);
 }
 
@@ -352,8 +352,8 @@ static void test_preattach_release(void **state)
 	account_release(x, false, 0, 10, 1);
 	account_acquire(x, ACQ_NEW, false, 20, 1);
 	account_release(x, false, 0, 30, 1);
-	assert_int_equal(x->preattach_releases, 2);
-	assert_int_equal(x->releases, 0);
+	assert_int_equal(x->n.preattach_releases, 2);
+	assert_int_equal(x->n.releases, 0);
 	assert_int_equal(x->in_use, 1);
 	assert_int_equal(lvl(x, 0, 30), 20);
 	assert_int_equal(lvl(x, 1, 30), 10);
@@ -416,7 +416,7 @@ static void test_destroy_and_reuse(void **state)
 	x->first_seen_ns = 2000;
 	levels_open(x, 2000);
 	account_acquire(x, ACQ_NEW, false, 2100, 2);
-	assert_int_equal(x->acquires, 1);
+	assert_int_equal(x->n.acquires, 1);
 	assert_int_equal(x->peak, 1);
 	assert_int_equal(level_sum(x, 2100), 100);
 	assert_false(x->flags & XF_DESTROYED);
@@ -749,7 +749,7 @@ static void test_handoff_recycled(void **state)
 		account_acquire(x, ACQ_NEW, false, 120, 1);	/* which took it back from the pool */
 		assert_int_equal(x->in_use, cases[i].in_use);
 		assert_int_equal(x->handing, cases[i].handing);
-		assert_int_equal(x->acquires, 3);
+		assert_int_equal(x->n.acquires, 3);
 		free(x);
 	}
 }

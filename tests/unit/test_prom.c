@@ -382,17 +382,17 @@ static void test_ledger(void **state)
 	a->v.ts_s = 100;
 	a->x[0].verdict.cls = V_SLOT;
 	a->x[0].busy_ns = 1e9;
-	a->x[0].acquires = 10;
+	a->x[0].n.acquires = 10;
 	a->x[0].link.gbps = 8;		/* 1 GB/s for the one busy second */
 	a->x[1].verdict.cls = V_IDLE;
-	a->x[1].acquires = 4;
+	a->x[1].n.acquires = 4;
 	assert_int_equal(ledger_add(&l, &a->v, NULL), 0);
 	a->x[0].verdict.cls = V_SERVER;
 	/* the id reused within the interval: the old transport's last figures and the new one's */
 	add_xprt(a, 0, "10.0.0.1", "/mnt/a");
 	a->x[2].key = 0x9000;
 	a->x[2].first_seen_ns = 7;
-	a->x[2].acquires = 3;
+	a->x[2].n.acquires = 3;
 	a->x[2].verdict.cls = V_SERVER;	/* the series takes the verdict of the one it shows */
 	a->x[0].shadowed = true;
 	a->v.ts_s = 102;
@@ -402,27 +402,27 @@ static void test_ledger(void **state)
 	add_xprt(b, 5, "10.0.0.1", "/mnt/a");
 	b->x[0].key = 0x9000;
 	b->x[0].first_seen_ns = 7;
-	b->x[1].acquires = 9;
+	b->x[1].n.acquires = 9;
 	b->v.ts_s = 103;
 	assert_int_equal(ledger_view(&l, &b->v, NULL, NULL, &out), 0);
 	x = series(&out, 0, "10.0.0.1");
 	assert_non_null(x);
 	assert_true(x->verdict_s[V_SLOT] == 2 && x->verdict_s[V_SERVER] == 2);
 	assert_true(x->link_busy_bytes == 2e9);
-	assert_int_equal(x->acquires, 10 + 10 + 3);
+	assert_int_equal(x->n.acquires, 10 + 10 + 3);
 	assert_int_equal(x->key, 0x9000);
 	assert_null(series(&out, 1, "10.0.0.2"));		/* gone: not written */
-	assert_int_equal(series(&out, 5, "10.0.0.1")->acquires, 9);	/* new: this interval's */
+	assert_int_equal(series(&out, 5, "10.0.0.1")->n.acquires, 9);	/* new: this interval's */
 	assert_int_equal(out.nxprts, 2);
 	ledger_view_free(&out);
 	/* transport 1's series comes back: it goes on from its sums */
 	b->v.nxprts = 0;
 	add_xprt(b, 1, "10.0.0.2", "/mnt/b");
-	b->x[0].acquires = 1;
+	b->x[0].n.acquires = 1;
 	b->v.ts_s = 104;
 	/* the textfile's view is the sums with the interval added, before the sums take it */
 	assert_int_equal(ledger_view(&l, &b->v, NULL, NULL, &out), 0);
-	assert_int_equal(series(&out, 1, "10.0.0.2")->acquires, 4 + 4 + 1);
+	assert_int_equal(series(&out, 1, "10.0.0.2")->n.acquires, 4 + 4 + 1);
 	ledger_view_free(&out);
 	assert_int_equal(ledger_add(&l, &b->v, NULL), 0);
 	/* more series gone than are remembered: those gone longest are forgotten */

@@ -160,7 +160,7 @@ static void scene(struct snapfix *f, __u64 t, __u64 scale)
 	x->in_use = 16;
 	x->peak = 16;
 	x->backlog_now = 3;
-	x->acquires = 100 * scale;
+	x->n.acquires = 100 * scale;
 	x->curve[LEVEL_BUCKETS - 1].rpcs = 60 * scale;
 	x->curve[LEVEL_BUCKETS - 1].rtt_ns = 60 * scale * 4000000;
 	x->curve[1].rpcs = 40 * scale;
@@ -172,19 +172,19 @@ static void scene(struct snapfix *f, __u64 t, __u64 scale)
 	x = fx_xprt(f, K_A2, 2, IDENT_TCP, "10.0.0.1", 16);
 	x->in_use = 7;
 	x->peak = 9;
-	x->acquires = 50 * scale;
+	x->n.acquires = 50 * scale;
 	x->curve[3].rpcs = 50 * scale;
 	x->curve[3].rtt_ns = 50 * scale * 2000000;
 	fx_levels(x, 0.5e9 * (double)scale, 0);
 	x = fx_xprt(f, K_H, 3, IDENT_TCP, "10.0.0.2", 32);
 	x->in_use = 1;
 	x->peak = 2;
-	x->acquires = 7 * scale;
+	x->n.acquires = 7 * scale;
 	fx_levels(x, 0.1e9 * (double)scale, 0);
 	x = fx_xprt(f, K_C, 4, IDENT_RDMA, "10.0.0.3", 128);
 	x->cwnd = 64;
 	x = fx_xprt(f, K_LOST, 5, IDENT_TCP, "10.0.0.9", 16);
-	x->acquires = 2 * scale;
+	x->n.acquires = 2 * scale;
 	/* both mounts' clients on the first transport, only /mnt/b's on the second */
 	fx_op(f, K_A1, 4, 7, "WRITE", 60 * scale, 5000000, 3000000)->bytes_sent = 60 * scale * 1048576;
 	fx_op(f, K_A1, 5, 7, "WRITE", 40 * scale, 5000000, 3000000)->bytes_sent = 40 * scale * 1048576;
@@ -201,9 +201,9 @@ static void scene(struct snapfix *f, __u64 t, __u64 scale)
 		x = &f->x[i].s;
 		x->epoch_of[t & 1] = (__u32)t;
 		x->epoch_peak[t & 1] = x->peak;
-		x->sends = x->acquires;
-		x->handoffs = x->acquires / 5;
-		x->connects = 1 + scale;
+		x->n.sends = x->n.acquires;
+		x->n.handoffs = x->n.acquires / 5;
+		x->n.connects = 1 + scale;
 	}
 }
 
@@ -574,8 +574,8 @@ static void io(struct sim *s, int p, const struct prom_mounts *pm)
 	o->s.c.sum_ns[STAGE_EXECUTE] += ops * 3000000;
 	o->s.c.hist[STAGE_RTT][lat_bucket(2000000)] += ops;
 	o->s.c.hist[STAGE_EXECUTE][lat_bucket(3000000)] += ops;
-	x->acquires += ops;
-	x->sends += ops;
+	x->n.acquires += ops;
+	x->n.sends += ops;
 	x->level_ns[LEVEL_BUCKETS - 1] += 100000000;
 	x->level_ns[2] += 50000000;
 	x->curve[LEVEL_BUCKETS - 1].rpcs += ops;
@@ -948,7 +948,7 @@ static void idle_scene(struct idlefix *f, int t)
 		x->s.first_seen_ns = again ? (__u64)IDLE_REMOUNT * 1000000000ull : 1;
 		snprintf(x->s.addr, sizeof(x->s.addr), "10.0.3.%d", i + 1);
 		snprintf(x->s.port, sizeof(x->s.port), "2049");
-		x->s.acquires = x->s.sends = n;
+		x->s.n.acquires = x->s.n.sends = n;
 		if (!idle_mounted(i, t))
 			x->s.flags |= XF_DESTROYED;
 		else

@@ -43,10 +43,10 @@ static void make_snaps(struct snapshot *prev, struct snapshot *cur)
 	p->in_use = 2;
 	p->level_ns[0] = 500000000ull;
 	p->level_ns[2] = 500000000ull;
-	p->acquires = 10;
-	p->releases = 8;
-	p->sends = 10;
-	p->connects = 1;
+	p->n.acquires = 10;
+	p->n.releases = 8;
+	p->n.sends = 10;
+	p->n.connects = 1;
 	p->curve[2].rpcs = 8;
 	p->curve[2].rtt_ns = 8 * 1000000ull;
 	p->curve[2].exec_ns = 8 * 1200000ull;
@@ -60,11 +60,11 @@ static void make_snaps(struct snapshot *prev, struct snapshot *cur)
 	c->epoch_peak[1] = 16;
 	c->epoch_of[0] = 6;
 	c->epoch_peak[0] = 9;
-	c->acquires = 150;
-	c->handoffs = 100;
-	c->releases = 134;
-	c->sends = 150;
-	c->connects = 3;
+	c->n.acquires = 150;
+	c->n.handoffs = 100;
+	c->n.releases = 134;
+	c->n.sends = 150;
+	c->n.connects = 3;
 	c->backlog_now = 40;
 	c->backlog_max = 48;
 	c->waits[WAIT_SLOT].count = 100;
@@ -149,10 +149,10 @@ static void test_interval(void **state)
 	x = &v.xprts[0];
 	assert_true(v.interval_s > 0.999 && v.interval_s < 1.001);
 	assert_int_equal(x->interval_peak, 16);	/* the slot of epoch 7, not 6 */
-	assert_int_equal(x->acquires, 140);
-	assert_int_equal(x->handoffs, 100);
-	assert_int_equal(x->sends, 140);
-	assert_int_equal(x->connects, 2);
+	assert_int_equal(x->n.acquires, 140);
+	assert_int_equal(x->n.handoffs, 100);
+	assert_int_equal(x->n.sends, 140);
+	assert_int_equal(x->n.connects, 2);
 	assert_true(x->span_ns == 1e9);
 	assert_true(x->at_limit_ns == 6e8);
 	/* 0.1 s at 2, 0.3 s at 8, 0.6 s at 16 */
@@ -193,7 +193,7 @@ static void test_warming_up(void **state)
 	(void)state;
 	make_snaps(&prev, &cur);
 	cur.nops = 0;
-	xs_cur.s.preattach_releases = 3;
+	xs_cur.s.n.preattach_releases = 3;
 	assert_int_equal(build(&v, &prev, &cur, NULL), 0);
 	assert_true(v.xprts[0].warming_up);
 	view_free(&v);
@@ -320,7 +320,7 @@ static void test_golden_outputs(void **state)
 
 	(void)state;
 	make_snaps(&prev, &cur);
-	xs_cur.s.preattach_releases = 0;
+	xs_cur.s.n.preattach_releases = 0;
 	ops[0] = os_cur;
 	ops[1] = os_other;
 	cur.ops = ops;
