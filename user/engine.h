@@ -90,6 +90,7 @@ struct engine_opts {
 	 * CO-RE gets one merged BTF and every hook attaches by name (raw_tp, kprobe).
 	 */
 	bool no_btf_ids;
+	bool no_jobs;			/* --no-jobs: NFS's file I/O hooks not loaded */
 };
 
 /*

@@ -17,7 +17,8 @@
 enum hook_kind { TP, FUNC };
 
 /* Which event design a hook belongs to (see enum events); ALL: both. */
-enum hook_group { G_ALL, G_FN, G_TP };
+/* which design a hook serves; G_JOBS: both, unless --no-jobs leaves jobs unnamed */
+enum hook_group { G_ALL, G_FN, G_TP, G_JOBS };
 
 struct hook {
 	const char *name;

@@ -79,10 +79,10 @@ static void add_hooks(struct engine *e)
 		{ "rpc_clnt_free", TP, G_ALL, false,
 		  "a client id the kernel reuses for a new mount keeps the mount of the client it was",
 		  s->progs.btf_rpc_clnt_free, s->progs.raw_rpc_clnt_free },
-		{ "nfs_file_write", FUNC, G_ALL, false,
+		{ "nfs_file_write", FUNC, G_JOBS, false,
 		  "a window's jobs are not named (no bytes per cgroup)",
 		  s->progs.fentry_nfs_file_write, s->progs.kprobe_nfs_file_write },
-		{ "nfs_file_read", FUNC, G_ALL, false,
+		{ "nfs_file_read", FUNC, G_JOBS, false,
 		  "a restore window's jobs are not named (no bytes per cgroup)",
 		  s->progs.fentry_nfs_file_read, s->progs.kprobe_nfs_file_read },
 	};

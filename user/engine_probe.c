@@ -210,8 +210,9 @@ int choose_methods(struct engine *e)
 
 		st->name = h->name;
 		st->required = h->required;
-		st->in_design = h->group == G_ALL ||
-				(h->group == G_FN) == (e->events == EVENTS_FUNCTIONS);
+		st->in_design = h->group == G_ALL || (h->group == G_JOBS && !e->o.no_jobs) ||
+				(h->group == G_FN && e->events == EVENTS_FUNCTIONS) ||
+				(h->group == G_TP && e->events == EVENTS_TRACEPOINTS);
 		pick = st->in_design ? pick_variant(e, h) : -1;
 		st->method = pick < 0 ? HOOK_OFF : h->kind == TP ? HOOK_TP_BTF + pick : HOOK_FENTRY + pick;
 		for (int p = 0; p < 2; p++)

@@ -117,7 +117,8 @@ static int open_engine(struct run *s)
 {
 	struct engine_opts eo = { .procfs_root = s->o.procfs_root, .sysfs_root = s->o.sysfs_root,
 				  .max_inflight = s->o.max_inflight,
-				  .force_fallback = s->o.force_fallback, .events_tp = s->o.events_tp };
+				  .force_fallback = s->o.force_fallback, .events_tp = s->o.events_tp,
+				  .no_jobs = s->o.win.no_jobs };
 	const char *cap = "";
 	char why[320] = "";
 	bool sys_admin;

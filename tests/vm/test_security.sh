@@ -27,9 +27,15 @@ check_eq "CapPrm after attach" "$prm" 0000000000000000
 check_eq "root with no output: uid after attach is nobody's" "$uid" "$nobody"
 check_eq "...and -v says so" "$(grep -c "^slotscope: running as nobody (uid $nobody) after attach" /tmp/sec.err)" 1
 check_gt "writes counted after the drop" "$(tail -n 1 /tmp/sec.json | jq '[.transports[].acquires] | add // 0')" 50
+hook() { sed -n "s/^slotscope: hook $1  *//p" /tmp/sec.err; }
+check_eq "jobs named: nfs_file_write hooked" "$(hook nfs_file_write)" fentry
 caps --no-jobs
 check_eq "--no-jobs: CapEff" "$eff" 0000000000000000
 check_eq "--no-jobs: uid" "$uid" "$nobody"
+# no job named, so nothing hooked for it: NFS's file I/O costs no program run
+check_eq "--no-jobs: nfs_file_write not hooked" "$(hook nfs_file_write)" off
+check_eq "--no-jobs: nfs_file_read not hooked" "$(hook nfs_file_read)" off
+check_eq "--no-jobs: nothing said of their loss" "$(grep -c 'jobs are not named' /tmp/sec.err)" 0
 caps --user nobody
 check_eq "--user nobody: uid" "$uid" 65534
 check_eq "--user nobody: CapEff" "$eff" 0000000000000000
