@@ -41,6 +41,13 @@ struct load {
 void whatif_predict(const struct load *ld, const struct curve_fit *f, double n_next, double cap_Bps,
 		    double cap_n, const char *cap_name, const char *same, struct what_if *w);
 
+/*
+ * @n predictions of one knob, by ascending value: each range made no lower than the one before
+ * (a knob raised further never buys less; the RTT line fitted far from the level measured can
+ * say otherwise).
+ */
+void whatif_monotone(struct what_if *w, size_t n);
+
 /* the predictions for the verdict @d on transport @x of view @v (verdict_for's last step) */
 void whatif_for(const struct view *v, const struct xprt_view *x, struct verdict *d);
 

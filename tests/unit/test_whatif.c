@@ -220,6 +220,37 @@ static void slot_bound_view(struct view *v, struct xprt_view *x, __u32 ident, __
 	x->verdict.cls = V_SLOT;
 }
 
+/*
+ * #44 item 10: a prediction never beyond proportional gain, nor falling as the knob grows. The
+ * credits case that read x3.6 for 32 -> 64 and x2.8 for 32 -> 128: the curve's mean level (128
+ * slots in use) above the credits in flight (32), so the RTT at 64 in flight was read off the
+ * fitted line far below the RTT measured.
+ */
+static void test_bounded_and_monotone(void **state)
+{
+	struct curve_fit f = { .rpcs = 1000, .level = 128, .rtt_ns = 100e6, .slope_ns = 0.6e6,
+			       .slope_lo_ns = 0.5e6, .slope_hi_ns = 0.7e6, .points = 5, .known = true };
+	struct load ld = { .in_use = 32, .demand = 512, .hold_ns = 100e6 };
+	struct what_if w[3] = {};
+	const double n[3] = { 64, 128, 256 };
+
+	(void)state;
+	ld.Bps = 32 * 65536 / 0.1;
+	for (int i = 0; i < 3; i++) {
+		whatif_predict(&ld, &f, n[i], 0, 0, NULL, "credit-bound", &w[i]);
+		/* never more than n / in_use times what it does now */
+		assert_true(w[i].high_Bps <= ld.Bps * n[i] / ld.in_use * 1.000001);
+		assert_true(w[i].low_Bps <= w[i].high_Bps);
+	}
+	whatif_monotone(w, 3);
+	for (int i = 1; i < 3; i++) {
+		assert_true(w[i].low_Bps >= w[i - 1].low_Bps);
+		assert_true(w[i].high_Bps >= w[i - 1].high_Bps);
+	}
+	/* the floor and the proportional bound are what they were: today's, and n / in_use */
+	assert_true(w[0].low_Bps >= ld.Bps);
+}
+
 static void test_knobs(void **state)
 {
 	struct view v;
@@ -305,6 +336,7 @@ int main(void)
 		cmocka_unit_test(test_one_level),
 		cmocka_unit_test(test_caps),
 		cmocka_unit_test(test_knobs),
+		cmocka_unit_test(test_bounded_and_monotone),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
