@@ -448,8 +448,12 @@ static void op_parts(struct view *v, const struct xprt_index *ix)
 
 static void xprt_figures(const struct view *v, struct xprt_view *x)
 {
-	double secs = v->interval_s > 0 ? v->interval_s : 1;
+	double secs;
 	struct xprt_link *k = &x->link;
+
+	/* one time base for every rate of a transport: a summary's, its own span since first seen */
+	x->rate_s = v->final && x->span_ns > 0 ? x->span_ns / 1e9 : v->interval_s;
+	secs = x->rate_s > 0 ? x->rate_s : 1;
 
 	x->saturated = v->interval_s > 0 && x->at_limit_ns >= 0.5 * v->interval_s * 1e9;
 	x->ops_per_s = (double)x->ops / secs;

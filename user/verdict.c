@@ -62,12 +62,12 @@ static void classify(const struct view *v, const struct xprt_view *x, struct ver
 	char a[32], b[32], c[32], nc[96];
 
 	memset(d, 0, sizeof(*d));
-	d->secs = v->final ? x->span_ns / 1e9 : v->interval_s;
+	d->secs = x->rate_s;
 	for (size_t i = 0; i < v->nsessions; i++)
 		if (v->sessions[i].xprt == x->key)
 			d->v41 = true;
 	if (d->secs > 0)
-		d->achieved_Bps = (double)(x->bytes_written + x->bytes_read) / d->secs;
+		d->achieved_Bps = x->write_Bps + x->read_Bps;
 	d->rtt_ms = n ? rtt / n / 1e6 : 0;
 	/*
 	 * Little's law over the data ops' own round trip: a COMMIT or LOOKUP that takes longer says

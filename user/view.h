@@ -212,6 +212,7 @@ struct xprt_view {
 	bool shadowed;
 	double span_ns;			/* time the level histogram covers in this view */
 	double at_limit_ns, busy_ns, mean_in_use;
+	double rate_s;			/* every rate's time base: the interval, a summary's own span */
 	bool saturated;			/* at its limit at least half of the view's interval */
 	/*
 	 * "% full", the one definition every output uses (JSON at_limit_pct and verdict.full_pct,
