@@ -269,6 +269,7 @@ static void run(const char *dir, size_t nx, size_t busy, int ticks, bool hash, s
 	struct snapshot prev = { 0 }, cur;
 	struct mount_table mt = { 0 };
 	struct ledger l = { .no_rows = true };	/* as slotscope without --prom-rollup */
+	static struct view_arena arena;		/* as struct run's */
 	struct sim m;
 	char path[4096];
 	long f0 = 0;
@@ -281,7 +282,7 @@ static void run(const char *dir, size_t nx, size_t busy, int ticks, bool hash, s
 	if (snapshot_dup(&prev, &m.s))
 		die("out of memory");
 	for (int t = 1; t <= ticks; t++) {
-		struct model_in in = { .span = SPAN_INTERVAL, .from = &prev, .to = &cur, .mounts = &mt,
+		struct model_in in = { .arena = &arena, .span = SPAN_INTERVAL, .from = &prev, .to = &cur, .mounts = &mt,
 				       .tun = { .tcp_max_slots = 16, .rdma_slots = 128, .max_session_slots = 64 },
 				       .wall = 1.7e9 + t, .sums = &l };
 		struct prom_input pin = { .now_wall = 1.7e9 + t, .version = "bench", .kernel = "k" };
@@ -320,7 +321,7 @@ static void run(const char *dir, size_t nx, size_t busy, int ticks, bool hash, s
 		if (ledger_add(&l, &out.view, &mt))
 			die("out of memory");
 		model_out_free(&out);
-		view_cache_tick();
+		view_arena_tick(&arena);
 		c[4] = cpu_us();
 		f[1] = minflt();
 		if (hash)

@@ -382,15 +382,19 @@ static __always_inline __u32 level_raise(struct xprt_stats *x, __u32 num_reqs, _
  * still has allocated (@num_reqs, read after a take's allocation; a release is booked before its
  * request is freed), and a take's own, @own, is not counted yet: the level is at most @num_reqs
  * - @own, whatever the other CPUs are doing (a request they allocated and have not announced
- * only makes num_reqs larger). Beyond that it holds pending hand-offs that will not come (their
- * requests were freed, or level_raise() counted a take before its own event): those go. Before
- * a take's account_acquire(), after a release's. Returns the slots taken off.
+ * only makes num_reqs larger), provided the level (@w, the occupancy word) and the pending
+ * hand-offs (@h) were read before num_reqs: a take announced in between would otherwise count
+ * in the level and not yet in num_reqs, and the compare-and-swaps on both words, which must still
+ * hold what was read, are what make the comparison one moment's. Beyond that the level holds
+ * pending hand-offs that will not come (their requests were freed, or level_raise() counted a
+ * take before its own event): those go. Before a take's account_acquire(), after a release's.
+ * Returns the slots taken off.
  */
-static __always_inline __u32 level_cap(struct xprt_stats *x, __u32 num_reqs, bool own, __u64 now, __u32 e)
+static __always_inline __u32 level_cap(struct xprt_stats *x, __u64 w, __u32 h, __u32 num_reqs, bool own,
+				       __u64 now, __u32 e)
 {
-	__u64 w = x->occ;
 	__s32 lvl = OCC_LEVEL(w), cap = (__s32)num_reqs - (own ? 1 : 0);
-	__u32 h = x->handing, d;
+	__u32 d;
 
 	if (lvl <= cap || !h || cap < 0)
 		return 0;
@@ -479,13 +483,6 @@ static __always_inline void account_destroy(struct xprt_stats *x, __u64 now)
 }
 
 /*
- * User space: whether what a program stamped with epoch @stamp (op_stamp, jobio_stamp) is read
- * again at the tick that moved the epoch to @cur: stamped with @cur or one of the two before. A
- * count that lands after its entry was read, or a stamp put back by a run that read the epoch
- * before it moved by one, is read at the next tick. (A run held up across more epochs is
- * caught by the full reads user space makes now and then: engine_int.h, SNAP_FULL_EVERY.)
- */
-/*
  * An op whose call data is an nfs_pgio_header (nfs_initiate_pgio()): READ, WRITE and NFSv4.2's
  * READ_PLUS (nfs42_proc_read_plus's rpc_proc_info, 9dd70578ee84 "NFS: Add READ_PLUS support"),
  * the procs that lead to a superblock. READDIR and READLINK share READ's first letters, not its
@@ -501,6 +498,13 @@ static __always_inline bool op_is_page_io(const char *op)
 			  !op[9]);
 }
 
+/*
+ * User space: whether what a program stamped with epoch @stamp (op_stamp, jobio_stamp) is read
+ * again at the tick that moved the epoch to @cur: stamped with @cur or one of the two before. A
+ * count that lands after its entry was read, or a stamp put back by a run that read the epoch
+ * before it moved by one, is read at the next tick. (A run held up across more epochs is
+ * caught by the full reads user space makes now and then: engine_int.h, SNAP_FULL_EVERY.)
+ */
 static inline bool stamp_due(__u32 stamp, __u32 cur)
 {
 	return cur - stamp <= 2;

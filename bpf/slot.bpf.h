@@ -162,18 +162,22 @@ static __always_inline struct xprt_stats *FN(slot_acquired)(struct rpc_rqst *rqs
 {
 	struct xprt_stats *x;
 	enum acq_track how;
-	__u32 where, num_reqs, backlog;
+	__u32 where, num_reqs, backlog, h;
 	bool exact;
+	__u64 w;
 
 	x = FN(get_xprt)(xprt, now);
 	if (!x)
 		return NULL;
+	/* the level and the pending hand-offs before num_reqs (level_cap()) */
+	w = x->occ;
+	h = x->handing;
 	backlog = RD(xprt, backlog.qlen);
 	num_reqs = FN(sample)(x, xprt, backlog, now);
 	how = track_acquire((__u64)rqst, &where);
 	/* the kernel's num_reqs proves the level over TCP and UDP, not RDMA's pool (account.h) */
 	exact = x->ident == IDENT_TCP || x->ident == IDENT_UDP;
-	if (exact && !handoff && level_cap(x, num_reqs, how != ACQ_KNOWN, now, epoch))
+	if (exact && !handoff && level_cap(x, w, h, num_reqs, how != ACQ_KNOWN, now, epoch))
 		count(CNT_LEVEL_CORRECTIONS);
 	note_level((__u64)rqst, where, account_acquire(x, how, handoff, now, epoch));
 	/* the task handed to is still on the backlog (its wake-up removes it): the others wait */
@@ -197,8 +201,9 @@ static __always_inline struct xprt_stats *FN(release_slot)(struct rpc_rqst *rqst
 							   __u64 now, __s64 rtt, __s64 exec)
 {
 	struct xprt_stats *x;
-	__u32 backlog, num_reqs;
+	__u32 backlog, num_reqs, h;
 	int level;
+	__u64 w;
 
 	/* NFSv4.1 callbacks reply on preallocated backchannel requests, never a slot */
 	if (bpf_core_field_exists(rqst->rq_bc_pa_state) &&
@@ -216,9 +221,11 @@ static __always_inline struct xprt_stats *FN(release_slot)(struct rpc_rqst *rqst
 		curve_add(x, (__u32)level, rtt, exec);
 	backlog = RD(xprt, backlog.qlen);
 	account_release(x, level >= 0, backlog, now, epoch);
-	num_reqs = FN(sample)(x, xprt, backlog, now);
 	/* a release is booked before its request is freed: the level is at most num_reqs here too */
-	if ((x->ident == IDENT_TCP || x->ident == IDENT_UDP) && level_cap(x, num_reqs, false, now, epoch))
+	w = x->occ;
+	h = x->handing;
+	num_reqs = FN(sample)(x, xprt, backlog, now);
+	if ((x->ident == IDENT_TCP || x->ident == IDENT_UDP) && level_cap(x, w, h, num_reqs, false, now, epoch))
 		count(CNT_LEVEL_CORRECTIONS);
 	return x;
 }

@@ -29,6 +29,7 @@ logdir=$out/test-logs
 # one results directory per invocation: two runs at once (make unit-test beside make vm) keep
 # their tallies apart
 mkdir -p "$logdir"
+rm -rf "$logdir/results"	# the one shared directory of before
 resdir=$(mktemp -d "$logdir/results.XXXXXX") || exit 1
 trap 'rm -rf "$resdir"' EXIT
 t_start=$SECONDS

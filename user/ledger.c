@@ -392,11 +392,11 @@ static void put_mount(struct view *out, const struct mount_sum *m, const struct 
 /* the rows of @iv's shown transports: each row's sums with the interval added, gauges combined */
 static int put_rows(const struct ledger *l, const struct view *iv, struct view *out)
 {
-	struct roll_sum *t = view_alloc(iv->nxprts + 1, sizeof(*t), true);
+	struct roll_sum *t = view_alloc(iv->arena, iv->nxprts + 1, sizeof(*t), true);
 
-	out->rows = view_alloc(iv->nxprts + 1, sizeof(*out->rows), true);
+	out->rows = view_alloc(iv->arena, iv->nxprts + 1, sizeof(*out->rows), true);
 	if (!t || !out->rows) {
-		view_release(t);
+		view_release(iv->arena, t);
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < iv->nxprts; i++) {
@@ -457,7 +457,7 @@ static int put_rows(const struct ledger *l, const struct view *iv, struct view *
 			c->total += g->rpcs;
 		}
 	}
-	view_release(t);
+	view_release(iv->arena, t);
 	return 0;
 }
 
@@ -478,6 +478,7 @@ int ledger_view(const struct ledger *l, const struct view *iv, const struct moun
 	size_t nops = iv->nmops;
 
 	memset(out, 0, sizeof(*out));
+	out->arena = iv->arena;
 	out->span = SPAN_SUMMARY;
 	out->final = true;
 	out->ts_s = iv->ts_s;
@@ -489,9 +490,9 @@ int ledger_view(const struct ledger *l, const struct view *iv, const struct moun
 	for (size_t i = 0; i < l->nm; i++)
 		nops += l->m[i].nops;
 	/* each entry is written whole as it is taken (put_mount, mount_ops_plus) */
-	out->xprts = view_alloc(iv->nxprts + 1, sizeof(*out->xprts), false);
-	out->mounts = view_alloc(l->nm + iv->nmounts + 1, sizeof(*out->mounts), false);
-	out->mops = view_alloc(nops + 1, sizeof(*out->mops), false);
+	out->xprts = view_alloc(iv->arena, iv->nxprts + 1, sizeof(*out->xprts), false);
+	out->mounts = view_alloc(iv->arena, l->nm + iv->nmounts + 1, sizeof(*out->mounts), false);
+	out->mops = view_alloc(iv->arena, nops + 1, sizeof(*out->mops), false);
 	if (!out->xprts || !out->mounts || !out->mops || (pm && pm->rollup && put_rows(l, iv, out))) {
 		ledger_view_free(out);
 		return -ENOMEM;
@@ -542,10 +543,10 @@ int ledger_view(const struct ledger *l, const struct view *iv, const struct moun
 
 void ledger_view_free(struct view *out)
 {
-	view_release(out->xprts);
-	view_release(out->mounts);
-	view_release(out->mops);
-	view_release(out->rows);
+	view_release(out->arena, out->xprts);
+	view_release(out->arena, out->mounts);
+	view_release(out->arena, out->mops);
+	view_release(out->arena, out->rows);
 	out->xprts = NULL;
 	out->mounts = NULL;
 	out->mops = NULL;

@@ -161,6 +161,7 @@ static int build(struct view *v, const struct model_in *in)
 	const struct snapshot *prev = in->from, *cur = in->to;
 	struct snap_index pix, cix;
 
+	v->arena = in->arena;
 	v->span = in->span;
 	v->final = in->span == SPAN_SUMMARY;
 	v->ts_s = (double)cur->ts_ns / 1e9;
@@ -169,13 +170,13 @@ static int build(struct view *v, const struct model_in *in)
 	v->wall = in->wall;
 	v->cost = in->cost;
 	/* xprt_view() and op_view() clear each entry they fill */
-	v->xprts = view_alloc(cur->nxprts + 1, sizeof(*v->xprts), false);
-	v->ops = view_alloc(cur->nops + 1, sizeof(*v->ops), false);
-	v->sessions = view_alloc(cur->nsessions + 1, sizeof(*v->sessions), true);
+	v->xprts = view_alloc(in->arena, cur->nxprts + 1, sizeof(*v->xprts), false);
+	v->ops = view_alloc(in->arena, cur->nops + 1, sizeof(*v->ops), false);
+	v->sessions = view_alloc(in->arena, cur->nsessions + 1, sizeof(*v->sessions), true);
 	if (!v->xprts || !v->ops || !v->sessions)
 		return -ENOMEM;
-	snap_index_make(&pix, prev, true);
-	snap_index_make(&cix, cur, false);
+	snap_index_make(&pix, prev, true, in->arena);
+	snap_index_make(&cix, cur, false, in->arena);
 	for (size_t i = 0; i < cur->nxprts; i++) {
 		const struct xprt_snap *c = &cur->xprts[i];
 
@@ -372,8 +373,8 @@ static struct mount_op *mount_op_of(struct view *v, const char *mp, const char *
 static int op_sums(struct view *v, const struct xprt_index *ix)
 {
 	/* room for an entry per op, of which few are used: each is cleared as it is taken */
-	v->mops = view_alloc(v->nops + 1, sizeof(*v->mops), false);
-	v->mounts = view_alloc(v->nops + 1, sizeof(*v->mounts), false);
+	v->mops = view_alloc(v->arena, v->nops + 1, sizeof(*v->mops), false);
+	v->mounts = view_alloc(v->arena, v->nops + 1, sizeof(*v->mounts), false);
 	if (!v->mops || !v->mounts)
 		return -ENOMEM;
 	for (size_t i = 0; i < v->nops; i++) {

@@ -20,6 +20,7 @@ struct window_peak {
 };
 
 struct model_in {
+	struct view_arena *arena;		/* the caller's, for the view's arrays; NULL: malloc */
 	enum view_span span;
 	const struct snapshot *from, *to;	/* from: an empty snapshot at the start */
 	const struct link_sample *lfrom, *lto;	/* NULL: links not sampled (--no-rdma) */

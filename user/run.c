@@ -295,6 +295,7 @@ void run_free(struct run *s)
 	linkmap_free(&s->links);
 	outputs_close(s);
 	mounts_free(&s->mounts_now);
+	view_arena_free(&s->arena);
 	mounts_close(&s->msrc);
 	free(s);
 }

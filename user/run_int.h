@@ -32,6 +32,7 @@ struct run {
 	 * it, so views are freed before the next read.
 	 */
 	struct mount_table mounts_now;
+	struct view_arena arena;	/* the views' arrays, kept from tick to tick (view.h) */
 	bool mounts_ok;		/* mounts_now was read whole, and stands until mounts_changed() */
 	int prom_err;			/* the textfile's last error, said once until it changes */
 	bool out_gone;			/* stdout closed (EPIPE): nothing more printed */

@@ -15,17 +15,18 @@ static int op_entry_cmp(const void *a, const void *b)
 	return c ? c : x->i < y->i ? -1 : x->i > y->i;
 }
 
-void snap_index_make(struct snap_index *ix, const struct snapshot *s, bool ops)
+void snap_index_make(struct snap_index *ix, const struct snapshot *s, bool ops, struct view_arena *a)
 {
 	memset(ix, 0, sizeof(*ix));
 	ix->s = s;
-	ix->x = view_alloc(s->nxprts + 1, sizeof(*ix->x), false);
+	ix->arena = a;
+	ix->x = view_alloc(a, s->nxprts + 1, sizeof(*ix->x), false);
 	if (ix->x) {
 		for (size_t i = 0; i < s->nxprts; i++)
 			ix->x[i] = (struct xprt_index_entry){ .key = s->xprts[i].key, .i = i };
 		xprt_entries_sort(ix->x, s->nxprts);
 	}
-	ix->o = ops ? view_alloc(s->nops + 1, sizeof(*ix->o), false) : NULL;
+	ix->o = ops ? view_alloc(a, s->nops + 1, sizeof(*ix->o), false) : NULL;
 	if (ix->o) {
 		for (size_t i = 0; i < s->nops; i++)
 			ix->o[i] = (struct op_entry){ .k = s->ops[i].k, .i = i };
@@ -35,8 +36,8 @@ void snap_index_make(struct snap_index *ix, const struct snapshot *s, bool ops)
 
 void snap_index_free(struct snap_index *ix)
 {
-	view_release(ix->x);
-	view_release(ix->o);
+	view_release(ix->arena, ix->x);
+	view_release(ix->arena, ix->o);
 	memset(ix, 0, sizeof(*ix));
 }
 

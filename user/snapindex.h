@@ -11,6 +11,7 @@
  */
 struct snap_index {
 	const struct snapshot *s;
+	struct view_arena *arena;
 	struct xprt_index_entry *x;
 	struct op_entry {
 		struct op_key k;
@@ -19,7 +20,7 @@ struct snap_index {
 };
 
 /* index @s (its ops too with @ops); without memory the lookups walk */
-void snap_index_make(struct snap_index *ix, const struct snapshot *s, bool ops);
+void snap_index_make(struct snap_index *ix, const struct snapshot *s, bool ops, struct view_arena *a);
 void snap_index_free(struct snap_index *ix);
 /* snapshot_find_xprt(): the transport of @key first seen at @first_seen, or NULL */
 const struct xprt_snap *snap_index_xprt(const struct snap_index *ix, __u64 key, __u64 first_seen);

@@ -87,11 +87,11 @@ static int take_now(struct run *r, struct sample *x, const char *what)
 }
 
 /* the model's inputs from @a to @b: everything but the span's own (peaks, sums) */
-static struct model_in model_in(const struct run *r, enum view_span span, const struct sample *a,
+static struct model_in model_in(struct run *r, enum view_span span, const struct sample *a,
 				const struct sample *b)
 {
 	struct model_in in = {
-		.span = span, .from = &a->snap, .to = &b->snap,
+		.arena = &r->arena, .span = span, .from = &a->snap, .to = &b->snap,
 		.lfrom = r->o.no_rdma ? NULL : &a->links, .lto = r->o.no_rdma ? NULL : &b->links,
 		.mounts = &r->mounts_now, .paths = r->o.no_rdma ? NULL : &r->links,
 		.nfilters = r->nfilters, .filters = r->filters, .tun = r->tun,
@@ -290,7 +290,7 @@ static int trace_tick(struct run *r, struct trace *t)
 	t->prev.snap.njobio = 0;
 	sample_free(&t->prev);
 	t->prev = cur;
-	view_cache_tick();
+	view_arena_tick(&r->arena);
 	return 0;
 }
 

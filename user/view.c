@@ -181,105 +181,107 @@ void curve_finish(struct curve_view *c, __u32 limit)
  * or kept one of them in use for small requests: memory that moved in steps with the timing of
  * ticks against mounts, and stayed.
  */
-#define VIEW_CACHE 24
 #define VIEW_CACHE_TICKS 8
 #define VIEW_OVERSIZE_MIN (16 << 10)
 
-static struct {
-	void *p;
-	size_t cap;
-	unsigned long tick;		/* the tick it was released in */
-} cache[VIEW_CACHE];
-static size_t ncache;
-static unsigned long cache_tick;
-
-static void cache_drop(size_t i)
+static void kept_drop(struct view_arena *a, size_t i)
 {
-	free(cache[i].p);
-	cache[i] = cache[--ncache];
+	free(a->kept[i].p);
+	a->kept[i] = a->kept[--a->n];
 }
 
-void *view_alloc(size_t n, size_t size, bool zero)
+void *view_alloc(struct view_arena *a, size_t n, size_t size, bool zero)
 {
-	size_t bytes, best = ncache;
+	size_t bytes, best;
 	void *p;
 
 	if (size && n > SIZE_MAX / size)
 		return NULL;
 	bytes = n * size;
+	best = a ? a->n : 0;
 	/* the smallest kept array that holds @bytes */
-	for (size_t i = 0; i < ncache; i++)
-		if (cache[i].cap >= bytes && (best == ncache || cache[i].cap < cache[best].cap))
+	for (size_t i = 0; a && i < a->n; i++)
+		if (a->kept[i].cap >= bytes && (best == a->n || a->kept[i].cap < a->kept[best].cap))
 			best = i;
-	if (best < ncache && cache[best].cap > VIEW_OVERSIZE_MIN && cache[best].cap / 2 > bytes)
-		best = ncache;
-	if (best == ncache)
+	if (a && best < a->n && a->kept[best].cap > VIEW_OVERSIZE_MIN && a->kept[best].cap / 2 > bytes)
+		best = a->n;
+	if (!a || best == a->n)
 		return zero ? calloc(n ? n : 1, size ? size : 1) : malloc(bytes ? bytes : 1);
-	p = cache[best].p;
-	cache[best] = cache[--ncache];
+	p = a->kept[best].p;
+	a->kept[best] = a->kept[--a->n];
 	if (zero)
 		memset(p, 0, bytes);
 	return p;
 }
 
-static void cache_put(size_t i, void *p, size_t cap)
+static void kept_put(struct view_arena *a, size_t i, void *p, size_t cap)
 {
-	cache[i].p = p;
-	cache[i].cap = cap;
-	cache[i].tick = cache_tick;
+	a->kept[i].p = p;
+	a->kept[i].cap = cap;
+	a->kept[i].tick = a->tick;
 }
 
-void view_release(void *p)
+void view_release(struct view_arena *a, void *p)
 {
 	size_t cap, small = 0;
 
 	if (!p)
 		return;
-	cap = malloc_usable_size(p);
-	if (ncache < VIEW_CACHE) {
-		cache_put(ncache++, p, cap);
-		return;
-	}
-	/* full: the smallest goes, this one or a kept one */
-	for (size_t i = 1; i < ncache; i++)
-		if (cache[i].cap < cache[small].cap)
-			small = i;
-	if (cache[small].cap >= cap) {
+	if (!a) {
 		free(p);
 		return;
 	}
-	free(cache[small].p);
-	cache_put(small, p, cap);
+	cap = malloc_usable_size(p);
+	if (a->n < VIEW_ARENA_KEPT) {
+		kept_put(a, a->n++, p, cap);
+		return;
+	}
+	/* full: the smallest goes, this one or a kept one */
+	for (size_t i = 1; i < a->n; i++)
+		if (a->kept[i].cap < a->kept[small].cap)
+			small = i;
+	if (a->kept[small].cap >= cap) {
+		free(p);
+		return;
+	}
+	free(a->kept[small].p);
+	kept_put(a, small, p, cap);
 }
 
-size_t view_cache_bytes(void)
+size_t view_arena_bytes(const struct view_arena *a)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < ncache; i++)
-		n += cache[i].cap;
+	for (size_t i = 0; i < a->n; i++)
+		n += a->kept[i].cap;
 	return n;
 }
 
-void view_cache_tick(void)
+void view_arena_tick(struct view_arena *a)
 {
-	cache_tick++;
-	for (size_t i = 0; i < ncache;)
-		if (cache_tick - cache[i].tick > VIEW_CACHE_TICKS)
-			cache_drop(i);
+	a->tick++;
+	for (size_t i = 0; i < a->n;)
+		if (a->tick - a->kept[i].tick > VIEW_CACHE_TICKS)
+			kept_drop(a, i);
 		else
 			i++;
+}
+
+void view_arena_free(struct view_arena *a)
+{
+	while (a->n)
+		kept_drop(a, 0);
 }
 
 void view_free(struct view *v)
 {
 	free(v->links.ports);
 	free(v->links.nds);
-	view_release(v->xprts);
-	view_release(v->ops);
-	view_release(v->sessions);
-	view_release(v->mops);
-	view_release(v->mounts);
+	view_release(v->arena, v->xprts);
+	view_release(v->arena, v->ops);
+	view_release(v->arena, v->sessions);
+	view_release(v->arena, v->mops);
+	view_release(v->arena, v->mounts);
 	memset(v, 0, sizeof(*v));
 }
 
@@ -314,8 +316,9 @@ void xprt_entries_sort(struct xprt_index_entry *e, size_t n)
 void xprt_index_make(struct xprt_index *ix, const struct view *v)
 {
 	ix->v = v;
+	ix->arena = v->arena;
 	ix->n = v->nxprts;
-	ix->e = view_alloc(v->nxprts + 1, sizeof(*ix->e), false);
+	ix->e = view_alloc(ix->arena, v->nxprts + 1, sizeof(*ix->e), false);
 	if (!ix->e)
 		return;
 	for (size_t i = 0; i < v->nxprts; i++)
@@ -351,7 +354,7 @@ const struct xprt_view *xprt_index_find(const struct xprt_index *ix, __u64 key)
 
 void xprt_index_free(struct xprt_index *ix)
 {
-	view_release(ix->e);
+	view_release(ix->arena, ix->e);
 	memset(ix, 0, sizeof(*ix));
 }
 

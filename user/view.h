@@ -289,6 +289,7 @@ struct self_cost {
 };
 
 struct view {
+	struct view_arena *arena;	/* where its arrays come from and go back to (model_in's) */
 	enum view_span span;
 	bool final;			/* span == SPAN_SUMMARY */
 	double ts_s;			/* CLOCK_MONOTONIC at the end of the view */
@@ -319,18 +320,34 @@ static inline bool same_server(const struct xprt_view *x, const struct xprt_view
 /* the transport of @key in @v, or NULL */
 const struct xprt_view *view_xprt(const struct view *v, __u64 key);
 /*
- * A view's arrays (and the textfile view's): view_alloc() is calloc() (@zero) or malloc() of @n
- * elements of @size, view_release() is free(), but the last few arrays released are kept for the
- * next views, so a tick's views take memory already mapped instead of memory the allocator just
- * gave back (and the kernel then faults in again, page by page). Not thread-safe: the trace is one
- * thread.
+ * A view's arrays (and the textfile view's, and the indexes'): view_alloc() is calloc() (@zero)
+ * or malloc() of @n elements of @size, view_release() is free(), but the last few arrays released
+ * are kept in the caller's arena for the next views, so a tick's views take memory already mapped
+ * instead of memory the allocator just gave back (and the kernel then faults in again, page by
+ * page). They follow the load, not its peak: one not taken again within a few ticks is freed, and
+ * one more than twice the size asked for (past 16 KiB) is left for a larger request or to age out.
+ * Without both, the arena held the largest arrays ever made (a tick where many transports were
+ * dying at once, a burst of mounts) for the rest of the run. NULL arena: plain malloc and free.
+ * Not thread-safe: the trace is one thread, and owns its arena (struct run).
  */
-void *view_alloc(size_t n, size_t size, bool zero);
-void view_release(void *p);
+#define VIEW_ARENA_KEPT 24
+struct view_arena {
+	struct {
+		void *p;
+		size_t cap;
+		unsigned long tick;	/* the tick it was released in */
+	} kept[VIEW_ARENA_KEPT];
+	size_t n;
+	unsigned long tick;
+};
+
+void *view_alloc(struct view_arena *a, size_t n, size_t size, bool zero);
+void view_release(struct view_arena *a, void *p);
 /* a tick has ended: kept arrays not taken for the last few ticks are freed */
-void view_cache_tick(void);
+void view_arena_tick(struct view_arena *a);
 /* what the kept arrays hold, in bytes */
-size_t view_cache_bytes(void);
+size_t view_arena_bytes(const struct view_arena *a);
+void view_arena_free(struct view_arena *a);
 /*
  * @v's transports by key, for the lookups made per op: view_xprt()'s answer (the first of @key in
  * @v's order) by a binary search. Made once the transports stay where they are; while it lives
@@ -338,6 +355,7 @@ size_t view_cache_bytes(void);
  */
 struct xprt_index {
 	const struct view *v;
+	struct view_arena *arena;	/* v's, which may go first */
 	size_t n;
 	struct xprt_index_entry {
 		__u64 key;

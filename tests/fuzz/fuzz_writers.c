@@ -61,6 +61,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	op.mountpoint = name;
 	op.sum_ns[STAGE_EXECUTE] = 5000000;
 	op.hist[STAGE_EXECUTE][20] = 5;
+	/* the model's split (op_parts()): what the folded and SVG writers print */
+	op.part_ns[PART_OTHER] = 4000000;
+	op.part_ns[PART_SLOT_WAIT] = 1000;
 	x.waits[WAIT_SLOT].sum_ns = 1000;
 	x.waits[WAIT_SLOT].buckets[9] = 1;
 	mop.mountpoint = name;

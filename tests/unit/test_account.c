@@ -647,21 +647,33 @@ static void test_level_cap(void **state)
 	assert_int_equal(x->in_use, 16);
 	assert_int_equal(x->handing, 2);
 	/* both were freed after all (their waiters gone); a take allocates: num_reqs 15 */
-	assert_int_equal(level_cap(x, 15, true, 150, 1), 2);
+	assert_int_equal(level_cap(x, x->occ, x->handing, 15, true, 150, 1), 2);
 	assert_int_equal(x->in_use, 14);
 	assert_int_equal(x->handing, 0);
 	account_acquire(x, ACQ_NEW, false, 150, 1);
 	assert_int_equal(x->in_use, 15);
 	/* no credit pending: a level over num_reqs is left alone (nothing says which count is off) */
-	assert_int_equal(level_cap(x, 10, true, 160, 1), 0);
+	assert_int_equal(level_cap(x, x->occ, x->handing, 10, true, 160, 1), 0);
 	assert_int_equal(x->in_use, 15);
 	/* a request already counted (ACQ_KNOWN) is its own: level <= num_reqs */
 	account_release(x, true, 1, 170, 1);
 	assert_int_equal(x->handing, 1);
-	assert_int_equal(level_cap(x, 15, false, 180, 1), 0);
-	assert_int_equal(level_cap(x, 14, false, 180, 1), 1);
+	assert_int_equal(level_cap(x, x->occ, x->handing, 15, false, 180, 1), 0);
+	assert_int_equal(level_cap(x, x->occ, x->handing, 14, false, 180, 1), 1);
 	assert_int_equal(x->in_use, 14);
 	assert_int_equal(x->handing, 0);
+	/* a level read before a change since: nothing is taken, the credit given back */
+	account_release(x, true, 1, 185, 1);
+	{
+		__u64 w = x->occ;
+
+		account_acquire(x, ACQ_NEW, false, 186, 1);
+		assert_int_equal(level_cap(x, w, x->handing, 10, false, 187, 1), 0);
+		assert_int_equal(x->handing, 1);
+		assert_int_equal(x->in_use, 15);
+		account_release(x, true, 0, 190, 1);
+		handing_heal(x, 0, 195, 1);
+	}
 	assert_int_equal(level_sum(x, 200), 200);
 	free(x);
 }

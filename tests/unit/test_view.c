@@ -655,51 +655,55 @@ static void test_no_mount_is_null(void **state)
 /* the kept arrays follow the load: an oversized one is not handed out, an unused one ages out */
 static void test_view_cache_follows_load(void **state)
 {
+	struct view_arena arena = { 0 }, *a = &arena;
 	void *big, *small, *p;
 	size_t kept;
 
 	(void)state;
-	for (int t = 0; t < 64; t++)
-		view_cache_tick();
-	assert_int_equal(view_cache_bytes(), 0);
-	big = view_alloc(1 << 20, 1, false);
-	small = view_alloc(1000, 1, true);
+	assert_int_equal(view_arena_bytes(a), 0);
+	big = view_alloc(a, 1 << 20, 1, false);
+	small = view_alloc(a, 1000, 1, true);
 	assert_non_null(big);
 	assert_non_null(small);
-	view_release(big);
-	view_release(small);
-	kept = view_cache_bytes();
+	view_release(a, big);
+	view_release(a, small);
+	kept = view_arena_bytes(a);
 	assert_true(kept >= (1 << 20) + 1000);
 	/* the best fit: the small one, the big one stays */
-	p = view_alloc(900, 1, false);
+	p = view_alloc(a, 900, 1, false);
 	assert_ptr_equal(p, small);
-	assert_int_equal(view_cache_bytes(), kept - malloc_usable_size(small));
-	view_release(p);
+	assert_int_equal(view_arena_bytes(a), kept - malloc_usable_size(small));
+	view_release(a, p);
 	/* 100 KiB from a 1 MiB array: more than twice over, so the request is its own, the big one kept */
-	p = view_alloc(100 << 10, 1, false);
+	p = view_alloc(a, 100 << 10, 1, false);
 	assert_non_null(p);
 	assert_ptr_not_equal(p, big);
-	assert_int_equal(view_cache_bytes(), kept);
-	view_release(p);
-	kept = view_cache_bytes();
+	assert_int_equal(view_arena_bytes(a), kept);
+	view_release(a, p);
+	kept = view_arena_bytes(a);
 	assert_true(kept >= (1 << 20) + (100 << 10) + 1000);
 	/* 600 KiB: the big one, within twice */
-	p = view_alloc(600 << 10, 1, false);
+	p = view_alloc(a, 600 << 10, 1, false);
 	assert_ptr_equal(p, big);
-	view_release(p);
+	view_release(a, p);
 	/* taken again within the ticks, an array is kept; not taken, it goes */
 	for (int t = 0; t < 6; t++)
-		view_cache_tick();
-	p = view_alloc(1000, 1, false);
+		view_arena_tick(a);
+	p = view_alloc(a, 1000, 1, false);
 	assert_ptr_equal(p, small);
-	view_release(p);
+	view_release(a, p);
 	for (int t = 0; t < 3; t++)
-		view_cache_tick();
+		view_arena_tick(a);
 	/* the 1 MiB and 100 KiB arrays, untaken for 9 ticks, went; the small one, taken 3 ticks ago, stays */
-	assert_int_equal(view_cache_bytes(), malloc_usable_size(small));
+	assert_int_equal(view_arena_bytes(a), malloc_usable_size(small));
 	for (int t = 0; t < 6; t++)
-		view_cache_tick();
-	assert_int_equal(view_cache_bytes(), 0);
+		view_arena_tick(a);
+	assert_int_equal(view_arena_bytes(a), 0);
+	/* no arena: plain malloc and free, nothing kept */
+	p = view_alloc(NULL, 1000, 1, true);
+	assert_non_null(p);
+	view_release(NULL, p);
+	view_arena_free(a);
 }
 
 /*
