@@ -55,7 +55,9 @@ mkdir -p /tmp/h
 start=$(date +%s)
 slotscope --json 0.5 --prom-file /tmp/h/p.prom --prom-keep --folded /tmp/h/f.folded \
 	-- sh -c 'echo $$ >/tmp/h/job.pid; exec sleep 60' | head -n 1 >/tmp/head.out
-check_le "| head -n 1: slotscope done within 10 s" $(($(date +%s) - start)) 10
+# the job sleeps 60 s: done within half of that is done without waiting for it (a start under
+# TCG takes 4-5 s, and 11 s in all was seen on a loaded host)
+check_le "| head -n 1: slotscope done long before its job (within 30 s of 60)" $(($(date +%s) - start)) 30
 check_eq "| head -n 1: the line head read" "$(jq -r .type /tmp/head.out)" audit
 check_eq "| head -n 1: textfile written" "$(grep -c '^slotscope_tracing 1' /tmp/h/p.prom)" 1
 check_eq "| head -n 1: folded stacks written" "$(ls /tmp/h/f.folded 2>/dev/null | wc -l)" 1
