@@ -252,6 +252,8 @@ static __always_inline __u32 account_acquire(struct xprt_stats *x, enum acq_trac
 	__s32 level;
 
 	if (how == ACQ_UNTRACKED) {
+		if (!(x->flags & XF_UNTRACKED))
+			__sync_fetch_and_or(&x->flags, XF_UNTRACKED);
 		if (handoff && handing_take(x))
 			slot_change(x, -1, now, e);
 		return LEVEL_BUCKETS;
@@ -365,7 +367,9 @@ static __always_inline __u32 level_raise(struct xprt_stats *x, __u32 num_reqs, _
 	__s32 lvl = OCC_LEVEL(w);
 	__u32 d, h = x->handing;
 
-	if (lvl < 0 || num_reqs <= (__u32)lvl || (OCC_LIMIT(w) && num_reqs > OCC_LIMIT(w)) || waiting <= h)
+	/* with requests untracked (XF_UNTRACKED) the level is of the tracked ones alone */
+	if (lvl < 0 || num_reqs <= (__u32)lvl || (OCC_LIMIT(w) && num_reqs > OCC_LIMIT(w)) || waiting <= h ||
+	    (x->flags & XF_UNTRACKED))
 		return 0;
 	d = num_reqs - (__u32)lvl;
 	if (d > waiting - h)

@@ -629,6 +629,16 @@ static void test_level_raise_attach(void **state)
 	assert_int_equal(x->in_use, 3);
 	assert_int_equal(level_raise(x, 16, 0, 30, 1), 0);
 	free(x);
+	/* --max-inflight full: an untracked take, and the level is of the tracked requests alone */
+	x = new_xprt(IDENT_TCP, 16, 0, 0);
+	account_acquire(x, ACQ_NEW, false, 10, 1);
+	account_acquire(x, ACQ_UNTRACKED, false, 11, 1);
+	assert_true(x->flags & XF_UNTRACKED);
+	account_acquire(x, ACQ_NEW, true, 12, 1);
+	assert_int_equal(x->in_use, 2);
+	assert_int_equal(level_raise(x, 16, 8, 12, 1), 0);
+	assert_int_equal(x->in_use, 2);
+	free(x);
 }
 
 /*
