@@ -382,7 +382,7 @@ static __always_inline __u32 level_raise(struct xprt_stats *x, __u32 num_reqs, _
 }
 
 /*
- * A plain take or a release over TCP or UDP: every request the level counts is one the kernel
+ * A plain take over TCP or UDP (or a release): every request the level counts is one the kernel
  * still has allocated (@num_reqs, read after a take's allocation; a release is booked before its
  * request is freed), and a take's own, @own, is not counted yet: the level is at most @num_reqs
  * - @own, whatever the other CPUs are doing (a request they allocated and have not announced
@@ -391,7 +391,8 @@ static __always_inline __u32 level_raise(struct xprt_stats *x, __u32 num_reqs, _
  * in the level and not yet in num_reqs, and the compare-and-swaps on both words, which must still
  * hold what was read, are what make the comparison one moment's. Beyond that the level holds
  * pending hand-offs that will not come (their requests were freed, or level_raise() counted a
- * take before its own event): those go. Before a take's account_acquire(), after a release's.
+ * take before its own event): those go. Before a take's account_acquire() (at a release too it
+ * would hold, but inlined there it took rpc_stats_latency's program past 6.12's verifier limit).
  * Returns the slots taken off.
  */
 static __always_inline __u32 level_cap(struct xprt_stats *x, __u64 w, __u32 h, __u32 num_reqs, bool own,

@@ -201,9 +201,8 @@ static __always_inline struct xprt_stats *FN(release_slot)(struct rpc_rqst *rqst
 							   __u64 now, __s64 rtt, __s64 exec)
 {
 	struct xprt_stats *x;
-	__u32 backlog, num_reqs, h;
+	__u32 backlog;
 	int level;
-	__u64 w;
 
 	/* NFSv4.1 callbacks reply on preallocated backchannel requests, never a slot */
 	if (bpf_core_field_exists(rqst->rq_bc_pa_state) &&
@@ -221,12 +220,11 @@ static __always_inline struct xprt_stats *FN(release_slot)(struct rpc_rqst *rqst
 		curve_add(x, (__u32)level, rtt, exec);
 	backlog = RD(xprt, backlog.qlen);
 	account_release(x, level >= 0, backlog, now, epoch);
-	/* a release is booked before its request is freed: the level is at most num_reqs here too */
-	w = x->occ;
-	h = x->handing;
-	num_reqs = FN(sample)(x, xprt, backlog, now);
-	if ((x->ident == IDENT_TCP || x->ident == IDENT_UDP) && level_cap(x, w, h, num_reqs, false, now, epoch))
-		count(CNT_LEVEL_CORRECTIONS);
+	/*
+	 * No level_cap() here: inlined into rpc_stats_latency's program it took 6.12's verifier past
+	 * its million instructions (tp_btf refused); the next take applies it.
+	 */
+	FN(sample)(x, xprt, backlog, now);
 	return x;
 }
 
