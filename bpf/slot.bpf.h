@@ -179,7 +179,8 @@ static __always_inline struct xprt_stats *FN(slot_acquired)(struct rpc_rqst *rqs
 	exact = x->ident == IDENT_TCP || x->ident == IDENT_UDP;
 	if (exact && !handoff && level_cap(x, w, h, num_reqs, how != ACQ_KNOWN, now, epoch))
 		count(CNT_LEVEL_CORRECTIONS);
-	note_level((__u64)rqst, where, account_acquire(x, how, handoff, now, epoch));
+	note_level((__u64)rqst, where,
+		   account_acquire(x, how, handoff ? release_judged((__u64)rqst) : ACQ_PLAIN, now, epoch));
 	/* the task handed to is still on the backlog (its wake-up removes it): the others wait */
 	if (exact && handoff && backlog && level_raise(x, num_reqs, backlog - 1, now, epoch))
 		count(CNT_LEVEL_CORRECTIONS);
@@ -219,7 +220,7 @@ static __always_inline struct xprt_stats *FN(release_slot)(struct rpc_rqst *rqst
 	else
 		curve_add(x, (__u32)level, rtt, exec);
 	backlog = RD(xprt, backlog.qlen);
-	account_release(x, level >= 0, backlog, now, epoch);
+	release_mark((__u64)rqst, level >= 0, account_release(x, level >= 0, backlog, now, epoch));
 	/*
 	 * No level_cap() here: inlined into rpc_stats_latency's program it took 6.12's verifier past
 	 * its million instructions (tp_btf refused); the next take applies it.

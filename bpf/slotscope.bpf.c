@@ -352,6 +352,37 @@ static __always_inline int track_release(__u64 rq)
 }
 
 /*
+ * How each request's last release was judged (account_release()), for its hand-off if one
+ * follows (enum acq_via): in the entry mark_of() gives the request, its address (a pointer to the
+ * verifier: stored and compared, never masked) and whether the release freed its slot. Plain
+ * stores at every release, loads at a hand-off; an entry another request's release took over
+ * reads as not known, and an untracked release clears its own, so a hand-off never reads an
+ * earlier cycle's verdict.
+ */
+__u64 rel_rq[MAX_MARKS];
+__u8 rel_freed[MAX_MARKS];
+
+static __always_inline void release_mark(__u64 rq, bool tracked, bool kept)
+{
+	__u32 i = mark_of(rq);
+
+	if (!tracked) {
+		if (rel_rq[i] == rq)
+			rel_rq[i] = 0;
+		return;
+	}
+	rel_freed[i] = !kept;
+	rel_rq[i] = rq;
+}
+
+static __always_inline enum acq_via release_judged(__u64 rq)
+{
+	__u32 i = mark_of(rq);
+
+	return rel_rq[i] == rq && rel_freed[i] ? ACQ_HANDED_FREED : ACQ_HANDED;
+}
+
+/*
  * @x, the xprt_tab slot another CPU is building @key's entry in, once it is whole; NULL if it is
  * not after a few looks: the event is then not counted (as when the map is full) rather than
  * counted on half an entry. Two CPUs meet here only at a transport's very first events, and a

@@ -607,6 +607,41 @@ static void test_level_raise(void **state)
 }
 
 /*
+ * The same race, removed at its cause: R_d's own hand-off knows its release was counted as a free
+ * (ACQ_HANDED_FREED), counts the slot again and leaves R_k's credit for R_k. No correction is
+ * needed, and the credits stay paired with the releases that made them: a 3-deep backlog served
+ * by two kept releases and a freed one never reads one slot low. The old pairing (ACQ_HANDED for
+ * all) leaves the level at 15 until the last hand-off finds no credit.
+ */
+static void test_handoff_judged_free(void **state)
+{
+	for (int old = 0; old < 2; old++) {
+		struct xprt_stats *x = new_xprt(IDENT_TCP, 16, 0, 0);
+		enum acq_via freed = old ? ACQ_HANDED : ACQ_HANDED_FREED;
+
+		(void)state;
+		for (int i = 0; i < 16; i++)
+			account_acquire(x, ACQ_NEW, ACQ_PLAIN, 10, 1);
+		assert_true(account_release(x, true, 2, 100, 1));	/* R_k1, two waiting */
+		assert_true(account_release(x, true, 2, 100, 1));	/* R_k2 */
+		assert_false(account_release(x, true, 2, 110, 1));	/* R_d: judged free */
+		assert_int_equal(x->in_use, 15);
+		/* a third waiter queued; R_d reaches xprt_free_slot() first and hands to it */
+		account_acquire(x, ACQ_NEW, freed, 120, 1);
+		assert_int_equal(x->in_use, old ? 15 : 16);
+		account_acquire(x, ACQ_NEW, ACQ_HANDED, 130, 1);	/* R_k1's */
+		account_acquire(x, ACQ_NEW, ACQ_HANDED, 140, 1);	/* R_k2's */
+		assert_int_equal(x->in_use, 16);
+		assert_int_equal(x->handing, 0);
+		assert_int_equal(x->n.handoffs, 3);
+		/* at 15: R_d's 10 ns, and under the old pairing until R_k2's hand-off found no credit */
+		assert_int_equal(lvl(x, LEVEL_BUCKETS - 1, 200), old ? 200 - 10 - 30 : 200 - 10 - 10);
+		assert_int_equal(level_sum(x, 200), 200);
+		free(x);
+	}
+}
+
+/*
  * Attached while the table was full: the 16 requests in flight are not counted, and the gap to
  * num_reqs is theirs, not hand-offs to come. Only as many slots as the waiters left can take are
  * put back (handing_heal() would take more off at once, and again at every hand-off).
@@ -797,6 +832,7 @@ int main(void)
 		cmocka_unit_test(test_op_slots_due),
 		cmocka_unit_test(test_op_is_page_io),
 		cmocka_unit_test(test_level_raise),
+		cmocka_unit_test(test_handoff_judged_free),
 		cmocka_unit_test(test_level_raise_attach),
 		cmocka_unit_test(test_level_cap),
 	};
