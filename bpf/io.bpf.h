@@ -40,36 +40,30 @@ static __always_inline int FN(handle_session)(struct nfs4_session *session)
 }
 
 /*
- * A process enters NFS's write or read with @it's bytes at @iocb's file position: counted for
- * its cgroup and the file's superblock. At entry, so both attach methods count alike: the bytes
- * asked for, a read's capped at the file's size (what a read past the end returns is not asked
- * of a copy to come); a call that then fails (ENOSPC, EINTR) still counts.
+ * A process leaves NFS's write or read having moved @ret bytes at @iocb's file: counted for its
+ * cgroup and the file's superblock. What was moved, not what was asked: write(fd, NULL, 2 GiB)
+ * fails with EFAULT having moved nothing, and counting it at entry let any user take a window's
+ * job from the job that wrote (#44). An error moves nothing; a short write counts its part.
  */
-static __always_inline int FN(handle_file_io)(struct kiocb *iocb, struct iov_iter *it, __u32 dir)
+static __always_inline int FN(handle_file_io)(struct kiocb *iocb, long ret, __u32 dir)
 {
 	struct job_key k = { .dir = dir };
 	struct job_task t = {};
 	struct inode *ino;
 	struct file *f;
 	struct job_io *v;
-	__u64 n, now, *seen;
+	__u64 now, *seen;
 	bool made;
 
 	ARMED_OR_RETURN();
-	if (!iocb || !it)
+	if (!iocb || ret <= 0)
 		return 0;
-	n = RD(it, count);
 	f = RD(iocb, ki_filp);
 	if (!f)
 		return 0;
 	ino = RD(f, f_inode);
 	if (!ino)
 		return 0;
-	if (dir == JOB_READ) {
-		__s64 size = RD(ino, i_size), pos = RD(iocb, ki_pos);
-
-		n = pos >= size ? 0 : n < (__u64)(size - pos) ? n : (__u64)(size - pos);
-	}
 	k.cgid = bpf_get_current_cgroup_id();
 	k.dev = RD(ino, i_sb, s_dev);
 	v = lookup_or_init(&jobio, &k, &zero_jobio, CNT_JOBS_FULL, &made);
@@ -77,7 +71,9 @@ static __always_inline int FN(handle_file_io)(struct kiocb *iocb, struct iov_ite
 		return 0;
 	if (made && !v->uid)
 		v->uid = (__u32)bpf_get_current_uid_gid();
-	__sync_fetch_and_add(&v->bytes, n);
+	if (made)
+		cg_name_note(k.cgid);
+	__sync_fetch_and_add(&v->bytes, (__u64)ret);
 	__sync_fetch_and_add(&v->calls, 1);
 	if (jobio_stamp != epoch)
 		jobio_stamp = epoch;

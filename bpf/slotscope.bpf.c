@@ -159,6 +159,80 @@ struct {
 	__type(value, __u64);		/* CLOCK_MONOTONIC ns it was last seen */
 } jobtasks SEC(".maps");
 
+/*
+ * Cgroups' names, taken from the kernel at their first counted NFS I/O (cg_name_note()): a
+ * cgroup that lives less than a tick (a login, a short step) is still named after its directory
+ * is gone, and no walk of the hierarchy is needed for it. Least recently made forgotten first;
+ * user space copies what it reads.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, MAX_CG_NAMES);
+	__type(key, __u64);
+	__type(value, struct cg_name);
+} cg_names SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct cg_name);
+} cg_name_scratch SEC(".maps");
+
+/* the kernfs parent link, __parent since 633488947ef6 ("kernfs: Use RCU to access kernfs_node::parent.", 6.15) */
+struct kernfs_node___rcu {
+	struct kernfs_node *__parent;
+} __attribute__((preserve_access_index));
+
+static __always_inline struct kernfs_node *kn_parent(struct kernfs_node *kn)
+{
+	if (bpf_core_field_exists(struct kernfs_node___rcu, __parent))
+		return BPF_CORE_READ((struct kernfs_node___rcu *)kn, __parent);
+	return BPF_CORE_READ(kn, parent);
+}
+
+/*
+ * The calling task's cgroup v2 (@cgid, bpf_get_current_cgroup_id()'s) named, once: its kernfs
+ * node and the nodes above it, read as the counting program runs in its context.
+ */
+static __always_inline void cg_name_note(__u64 cgid)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct kernfs_node *kn, *up;
+	struct cg_name *n;
+	__u32 z = 0;
+
+	if (bpf_map_lookup_elem(&cg_names, &cgid))
+		return;
+	n = bpf_map_lookup_elem(&cg_name_scratch, &z);
+	if (!n)
+		return;
+	kn = BPF_CORE_READ(task, cgroups, dfl_cgrp, kn);
+	if (!kn || BPF_CORE_READ(kn, id) != cgid)
+		return;
+	n->depth = 0;
+	for (int i = 0; i < CG_DEPTH; i++) {
+		up = kn_parent(kn);
+		if (!up)
+			break;
+		if (bpf_probe_read_kernel_str(n->comp[i], CG_COMP, BPF_CORE_READ(kn, name)) <= 0)
+			return;
+		n->depth = i + 1;
+		kn = up;
+	}
+	if (n->depth == CG_DEPTH && kn_parent(kn))
+		n->depth |= CG_NAME_TRUNC;
+	bpf_map_update_elem(&cg_names, &cgid, n, BPF_NOEXIST);
+}
+
+/* the kprobe design's calls in NFS's write or read: thread -> its struct kiocb *, for the kretprobe */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, MAX_FILE_CALLS);
+	__type(key, __u64);
+	__type(value, __u64);
+} file_calls SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, COUNTERS);
@@ -550,10 +624,43 @@ FN_PAIR(__rpc_atrun, handle_atrun, (task), struct rpc_task *task)
 FN_PAIR(__xprt_set_rq, handle_set_rq, (task, rqst), struct rpc_task *task, struct rpc_rqst *rqst)
 /*
  * NFS's own file write and read (its file_operations' write_iter and read_iter in v2, v3 and v4),
- * buffered and O_DIRECT alike, entered in the caller's context: its cgroup is the job's.
+ * buffered and O_DIRECT alike, in the caller's context (its cgroup is the job's), counted at the
+ * return: fexit has the arguments and the result; a kretprobe has the result only, so the kprobe
+ * at the entry keeps the iocb by thread for it. A call entered before attach has no entry and is
+ * not counted; a full table (threads in NFS I/O at once) counts as jobs_full.
  */
-FN_PAIR(nfs_file_write, handle_file_io, (iocb, it, JOB_WRITE), struct kiocb *iocb, struct iov_iter *it)
-FN_PAIR(nfs_file_read, handle_file_io, (iocb, it, JOB_READ), struct kiocb *iocb, struct iov_iter *it)
+static __always_inline int file_io_enter(struct kiocb *iocb)
+{
+	__u64 tid = bpf_get_current_pid_tgid(), v = (__u64)iocb;
+
+	ARMED_OR_RETURN();
+	if (bpf_map_update_elem(&file_calls, &tid, &v, BPF_ANY))
+		count(CNT_JOBS_FULL);
+	return 0;
+}
+
+static __always_inline int file_io_leave(long ret, __u32 dir)
+{
+	__u64 tid = bpf_get_current_pid_tgid(), *v = bpf_map_lookup_elem(&file_calls, &tid);
+	struct kiocb *iocb;
+
+	if (!v)
+		return 0;
+	iocb = (struct kiocb *)*v;
+	bpf_map_delete_elem(&file_calls, &tid);
+	return handle_file_io_raw(iocb, ret, dir);
+}
+
+#define FN_RET_PAIR(name, dir)									\
+	SEC("fexit/" #name) int BPF_PROG(fexit_##name, struct kiocb *iocb, struct iov_iter *it, long ret) \
+	{ return handle_file_io_btf(iocb, ret, dir); }						\
+	SEC("kprobe/" #name) int BPF_KPROBE(kprobe_##name, struct kiocb *iocb)			\
+	{ return file_io_enter(iocb); }								\
+	SEC("kretprobe/" #name) int BPF_KRETPROBE(kretprobe_##name, long ret)			\
+	{ return file_io_leave(ret, dir); }
+
+FN_RET_PAIR(nfs_file_write, JOB_WRITE)
+FN_RET_PAIR(nfs_file_read, JOB_READ)
 
 /*
  * The RDMA request pool as it is built (see effective_limit()). kprobes only: vendor builds of

@@ -18,6 +18,7 @@
 #define MAX_SESSIONS	256
 #define MAX_JOBIO	16384	/* (cgroup, mount, direction): user space forgets the gone ones */
 #define MAX_JOBTASKS	8192	/* processes seen doing NFS file I/O, least recent forgotten first */
+#define MAX_FILE_CALLS	4096	/* threads inside NFS's write or read at once (kretprobe design) */
 
 #define ADDR_LEN	48
 #define PORT_LEN	8
@@ -65,12 +66,6 @@ enum counter {
 #define XF_LIMIT_INFERRED 8u	/* more than max_reqs were seen in use: the pool has slack */
 #define XF_LIMIT_BTF	  16u	/* rpcrdma's BTF proves a pool of exactly max_reqs */
 #define XF_LIMIT_MASK	  (XF_LIMIT_ASSUMED | XF_LIMIT_COUNTED | XF_LIMIT_INFERRED | XF_LIMIT_BTF)
-/*
- * A slot was taken while the inflight map was full (--max-inflight): the level counts tracked
- * requests alone from then on, and num_reqs, which counts them all, proves nothing upward
- * (account.h's level_raise()).
- */
-#define XF_UNTRACKED	  32u
 
 #define MAX_POOLS	64	/* RDMA transports being built at one moment */
 
@@ -285,6 +280,21 @@ _Static_assert(sizeof(struct op_stats) == 24 + sizeof(struct op_counts), "op_sta
 _Static_assert(sizeof(struct client_info) == 8, "client_info ABI");
 _Static_assert(sizeof(struct session_stats) == 56, "session_stats ABI");
 _Static_assert(sizeof(struct waiter) == 24, "waiter ABI");
+/*
+ * A cgroup's name as the kernel has it when its first NFS I/O is counted: its directories from
+ * the leaf up (comp[0] the cgroup's own), @depth of them, the root's (empty) not among them;
+ * CG_NAME_TRUNC set in @depth when more were above than CG_DEPTH holds (not a path then).
+ */
+#define CG_DEPTH	8
+#define CG_COMP		128
+#define CG_NAME_TRUNC	0x80
+#define MAX_CG_NAMES	1024
+struct cg_name {
+	__u32 depth;
+	__u32 __pad;
+	char comp[CG_DEPTH][CG_COMP];
+};
+
 _Static_assert(sizeof(struct job_key) == 16 && sizeof(struct job_io) == 24 &&
 	       sizeof(struct job_task) == 16, "job ABI");
 _Static_assert(sizeof(struct xprt_stats) == 1776 + 3 * 8 * LEVEL_BUCKETS &&

@@ -22,7 +22,7 @@ struct engine;
 #define CNT_RECURSION_MISSES COUNTERS
 #define NCOUNTERS (COUNTERS + 1)
 
-enum hook_method { HOOK_OFF, HOOK_TP_BTF, HOOK_RAW_TP, HOOK_FENTRY, HOOK_KPROBE };
+enum hook_method { HOOK_OFF, HOOK_TP_BTF, HOOK_RAW_TP, HOOK_FENTRY, HOOK_KPROBE, HOOK_FEXIT, HOOK_KRETPROBE };
 
 /*
  * Where waits come from. FUNCTIONS: rpc_sleep_on() and kin, __xprt_set_rq(), rpc_delay() and
@@ -139,6 +139,12 @@ int engine_tasks(struct engine *e, struct task_seen **out, size_t *n);
  * each only if the map still holds the counts as reported
  */
 void engine_forget_jobio(struct engine *e, const struct jobio_snap *gone, size_t n);
+/*
+ * cgroup @id's path ("/system.slice/...") as the kernel named it at its first counted NFS I/O
+ * (cg_names); 0, -ENOENT (not named: before attach, or forgotten), -E2BIG (deeper than the BPF
+ * side reads, or longer than @len). Void @ctx: struct engine *, for cgroups_set_namer().
+ */
+int engine_cgroup_path(void *ctx, __u64 id, char *path, size_t len);
 /* runs the kernel skipped since attach; @who (may be NULL) gets "section count, ..." */
 __u64 engine_misses(const struct engine *e, char *who, size_t len);
 

@@ -14,7 +14,8 @@
 #include "slotscope.skel.h"
 
 /* Where each hook lives; tracepoints are probed by their btf_trace_<name> typedef. */
-enum hook_kind { TP, FUNC };
+/* FUNC_RET: a function hooked at its return (fexit, or a kretprobe with its entry kprobe) */
+enum hook_kind { TP, FUNC, FUNC_RET };
 
 /* Which event design a hook belongs to (see enum events); ALL: both. */
 /* which design a hook serves; G_JOBS: both, unless --no-jobs leaves jobs unnamed */
@@ -26,7 +27,8 @@ struct hook {
 	enum hook_group group;
 	bool required;			/* within its design: without it the design is not taken */
 	const char *loses;		/* what goes unmeasured without an optional hook */
-	struct bpf_program *progs[2];	/* tp_btf/raw_tp or fentry/kprobe */
+	struct bpf_program *progs[2];	/* tp_btf/raw_tp, fentry/kprobe or fexit/kretprobe */
+	struct bpf_program *with[2];	/* loaded and attached with variant v (a kretprobe's kprobe) */
 	unsigned int refused;		/* bit v: variant v was refused by the verifier */
 	bool said;			/* its loss was said (loads are retried) */
 	bool probed, have[2];		/* which variants the kernel offers, probed once */

@@ -79,12 +79,13 @@ static void add_hooks(struct engine *e)
 		{ "rpc_clnt_free", TP, G_ALL, false,
 		  "a client id the kernel reuses for a new mount keeps the mount of the client it was",
 		  s->progs.btf_rpc_clnt_free, s->progs.raw_rpc_clnt_free },
-		{ "nfs_file_write", FUNC, G_JOBS, false,
+		/* at the return: the bytes moved, not the bytes asked for (#44) */
+		{ "nfs_file_write", FUNC_RET, G_JOBS, false,
 		  "a window's jobs are not named (no bytes per cgroup)",
-		  s->progs.fentry_nfs_file_write, s->progs.kprobe_nfs_file_write },
-		{ "nfs_file_read", FUNC, G_JOBS, false,
+		  s->progs.fexit_nfs_file_write, s->progs.kretprobe_nfs_file_write },
+		{ "nfs_file_read", FUNC_RET, G_JOBS, false,
 		  "a restore window's jobs are not named (no bytes per cgroup)",
-		  s->progs.fentry_nfs_file_read, s->progs.kprobe_nfs_file_read },
+		  s->progs.fexit_nfs_file_read, s->progs.kretprobe_nfs_file_read },
 	};
 
 	e->nhooks = NHOOKS;
@@ -99,6 +100,13 @@ static void add_hooks(struct engine *e)
 		h->loses = t[i].loses;
 		h->progs[0] = t[i].a;
 		h->progs[1] = t[i].b;
+		/* a kretprobe's entry kprobe: kretprobe_X's is kprobe_X */
+		if (t[i].kind == FUNC_RET) {
+			char entry[64];
+
+			snprintf(entry, sizeof(entry), "kprobe_%s", h->name);
+			h->with[1] = bpf_object__find_program_by_name(s->obj, entry);
+		}
 	}
 	bpf_program__set_autoattach(s->progs.kprobe_rpcrdma_buffer_create, false);
 	bpf_program__set_autoattach(s->progs.kprobe_rpcrdma_req_create, false);
@@ -196,7 +204,8 @@ static int attach_probe(struct engine *e)
 			struct bpf_link *l;
 
 			if (!bpf_program__autoload(p) || bpf_program__type(p) != BPF_PROG_TYPE_TRACING ||
-			    bpf_program__expected_attach_type(p) != BPF_TRACE_FENTRY)
+			    (bpf_program__expected_attach_type(p) != BPF_TRACE_FENTRY &&
+			     bpf_program__expected_attach_type(p) != BPF_TRACE_FEXIT))
 				continue;
 			l = bpf_program__attach(p);
 			if (l) {

@@ -61,6 +61,8 @@ const char *hook_method_name(enum hook_method m)
 	case HOOK_RAW_TP: return "raw_tp";
 	case HOOK_FENTRY: return "fentry";
 	case HOOK_KPROBE: return "kprobe";
+	case HOOK_FEXIT: return "fexit";
+	case HOOK_KRETPROBE: return "kretprobe";
 	default: return "off";
 	}
 }
@@ -167,7 +169,7 @@ static int pick_variant(const struct engine *e, const struct hook *h)
 {
 	for (int v = 0; v < 2; v++)
 		if (h->have[v] && !(h->refused & (1u << v)) && !(v == 0 && e->o.force_fallback) &&
-		    !(v == 1 && h->kind == FUNC && e->o.no_kprobes))
+		    !(v == 1 && h->kind != TP && e->o.no_kprobes))
 			return v;
 	return -1;
 }
@@ -214,9 +216,13 @@ int choose_methods(struct engine *e)
 				(h->group == G_FN && e->events == EVENTS_FUNCTIONS) ||
 				(h->group == G_TP && e->events == EVENTS_TRACEPOINTS);
 		pick = st->in_design ? pick_variant(e, h) : -1;
-		st->method = pick < 0 ? HOOK_OFF : h->kind == TP ? HOOK_TP_BTF + pick : HOOK_FENTRY + pick;
-		for (int p = 0; p < 2; p++)
+		st->method = pick < 0 ? HOOK_OFF : h->kind == TP ? HOOK_TP_BTF + pick :
+			     h->kind == FUNC ? HOOK_FENTRY + pick : HOOK_FEXIT + pick;
+		for (int p = 0; p < 2; p++) {
 			bpf_program__set_autoload(h->progs[p], p == pick);
+			if (h->with[p])
+				bpf_program__set_autoload(h->with[p], p == pick);
+		}
 		if (pick >= 0) {
 			pr_debug("hook %s: %s\n", h->name, hook_method_name(st->method));
 			continue;

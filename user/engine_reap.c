@@ -4,6 +4,7 @@
  * whose cgroup is gone forgotten: what the engine deletes, where engine_read.c only reads.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
@@ -126,6 +127,34 @@ int engine_reap(struct engine *e, const struct snapshot *snap, size_t *nreaped)
 		drop_copies(e);
 	free(dead);
 	*nreaped = n;
+	return 0;
+}
+
+int engine_cgroup_path(void *ctx, __u64 id, char *path, size_t len)
+{
+	struct engine *e = ctx;
+	struct cg_name n;
+	size_t at = 0;
+
+	if (!e->skel || bpf_map_lookup_elem(bpf_map__fd(e->skel->maps.cg_names), &id, &n))
+		return -ENOENT;
+	if (n.depth & CG_NAME_TRUNC || n.depth > CG_DEPTH)
+		return -E2BIG;
+	if (!n.depth)
+		return snprintf(path, len, "/") < (int)len ? 0 : -E2BIG;
+	/* from the root down: the leaf is comp[0] */
+	for (int i = (int)n.depth - 1; i >= 0; i--) {
+		int w;
+
+		n.comp[i][CG_COMP - 1] = '\0';
+		/* a name with a slash is no directory's: not a path to trust */
+		if (!n.comp[i][0] || strchr(n.comp[i], '/'))
+			return -ENOENT;
+		w = snprintf(path + at, len - at, "/%s", n.comp[i]);
+		if (w < 0 || (size_t)w >= len - at)
+			return -E2BIG;
+		at += (size_t)w;
+	}
 	return 0;
 }
 

@@ -242,122 +242,160 @@ static int by_used_desc(const void *a, const void *b)
 	return x->used > y->used ? -1 : x->used < y->used;
 }
 
-struct scan {
+void cgroups_set_namer(struct cgroups *c, cg_namer f, void *ctx)
+{
+	c->namer = f;
+	c->namer_ctx = ctx;
+}
+
+static bool unnamed(const struct cgroups *c, __u64 id)
+{
+	for (size_t i = 0; i < c->nunnamed; i++)
+		if (c->unnamed[i] == id)
+			return true;
+	return false;
+}
+
+static void add_unnamed(struct cgroups *c, __u64 id)
+{
+	c->unnamed[c->unnamed_at] = id;
+	c->unnamed_at = (c->unnamed_at + 1) % CG_UNNAMED_MAX;
+	if (c->nunnamed < CG_UNNAMED_MAX)
+		c->nunnamed++;
+}
+
+/* appended after the sorted part (learn() sorts once at its end); false: out of memory */
+static bool add(struct cgroups *c, __u64 id, const char *path, double now)
+{
+	char *p = strdup(path);
+
+	if (!p || GROW(c->e, c->cap, c->n + 1, 64)) {
+		free(p);
+		return false;
+	}
+	c->e[c->n++] = (struct cg_ent){ .id = id, .path = p, .used = now };
+	return true;
+}
+
+struct walk {
 	struct cgroups *c;
 	double now;
-	struct cg_ent *found;		/* every directory seen, not yet merged */
-	size_t nfound, capfound;
+	__u64 *want;			/* the ids looked for; found ones become 0 */
+	size_t nwant, left;
 	char path[4096];		/* under c->root */
 };
 
-/* every directory under scan->path: its inode is the cgroup's id. Bounded in depth and count. */
-static void walk(struct scan *s, size_t len, int depth)
+/*
+ * Every directory under w->path until each wanted id is found or CG_WALK_MAX are read: its inode
+ * is the cgroup's id. Only what is looked for is kept, so a user's subtree of thousands of
+ * cgroups costs time (bounded), not memory.
+ */
+static void walk(struct walk *w, size_t len, int depth)
 {
 	char full[8192];
 	struct dirent *d;
 	DIR *dir;
 
-	snprintf(full, sizeof(full), "%s%s", s->c->root, len ? s->path : "");
+	snprintf(full, sizeof(full), "%s%s", w->c->root, len ? w->path : "");
 	dir = opendir(full);
 	if (!dir)
 		return;
-	while ((d = readdir(dir)) && s->nfound < 100000) {
+	while (w->left && w->c->walked < CG_WALK_MAX && (d = readdir(dir))) {
 		size_t n;
 
 		if (d->d_type != DT_DIR || d->d_name[0] == '.')
 			continue;
+		w->c->walked++;
 		n = strlen(d->d_name);
-		if (len + 1 + n >= sizeof(s->path) || GROW(s->found, s->capfound, s->nfound + 1, 256))
+		if (len + 1 + n >= sizeof(w->path))
 			continue;
-		s->path[len] = '/';
-		memcpy(s->path + len + 1, d->d_name, n + 1);
-		s->found[s->nfound++] = (struct cg_ent){ .id = d->d_ino, .path = strdup(s->path),
-							 .used = s->now };
+		w->path[len] = '/';
+		memcpy(w->path + len + 1, d->d_name, n + 1);
+		for (size_t i = 0; i < w->nwant; i++)
+			if (w->want[i] == d->d_ino) {
+				if (add(w->c, d->d_ino, w->path, w->now))
+					w->want[i] = 0, w->left--;
+				break;
+			}
 		if (depth < MAX_DEPTH)
-			walk(s, len + 1 + n, depth + 1);
-		s->path[len] = '\0';
+			walk(w, len + 1 + n, depth + 1);
+		w->path[len] = '\0';
 	}
 	closedir(dir);
 }
 
-/*
- * What a scan found merged into the table: known ids keep their last use and take the path seen
- * now, ids not seen are gone (kept: a short job's cgroup is named after it ends), new ids join;
- * past CGROUPS_MAX the least recently used are forgotten.
- */
-static void merge(struct cgroups *c, struct scan *s)
+/* one walk for @want's ids; those it does not find are unnamed from now on */
+static void walk_for(struct cgroups *c, __u64 *want, size_t n, double now)
 {
-	for (size_t i = 0; i < c->n; i++)
-		c->e[i].gone = true;
-	for (size_t i = 0; i < s->nfound; i++) {
-		struct cg_ent *f = &s->found[i], *e = entry(c, f->id);
+	struct walk *w = calloc(1, sizeof(*w));
+	struct stat st;
 
-		if (!e) {
-			if (GROW(c->e, c->cap, c->n + 1, 64)) {
-				free(f->path);
-				continue;
-			}
-			/* appended after the sorted part: found by the sort below, not by entry() */
-			c->e[c->n++] = *f;
-			f->path = NULL;
+	if (!w)
+		return;
+	*w = (struct walk){ .c = c, .now = now, .want = want, .nwant = n, .left = n };
+	c->walked = 0;
+	/* the root cgroup is the hierarchy's own directory */
+	if (!stat(c->root, &st))
+		for (size_t i = 0; i < n; i++)
+			if (want[i] == st.st_ino && add(c, st.st_ino, "/", now))
+				want[i] = 0, w->left--;
+	walk(w, 0, 0);
+	for (size_t i = 0; i < n; i++)
+		if (want[i])
+			add_unnamed(c, want[i]);
+	c->scanned = now;
+	free(w);
+}
+
+int cgroups_learn(struct cgroups *c, const struct snapshot *snap, double now)
+{
+	__u64 *want = NULL;
+	size_t nwant = 0, capwant = 0, had = c->n;
+	char path[4096];
+	int err = 0;
+
+	if (!c->root[0])
+		return 0;
+	for (size_t i = 0; i < snap->njobio; i++) {
+		__u64 id = snap->jobio[i].k.cgid;
+		struct cg_ent *e = entry(c, id);
+		bool dup = false;
+
+		if (e) {
+			e->used = now;
 			continue;
 		}
-		e->gone = false;
-		/* a cgroup renamed (moved) since: the path it has now */
-		if (!f->path || (e->path && !strcmp(e->path, f->path))) {
-			free(f->path);
-		} else {
-			free(e->path);
-			e->path = f->path;
+		/* learned a moment ago (its other mount or direction), or never to be found */
+		for (size_t j = had; j < c->n && !dup; j++)
+			dup = c->e[j].id == id;
+		for (size_t j = 0; j < nwant && !dup; j++)
+			dup = want[j] == id;
+		if (dup || unnamed(c, id))
+			continue;
+		if (c->namer && !c->namer(c->namer_ctx, id, path, sizeof(path))) {
+			if (!add(c, id, path, now))
+				err = -ENOMEM;
+			continue;
 		}
-		f->path = NULL;
+		if (GROW(want, capwant, nwant + 1, 16)) {
+			err = -ENOMEM;
+			break;
+		}
+		want[nwant++] = id;
 	}
+	/* cgroups made since and not named by the kernel: one walk, never more than once a second */
+	if (nwant && (!c->scanned || now - c->scanned >= 1))
+		walk_for(c, want, nwant, now);
+	free(want);
 	if (c->n > CGROUPS_MAX) {
 		qsort(c->e, c->n, sizeof(*c->e), by_used_desc);
 		for (size_t i = CGROUPS_MAX; i < c->n; i++)
 			free(c->e[i].path);
 		c->n = CGROUPS_MAX;
 	}
-	qsort(c->e, c->n, sizeof(*c->e), by_id);
-}
-
-static void scan(struct cgroups *c, double now)
-{
-	struct scan *s = calloc(1, sizeof(*s));
-	struct stat st;
-
-	if (!s)
-		return;
-	s->c = c;
-	s->now = now;
-	/* the root cgroup is the hierarchy's own directory */
-	if (!stat(c->root, &st) && !GROW(s->found, s->capfound, 1, 256))
-		s->found[s->nfound++] = (struct cg_ent){ .id = st.st_ino, .path = strdup("/"), .used = now };
-	walk(s, 0, 0);
-	merge(c, s);
-	c->scanned = now;
-	free(s->found);
-	free(s);
-}
-
-int cgroups_learn(struct cgroups *c, const struct snapshot *snap, double now)
-{
-	bool unknown = false;
-
-	if (!c->root[0])
-		return 0;
-	for (size_t i = 0; i < snap->njobio; i++) {
-		struct cg_ent *e = entry(c, snap->jobio[i].k.cgid);
-
-		if (e)
-			e->used = now;
-		else
-			unknown = true;
-	}
-	/* a cgroup made since the last scan: one more, but never more than once a second */
-	if (unknown && (!c->scanned || now - c->scanned >= 1))
-		scan(c, now);
-	return 0;
+	if (c->n != had)
+		qsort(c->e, c->n, sizeof(*c->e), by_id);
+	return err;
 }
 
 const char *cgroups_path(const struct cgroups *c, __u64 id)
@@ -370,8 +408,15 @@ const char *cgroups_path(const struct cgroups *c, __u64 id)
 bool cgroups_gone(const struct cgroups *c, __u64 id)
 {
 	const struct cg_ent *e = entry(c, id);
+	char full[8192];
+	struct stat st;
 
-	return e && e->gone;
+	if (!e)
+		return unnamed(c, id);
+	if (!c->root[0])
+		return false;
+	snprintf(full, sizeof(full), "%s%s", c->root, strcmp(e->path, "/") ? e->path : "");
+	return stat(full, &st) || st.st_ino != id;
 }
 
 void cgroups_free(struct cgroups *c)

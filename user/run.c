@@ -270,7 +270,9 @@ int run_main(struct run *s)
 	/* a signal while waiting: no engine, nothing traced */
 	if (!rc && s->e)
 		rc = print_audit(s);
-	if (!rc && s->e && !s->o.win.no_jobs && cgroups_init(&s->cg, s->o.procfs_root, s->o.sysfs_root))
+	if (!rc && s->e && !s->o.win.no_jobs && !cgroups_init(&s->cg, s->o.procfs_root, s->o.sysfs_root))
+		cgroups_set_namer(&s->cg, engine_cgroup_path, s->e);
+	else if (!rc && s->e && !s->o.win.no_jobs)
 		pr_warn("no cgroup v2 hierarchy is mounted: a window's jobs show as unknown (cgroup v2 "
 			"is systemd's default; on v1, boot with systemd.unified_cgroup_hierarchy=1)\n");
 	if (!rc && s->e && run_trace(s, &rc) && !rc)

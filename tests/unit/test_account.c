@@ -567,46 +567,6 @@ static __u32 due_runs(const __u32 *st, __u32 cur, __u32 gap, __u32 got[8][2])
 }
 
 /*
- * #41: a release judged free at rpc_stats_latency (backlog 1, one hand-off already pending) whose
- * request a waiter that queued meanwhile took after all: its hand-off took the other release's
- * credit and the table read 15 of 16. At the hand-off the kernel's num_reqs (16, every request
- * in use) puts the slot back as a pending hand-off; the other release's own hand-off then takes
- * it, and the full table's time stays at the limit.
- */
-static void test_level_raise(void **state)
-{
-	struct xprt_stats *x = new_xprt(IDENT_TCP, 16, 0, 0);
-
-	(void)state;
-	for (int i = 0; i < 16; i++)
-		account_acquire(x, ACQ_NEW, false, 10, 1);
-	account_release(x, true, 1, 100, 1);	/* R_k: kept for the one waiter */
-	assert_int_equal(x->handing, 1);
-	account_release(x, true, 1, 110, 1);	/* R_d: judged free, one credit already pending */
-	assert_int_equal(x->in_use, 15);
-	/* a waiter queued; R_d's xprt_free_slot() hands its request to it: 16 in use, num_reqs 16 */
-	account_acquire(x, ACQ_NEW, true, 120, 1);
-	assert_int_equal(x->in_use, 15);	/* R_k's credit taken: the deficit moved on */
-	assert_int_equal(level_raise(x, 16, 3, 120, 1), 1);
-	assert_int_equal(x->in_use, 16);
-	assert_int_equal(x->handing, 1);
-	/* R_k's hand-off: its credit, no change */
-	account_acquire(x, ACQ_NEW, true, 130, 1);
-	assert_int_equal(level_raise(x, 16, 3, 130, 1), 0);
-	assert_int_equal(x->in_use, 16);
-	assert_int_equal(x->handing, 0);
-	assert_int_equal(x->peak, 16);
-	/* at 15 only the 10 ns between R_d's release and its hand-off */
-	assert_int_equal(lvl(x, LEVEL_BUCKETS - 1, 200), 110 - 10 + 200 - 120);
-	assert_int_equal(level_sum(x, 200), 200);
-	/* never above num_reqs, never above the limit, never from a word read before a change */
-	assert_int_equal(level_raise(x, 12, 3, 140, 1), 0);
-	assert_int_equal(level_raise(x, 17, 3, 140, 1), 0);
-	assert_int_equal(x->in_use, 16);
-	free(x);
-}
-
-/*
  * The same race, removed at its cause: R_d's own hand-off knows its release was counted as a free
  * (ACQ_HANDED_FREED), counts the slot again and leaves R_k's credit for R_k. No correction is
  * needed, and the credits stay paired with the releases that made them: a 3-deep backlog served
@@ -639,41 +599,6 @@ static void test_handoff_judged_free(void **state)
 		assert_int_equal(level_sum(x, 200), 200);
 		free(x);
 	}
-}
-
-/*
- * Attached while the table was full: the 16 requests in flight are not counted, and the gap to
- * num_reqs is theirs, not hand-offs to come. Only as many slots as the waiters left can take are
- * put back (handing_heal() would take more off at once, and again at every hand-off).
- */
-static void test_level_raise_attach(void **state)
-{
-	struct xprt_stats *x = new_xprt(IDENT_TCP, 16, 0, 0);
-
-	(void)state;
-	account_acquire(x, ACQ_NEW, true, 10, 1);	/* a request taken before attach, handed on */
-	assert_int_equal(x->in_use, 1);
-	assert_int_equal(level_raise(x, 16, 2, 10, 1), 2);
-	assert_int_equal(x->in_use, 3);
-	assert_int_equal(x->handing, 2);
-	handing_heal(x, 2, 20, 1);
-	assert_int_equal(x->in_use, 3);
-	/* as many pending as waiting: nothing more to put back */
-	account_acquire(x, ACQ_NEW, true, 30, 1);	/* takes a credit */
-	assert_int_equal(level_raise(x, 16, 1, 30, 1), 0);
-	assert_int_equal(x->in_use, 3);
-	assert_int_equal(level_raise(x, 16, 0, 30, 1), 0);
-	free(x);
-	/* --max-inflight full: an untracked take, and the level is of the tracked requests alone */
-	x = new_xprt(IDENT_TCP, 16, 0, 0);
-	account_acquire(x, ACQ_NEW, false, 10, 1);
-	account_acquire(x, ACQ_UNTRACKED, false, 11, 1);
-	assert_true(x->flags & XF_UNTRACKED);
-	account_acquire(x, ACQ_NEW, true, 12, 1);
-	assert_int_equal(x->in_use, 2);
-	assert_int_equal(level_raise(x, 16, 8, 12, 1), 0);
-	assert_int_equal(x->in_use, 2);
-	free(x);
 }
 
 /*
@@ -831,9 +756,7 @@ int main(void)
 		cmocka_unit_test(test_op_counts),
 		cmocka_unit_test(test_op_slots_due),
 		cmocka_unit_test(test_op_is_page_io),
-		cmocka_unit_test(test_level_raise),
 		cmocka_unit_test(test_handoff_judged_free),
-		cmocka_unit_test(test_level_raise_attach),
 		cmocka_unit_test(test_level_cap),
 	};
 

@@ -230,6 +230,104 @@ static void test_bounded(void **state)
 	rmdir(root);
 }
 
+/* the kernel's names (engine_cgroup_path()), as a test gives them: id 4242 -> a step */
+static int namer_calls;
+static int fake_namer(void *ctx, __u64 id, char *path, size_t len)
+{
+	(void)ctx;
+	namer_calls++;
+	if (id != 4242)
+		return -ENOENT;
+	snprintf(path, len, "/system.slice/slurmstepd.scope/job_77/step_0");
+	return 0;
+}
+
+/*
+ * A login that lived less than a tick (#44): its directory is gone before the first tick, so no
+ * walk can find it, and the kernel's name is the only one. Without a name it is looked for once,
+ * then remembered as unnamed and gone (its counts forgotten), never walked for at every tick.
+ */
+static void test_named_by_kernel(void **state)
+{
+	struct cgroups cg;
+	struct snapshot s = { 0 };
+	struct jobio_snap e[2] = { 0 };
+
+	(void)state;
+	snprintf(root, sizeof(root), "/tmp/slotscope-cg-XXXXXX");
+	assert_non_null(mkdtemp(root));
+	cgroups_init_at(&cg, root);
+	cgroups_set_namer(&cg, fake_namer, NULL);
+	io(&e[0], 4242, 33, JOB_WRITE, 4096, 1000);
+	io(&e[1], 5151, 33, JOB_WRITE, 4096, 1001);
+	s.jobio = e;
+	s.njobio = 2;
+	assert_int_equal(cgroups_learn(&cg, &s, 10), 0);
+	assert_string_equal(cgroups_path(&cg, 4242), "/system.slice/slurmstepd.scope/job_77/step_0");
+	assert_true(cgroups_gone(&cg, 4242));
+	/* 5151: no name, no directory: one walk, then unnamed */
+	assert_null(cgroups_path(&cg, 5151));
+	assert_true(cg.scanned == 10);
+	assert_true(cgroups_gone(&cg, 5151));
+	namer_calls = 0;
+	for (int t = 12; t < 40; t += 2)
+		assert_int_equal(cgroups_learn(&cg, &s, t), 0);
+	assert_true(cg.scanned == 10);
+	assert_int_equal(namer_calls, 0);
+	cgroups_free(&cg);
+	rmdir(root);
+}
+
+/*
+ * 20,000 cgroups in a user's delegated subtree (#44: one scan kept a path for each, 61.5 MB, and
+ * a new Slurm step went unnamed for 10 ticks): a walk for the new step keeps the step alone and
+ * names it at the first tick.
+ */
+static void test_user_subtree(void **state)
+{
+	struct cgroups cg;
+	struct snapshot s = { 0 };
+	struct jobio_snap e = { 0 };
+	char rel[96];
+	__u64 step;
+
+	(void)state;
+	snprintf(root, sizeof(root), "/tmp/slotscope-cg-XXXXXX");
+	assert_non_null(mkdtemp(root));
+	mkcg("/user.slice");
+	mkcg("/user.slice/u");
+	for (int i = 0; i < 20000; i++) {
+		snprintf(rel, sizeof(rel), "/user.slice/u/c%d", i);
+		mkcg(rel);
+	}
+	mkcg("/system.slice");
+	mkcg("/system.slice/slurmstepd.scope");
+	mkcg("/system.slice/slurmstepd.scope/job_9");
+	step = mkcg("/system.slice/slurmstepd.scope/job_9/step_2");
+	cgroups_init_at(&cg, root);
+	io(&e, step, 33, JOB_WRITE, 4096, 1000);
+	s.jobio = &e;
+	s.njobio = 1;
+	assert_int_equal(cgroups_learn(&cg, &s, 10), 0);
+	assert_string_equal(cgroups_path(&cg, step), "/system.slice/slurmstepd.scope/job_9/step_2");
+	/* what the walk kept: the one path looked for */
+	assert_int_equal(cg.n, 1);
+	assert_true(cg.walked <= CG_WALK_MAX);
+	assert_false(cgroups_gone(&cg, step));
+	cgroups_free(&cg);
+	rmcg("/system.slice/slurmstepd.scope/job_9/step_2");
+	rmcg("/system.slice/slurmstepd.scope/job_9");
+	rmcg("/system.slice/slurmstepd.scope");
+	rmcg("/system.slice");
+	for (int i = 0; i < 20000; i++) {
+		snprintf(rel, sizeof(rel), "/user.slice/u/c%d", i);
+		rmcg(rel);
+	}
+	rmcg("/user.slice/u");
+	rmcg("/user.slice");
+	rmdir(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -237,6 +335,8 @@ int main(void)
 		cmocka_unit_test(test_not_forged),
 		cmocka_unit_test(test_window_jobs),
 		cmocka_unit_test(test_bounded),
+		cmocka_unit_test(test_named_by_kernel),
+		cmocka_unit_test(test_user_subtree),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -5,7 +5,9 @@
 #    writer lives less than one 1 s tick. Traced at once by slotscope as root and as nobody with
 #    the package unit's capabilities only (CAP_BPF, CAP_PERFMON; --mounts-of 1, as the DaemonSet):
 #    each names every job with io_bytes equal to the bytes its writers wrote (within 1 %), counts
-#    its writers, and never takes the user's job_777 for Slurm job 777.
+#    its writers, and never takes the user's job_777 for Slurm job 777. Among them a login session
+#    of uid 1001 calls write(fd, NULL, 1 GiB) 20 times on the mount, each failing with EFAULT
+#    having moved nothing: it moves no byte of the window's, and the window stays the Slurm job's.
 # 2. A fork loop on the window's mount (a new writer process every few ms, thousands in all):
 #    slotscope's RSS and CPU per tick stay flat while its window lasts.
 nfsd_start >/dev/null || exit 1
@@ -19,7 +21,8 @@ cg_slurm=/sys/fs/cgroup/system.slice/slurmstepd.scope/job_777/step_0
 cg_fs=/sys/fs/cgroup/kubepods/besteffort/pod$pod1/c0ffee01
 cg_sd=/sys/fs/cgroup/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod$(echo $pod2 | tr - _).slice/cri-containerd-c0ffee02.scope
 cg_mine=/sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service/app.slice/job_777
-mkdir -p $cg_slurm $cg_fs $cg_sd $cg_mine || { fail "cgroups"; exit 1; }
+cg_sess=/sys/fs/cgroup/user.slice/user-1001.slice/session-9.scope
+mkdir -p $cg_slurm $cg_fs $cg_sd $cg_mine $cg_sess || { fail "cgroups"; exit 1; }
 # short CG TAG N: N writers one after another, each its own process in CG as uid 1000
 short() {
 	i=0
@@ -40,7 +43,11 @@ i=0
 until grep -q '"interval"' /tmp/root.json 2>/dev/null && grep -q '"interval"' /tmp/unit.json 2>/dev/null ||
 	[ $i -ge 300 ]; do sleep 0.2; i=$((i + 1)); done
 t0=$(cut -d' ' -f1 /proc/uptime)
-short $cg_slurm slurm 10 && short $cg_fs fs 5 && short $cg_sd sd 5 && short $cg_mine mine 4 || fail "writers"
+short $cg_slurm slurm 5 || fail "writers"
+efault=$(sh -c "echo \$\$ >$cg_sess/cgroup.procs && exec capsh --gid=1001 --uid=1001 --shell=/bin/sh -- -c \
+	'exec nullwrite /mnt/a/j/null 1073741824 20'")
+check_eq "uid 1001's write(fd, NULL, 1 GiB) x 20: each failed with EFAULT" "$efault" 20
+short $cg_slurm slurm2 5 && short $cg_fs fs 5 && short $cg_sd sd 5 && short $cg_mine mine 4 || fail "writers"
 t1=$(cut -d' ' -f1 /proc/uptime)
 echo "note 24 writers of 4 MiB in $(awk -v a=$t0 -v b=$t1 'BEGIN { printf "%.1f", b - a }') s"
 sleep 4
@@ -64,6 +71,8 @@ for run in root unit; do
 		check_eq "$run: $1 $2: uid" "$(echo "$x" | jq '.uid')" 1000
 		[ "$4" = - ] || check_eq "$run: $1 $2: step" "$(echo "$x" | jq -r '.step')" "$4"
 	done
+	check_eq "$run: uid 1001's failed writes moved nothing (its io_bytes)" \
+		"$(echo "$w" | jq '[.jobs[] | select(.id == "session-9.scope") | .io_bytes] | add // 0')" 0
 	check_eq "$run: one Slurm job 777 (the user's job_777 is not it)" \
 		"$(echo "$w" | jq '[.jobs[] | select(.kind == "slurm")] | length')" 1
 	check_eq "$run: shares add up" "$(echo "$w" | jq '[.jobs[].share] | add | . * 1000 | round')" 1000

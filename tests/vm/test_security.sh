@@ -28,7 +28,7 @@ check_eq "root with no output: uid after attach is nobody's" "$uid" "$nobody"
 check_eq "...and -v says so" "$(grep -c "^slotscope: running as nobody (uid $nobody) after attach" /tmp/sec.err)" 1
 check_gt "writes counted after the drop" "$(tail -n 1 /tmp/sec.json | jq '[.transports[].acquires] | add // 0')" 50
 hook() { sed -n "s/^slotscope: hook $1  *//p" /tmp/sec.err; }
-check_eq "jobs named: nfs_file_write hooked" "$(hook nfs_file_write)" fentry
+check_eq "jobs named: nfs_file_write hooked at its return" "$(hook nfs_file_write)" fexit
 caps --no-jobs
 check_eq "--no-jobs: CapEff" "$eff" 0000000000000000
 check_eq "--no-jobs: uid" "$uid" "$nobody"
