@@ -1,73 +1,163 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
+#include <time.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include "command.h"
 #include "log.h"
 #include "privs.h"
 #include "signals.h"
-
-pid_t command_start(char **argv, const char *user)
-{
-	char name[256] = "";
-	uid_t uid = 0;
-	gid_t gid = 0;
-	int who = privs_identity(user, &uid, &gid, name, sizeof(name));
-	pid_t pid;
-
-	if (who && who != -ENOENT) {
-		pr_err("cannot run %s as %s: %s\n", argv[0], user ? user : "SUDO_UID/SUDO_GID",
-		       who == -ESRCH ? "no such user" : strerror(-who));
-		errno = -who;
-		return -1;
-	}
-	pid = fork();
-	if (pid == 0) {
-		sig_child_defaults();
-		if (!who && privs_become(uid, gid, name)) {
-			fprintf(stderr, "slotscope: cannot run %s as uid %u: %s\n", argv[0], (unsigned)uid,
-				strerror(errno));
-			_exit(126);
-		}
-		execvp(argv[0], argv);
-		fprintf(stderr, "slotscope: cannot run %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	return pid;
-}
+#include "util.h"
 
 static int shell_status(int status)
 {
 	return WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 0;
 }
 
-int command_wait(pid_t pid, bool stdout_gone)
+/*
+ * The keeper, as the command's user: the command's parent, which passes on the signal number the
+ * tracer writes to @ctl (the tracer, once it is nobody, may not signal the user's processes), and
+ * exits with the command's status as a shell gives it. Stop signals from a terminal reach the
+ * command themselves (one process group); the keeper ignores them and goes when the command
+ * does. The tracer's end closed (it died) leaves the command running, as it would have been.
+ */
+static _Noreturn void keeper(int ctl, char **argv)
+{
+	int status = 0, pfd = -1;
+	sigset_t none;
+	pid_t pid;
+
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "slotscope: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(126);
+	}
+	if (pid == 0) {
+		close(ctl);
+		sig_child_defaults();
+		execvp(argv[0], argv);
+		fprintf(stderr, "slotscope: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+#ifdef SYS_pidfd_open
+	pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+#endif
+	for (;;) {
+		struct pollfd p[2] = { { .fd = pfd, .events = POLLIN }, { .fd = ctl, .events = POLLIN } };
+		unsigned char sig;
+		pid_t w = waitpid(pid, &status, WNOHANG);
+
+		if (w == pid || (w < 0 && errno != EINTR))
+			break;
+		/* no pidfd (before 5.3): look again every 100 ms */
+		if (poll(p, 2, pfd >= 0 ? -1 : 100) < 0 && errno != EINTR)
+			break;
+		if (ctl >= 0 && p[1].revents) {
+			if (read(ctl, &sig, 1) == 1)
+				kill(pid, sig);
+			else {
+				close(ctl);
+				ctl = -1;
+			}
+		}
+	}
+	_exit(shell_status(status));
+}
+
+pid_t command_start(char **argv, const char *user, int *ctl)
+{
+	char name[256] = "";
+	uid_t uid = 0;
+	gid_t gid = 0;
+	int who = privs_identity(user, &uid, &gid, name, sizeof(name)), p[2];
+	pid_t pid;
+
+	*ctl = -1;
+	if (who && who != -ENOENT) {
+		pr_err("cannot run %s as %s: %s\n", argv[0], user ? user : "SUDO_UID/SUDO_GID",
+		       who == -ESRCH ? "no such user" : strerror(-who));
+		errno = -who;
+		return -1;
+	}
+	if (pipe2(p, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		close(p[1]);
+		if (!who && privs_become(uid, gid, name)) {
+			fprintf(stderr, "slotscope: cannot run %s as uid %u: %s\n", argv[0], (unsigned)uid,
+				strerror(errno));
+			_exit(126);
+		}
+		/* a caller's ambient capabilities (CAP_BPF, CAP_PERFMON) are the tracer's, not the job's */
+		prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+		keeper(p[0], argv);
+	}
+	close(p[0]);
+	if (pid < 0) {
+		close(p[1]);
+		return -1;
+	}
+	*ctl = p[1];
+	return pid;
+}
+
+void command_signal(int ctl, int sig)
+{
+	unsigned char s = (unsigned char)sig;
+
+	if (ctl >= 0 && write(ctl, &s, 1) != 1)
+		pr_debug("cannot pass signal %d to the command: %s\n", sig, strerror(errno));
+}
+
+int command_wait(pid_t pid, int ctl, bool stdout_gone)
 {
 	int status = 0;
 
 	if (sig_stop() && !sig_child_exited())
-		kill(pid, sig_stop());
+		command_signal(ctl, sig_stop());
 	else if (stdout_gone && !sig_child_exited())
-		kill(pid, SIGTERM);
+		command_signal(ctl, SIGTERM);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
+	if (ctl >= 0)
+		close(ctl);
 	return shell_status(status);
 }
 
 int command_run_untraced(char **argv, const char *user)
 {
-	int status = 0;
+	int status = 0, ctl;
 	pid_t pid;
+	bool passed = false;
 
 	pr_warn("sunrpc is not loaded (no NFS mount): running %s untraced\n", argv[0]);
-	pid = command_start(argv, user);
+	sig_watch_child();
+	pid = command_start(argv, user, &ctl);
 	if (pid < 0)
 		return 1;
+	/* a stop signal restarts waitpid() (SA_RESTART): the wait that a signal ends is ppoll's */
+	while (!sig_child_exited()) {
+		if (sig_stop() && !passed) {
+			command_signal(ctl, sig_stop());
+			passed = true;
+		}
+		sig_wait_until(clock_s(CLOCK_MONOTONIC) + 3600);
+	}
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		if (sig_stop())
-			kill(pid, sig_stop());
+		;
+	close(ctl);
 	return shell_status(status);
 }

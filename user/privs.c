@@ -11,6 +11,7 @@
 #include <linux/capability.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include "log.h"
 #include "privs.h"
 #include "util.h"
@@ -51,29 +52,38 @@ int privs_missing(const char **name, bool *sys_admin)
 	return 0;
 }
 
-/* whether @pw may make files in the directory @dirfd and replace its @name there */
+/*
+ * whether @pw may make files in the directory @dirfd and replace its @name there: tried as @pw,
+ * in a child that becomes it, so ACLs (the package's own on node_exporter's directory), LSMs and
+ * read-only mounts answer as they will for the writes, which mode bits alone did not (#44)
+ */
 static bool writable_by(int dirfd, const char *name, const struct passwd *pw)
 {
-	gid_t groups[64];
-	int ng = 64;
-	struct stat st, f;
-	mode_t need;
+	int status = 0;
+	pid_t pid = fork();
 
-	if (fstat(dirfd, &st))
+	if (pid < 0)
 		return false;
-	if (st.st_uid == pw->pw_uid)
-		need = S_IWUSR | S_IXUSR;
-	else
-		need = S_IWOTH | S_IXOTH;
-	if (st.st_uid != pw->pw_uid && getgrouplist(pw->pw_name, pw->pw_gid, groups, &ng) >= 0)
-		for (int i = 0; i < ng; i++)
-			if (groups[i] == st.st_gid)
-				need = S_IWGRP | S_IXGRP;
-	if ((st.st_mode & need) != need)
-		return false;
-	/* a sticky directory (/tmp): a file there is replaced only by its owner */
-	return !(st.st_mode & S_ISVTX) || fstatat(dirfd, name, &f, AT_SYMLINK_NOFOLLOW) ||
-	       f.st_uid == pw->pw_uid;
+	if (pid == 0) {
+		char probe[64];
+		struct stat st, f;
+		int fd;
+
+		if (initgroups(pw->pw_name, pw->pw_gid) || setgid(pw->pw_gid) || setuid(pw->pw_uid))
+			_exit(2);
+		snprintf(probe, sizeof(probe), ".slotscope-probe.%d", (int)getpid());
+		fd = openat(dirfd, probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (fd < 0)
+			_exit(1);
+		close(fd);
+		unlinkat(dirfd, probe, 0);
+		/* a sticky directory (/tmp): a file there is replaced only by its owner */
+		_exit(fstat(dirfd, &st) || !(st.st_mode & S_ISVTX) ||
+		      fstatat(dirfd, name, &f, AT_SYMLINK_NOFOLLOW) || f.st_uid == pw->pw_uid ? 0 : 1);
+	}
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
 /*
@@ -100,9 +110,12 @@ static const struct passwd *unprivileged(const struct outfile *outs, size_t nout
 	}
 	for (size_t i = 0; i < nouts; i++)
 		if (outs[i].dirfd >= 0 && !writable_by(outs[i].dirfd, outs[i].name, pw)) {
-			snprintf(why, len, "%s could not write %s (give %s write access to its "
-				 "directory to run as %s)", pw->pw_name, outs[i].path, pw->pw_name,
-				 pw->pw_name);
+			const char *slash = strrchr(outs[i].path, '/');
+			int dl = slash ? (slash == outs[i].path ? 1 : (int)(slash - outs[i].path)) : 1;
+
+			snprintf(why, len, "%s could not write %s (to run as %s, let it write the "
+				 "directory: setfacl -m u:%s:rwx %.*s)", pw->pw_name, outs[i].path,
+				 pw->pw_name, pw->pw_name, dl, slash ? outs[i].path : ".");
 			return NULL;
 		}
 	return pw;
@@ -129,7 +142,7 @@ int privs_drop(const char *user, const struct outfile *outs, size_t nouts)
 	} else if (geteuid() == 0) {
 		pw = unprivileged(outs, nouts, why, sizeof(why));
 		if (!pw)
-			pr_info("staying uid 0 after attach, with no capability: %s\n", why);
+			pr_warn("staying uid 0 after attach, with no capability: %s\n", why);
 	}
 	/*
 	 * An empty bounding set: even uid 0 gets no capability back at an execve. It takes

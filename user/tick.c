@@ -4,6 +4,7 @@
  * rewritten, windows stepped, the dead reaped), then the summary, whatever ended it.
  */
 #include <errno.h>
+#include <signal.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +30,8 @@ struct trace {
 	struct sample start, prev;
 	struct snapshot before;		/* the jobio and clock of the snapshot before prev */
 	struct window win[WIN_KINDS];	/* checkpoints and restores */
-	pid_t child;
+	pid_t child;			/* the command's keeper */
+	int ctl;			/* its signal pipe */
 };
 
 static void links_init(struct run *r)
@@ -112,6 +114,7 @@ static int trace_begin(struct run *r, struct trace *t, int *rc)
 	for (int k = 0; k < WIN_KINDS; k++)
 		window_init(&t->win[k], &r->o.win, (enum win_kind)k);
 	t->child = -1;
+	t->ctl = -1;
 	links_init(r);
 	err = take(r, &t->start);
 	/* the start snapshot is empty: everything counted comes after it */
@@ -133,7 +136,7 @@ static int trace_begin(struct run *r, struct trace *t, int *rc)
 		*rc = 128 + sig_stop();
 	} else if (r->o.command) {
 		sig_watch_child();
-		t->child = command_start(r->o.command, r->o.user);
+		t->child = command_start(r->o.command, r->o.user, &t->ctl);
 		if (t->child < 0) {
 			pr_err("cannot start %s: %s\n", r->o.command[0], strerror(errno));
 			return -errno;
@@ -385,6 +388,22 @@ static int trace_end(struct run *r, struct trace *t)
 	return err;
 }
 
+/*
+ * The command waited for, our stop signal passed on. @failed: tracing never began (an output
+ * the dropped user cannot write), so it would run untraced: it is stopped, not left behind.
+ */
+static void end_command(struct run *r, struct trace *t, bool failed, int *rc)
+{
+	if (t->child <= 0)
+		return;
+	if (failed && !sig_stop() && !sig_child_exited()) {
+		pr_err("stopping %s: it would run untraced\n", r->o.command[0]);
+		command_signal(t->ctl, SIGTERM);
+	}
+	*rc = command_wait(t->child, t->ctl, r->out_gone);
+	t->child = -1;
+}
+
 int run_trace(struct run *r, int *rc)
 {
 	/* windows need intervals even when none are printed */
@@ -394,8 +413,10 @@ int run_trace(struct run *r, int *rc)
 	int err, end_err;
 
 	err = trace_begin(r, &t, rc);
-	if (err)
+	if (err) {
+		end_command(r, &t, true, rc);
 		goto out;
+	}
 	t0 = clock_s(CLOCK_MONOTONIC);
 	next = t0 + tick;
 	end = r->o.duration > 0 ? t0 + r->o.duration : 1e18;
@@ -421,8 +442,7 @@ int run_trace(struct run *r, int *rc)
 		if (now > next)
 			next += tick * (floor((now - next) / tick) + 1);
 	}
-	if (t.child > 0)
-		*rc = command_wait(t.child, r->out_gone);
+	end_command(r, &t, false, rc);
 	/* the first error decides the exit status; the summary is still made */
 	end_err = trace_end(r, &t);
 	if (!err)

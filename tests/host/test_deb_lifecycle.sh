@@ -4,7 +4,8 @@
 # user tools replaced by recorders of a service state. At each step the service must be where a
 # fleet needs it: a first install creates the user and starts nothing; an upgrade of a running
 # service leaves it running throughout and restarts it on the new binary (a stopped one stays
-# stopped); a removal stops it before anything else; a purge removes the user only then.
+# stopped); a removal stops it before anything else; a purge removes the ACL entry on
+# node_exporter's directory, then the user, only then.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/lib-host.sh"
 deb=$(ls "$O"/deb/slotscope_*.deb 2>/dev/null | head -n 1)
@@ -15,7 +16,7 @@ trap 'rm -rf "$work"' EXIT
 dpkg-deb -e "$deb" "$work/ctrl"
 mkdir -p "$work/bin"
 # the recorders: every call appended to $work/log; the service's state in $work/active
-for t in systemctl deb-systemd-helper deb-systemd-invoke systemd-sysusers systemd-tmpfiles useradd userdel getent; do
+for t in systemctl deb-systemd-helper deb-systemd-invoke systemd-sysusers systemd-tmpfiles useradd userdel getent setfacl; do
 	cat >"$work/bin/$t" <<EOF
 #!/bin/sh
 echo "$t \$*" >>"$work/log"
@@ -38,6 +39,8 @@ done
 cat >"$work/run" <<EOF
 #!/bin/sh
 mount -t tmpfs none /run && mkdir -p /run/systemd/system || exit 1
+# node_exporter's textfile directory, as a node with it has it (this namespace's own /var/lib)
+mount -t tmpfs none /var/lib && mkdir -p /var/lib/prometheus/node-exporter || exit 1
 s=\$1; shift
 echo "== \$s \$*" >>"$work/log"
 PATH="$work/bin:\$PATH" sh -e "$work/ctrl/\$s" "\$@"
@@ -80,7 +83,13 @@ first=$(calls "prerm remove" | head -n 1)
 [ "$(state)" = no ] && ok "remove: stopped by prerm, before anything is removed ($first)" || bad "remove: still running after prerm"
 step postrm remove
 [ -f "$work/user" ] && ok "remove: the user stays (its files may)" || bad "remove: the user went"
+: >"$work/log"
 step postrm purge
 [ ! -f "$work/user" ] && ! grep -q 'under a running' "$work/log" && ok "purge: the user removed, the service stopped first" ||
 	bad "purge: $(tr '\n' ';' <"$work/log")"
+# the group's ACL entry on node_exporter's directory, before the group is gone
+acl=$(grep -n '^setfacl -x group:slotscope /var/lib/prometheus/node-exporter' "$work/log" | cut -d: -f1)
+del=$(grep -n '^userdel' "$work/log" | cut -d: -f1)
+[ -n "$acl" ] && [ -n "$del" ] && [ "$acl" -lt "$del" ] && ok "purge: the group's ACL entry removed before the group" ||
+	bad "purge: the ACL entry stays: $(tr '\n' ';' <"$work/log")"
 exit $fails

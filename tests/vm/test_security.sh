@@ -52,6 +52,15 @@ check_eq "root-only textfile directory: CapPrm" "$prm" 0000000000000000
 check_eq "root-only textfile directory: -v says why, in one line" \
 	"$(grep -c '^slotscope: staying uid 0 after attach, with no capability: nobody could not write /var/lib/sec-root/s.prom' /tmp/sec.err)" 1
 check_eq "root-only textfile directory: the textfile written" "$(grep -c '^slotscope_tracing 1' /var/lib/sec-root/s.prom)" 1
+cp /tmp/sec.err /tmp/sec-root.err
+# root's 0755 with an ACL that lets nobody write (the package's way with node_exporter's
+# directory): it becomes nobody, as the ACL says
+mkdir -p /var/lib/sec-acl && chmod 0755 /var/lib/sec-acl && setfacl -m u:nobody:rwx /var/lib/sec-acl
+caps --prom-file /var/lib/sec-acl/s.prom --prom-keep
+check_eq "ACL lets nobody write the textfile directory: uid" "$uid" "$nobody"
+check_eq "ACL lets nobody write: the textfile, nobody's" "$(stat -c %U /var/lib/sec-acl/s.prom)" nobody
+check_eq "root-only directory: the fix named" \
+	"$(grep -c 'setfacl -m u:nobody:rwx /var/lib/sec-root)' /tmp/sec-root.err)" 1
 # one nobody may write: it becomes nobody and writes there
 mkdir -p /var/lib/sec-nobody && chown nobody /var/lib/sec-nobody
 caps --prom-file /var/lib/sec-nobody/s.prom --prom-keep
@@ -80,4 +89,33 @@ check_eq "-- COMMAND with --user nobody: the job's uid and bounding set" "$(cat 
 rm -f /tmp/cmd.out
 SUDO_UID=1000 SUDO_GID=1000 slotscope -q -- sh -c 'echo $(id -u) $(grep CapBnd /proc/self/status | cut -f2) >/tmp/cmd.out' 2>/tmp/cmd.err
 check_eq "-- COMMAND under sudo: the job runs as the caller" "$(cat /tmp/cmd.out 2>/dev/null)" "1000 0000000000000000"
+# running CMDLINE: processes whose command line is CMDLINE
+running() { for p in /proc/[0-9]*; do [ "$(tr '\0' ' ' <$p/cmdline 2>/dev/null)" = "$1 " ] && echo $p; done | wc -l; }
+# A stop signal after the drop (#44): slotscope is nobody, the job uid 1000, which nobody may not
+# signal: the command's keeper (uid 1000) passes it on; the summary is written.
+SUDO_UID=1000 SUDO_GID=1000 slotscope --json 1 -- sleep 300 >/tmp/stop.json 2>/tmp/stop.err &
+sp=$!
+i=0; until grep -q '"interval"' /tmp/stop.json 2>/dev/null || [ $i -ge 300 ]; do sleep 0.2; i=$((i + 1)); done
+check_eq "stop after the drop: slotscope runs as nobody" "$(awk '/^Uid/ { print $3 }' /proc/$sp/status)" "$nobody"
+kill -TERM $sp
+i=0; while kill -0 $sp 2>/dev/null && [ $i -lt 100 ]; do sleep 0.2; i=$((i + 1)); done
+check_eq "stop after the drop: slotscope ended within 20 s" "$(kill -0 $sp 2>/dev/null && echo running || echo ended)" ended
+wait $sp
+check_eq "stop after the drop: its status is the command's (128 + SIGTERM)" $? 143
+check_eq "stop after the drop: the command ended" "$(running 'sleep 300')" 0
+check_eq "stop after the drop: the summary written" "$(grep -c '"summary"' /tmp/stop.json)" 1
+# a non-root caller's ambient CAP_BPF and CAP_PERFMON are the tracer's, not its command's
+rm -f /tmp/amb.out
+capsh --caps="cap_bpf,cap_perfmon,cap_setpcap,cap_setuid,cap_setgid+eip" --keep=1 --user=nobody \
+	--addamb="cap_bpf,cap_perfmon" --shell=/bin/sh -- \
+	-c "exec slotscope -q -d 1 -- sh -c 'grep CapAmb /proc/self/status | cut -f2 >/tmp/amb.out'" 2>/tmp/amb.err
+check_eq "a non-root caller's ambient capabilities: none in its command" "$(cat /tmp/amb.out 2>/dev/null)" 0000000000000000
+# --user that cannot write the textfile: the command, started before the drop, is stopped and
+# waited for, not left running untraced
+mkdir -p /var/lib/sec-ro && chmod 0755 /var/lib/sec-ro
+timeout 120 slotscope --user nobody --prom-file /var/lib/sec-ro/s.prom -- sleep 200 2>/tmp/ro.err
+rc=$?
+check_eq "--user without write access: a failure, not a hang" "$([ $rc != 0 ] && [ $rc != 124 ] && echo yes)" yes
+check_eq "--user without write access: the command stopped" "$(running 'sleep 200')" 0
+check_eq "--user without write access: said so" "$(grep -c 'stopping sleep: it would run untraced' /tmp/ro.err)" 1
 exit $CHECK_FAILED
