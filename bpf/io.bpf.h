@@ -45,24 +45,22 @@ static __always_inline int FN(handle_session)(struct nfs4_session *session)
  * fails with EFAULT having moved nothing, and counting it at entry let any user take a window's
  * job from the job that wrote (#44). An error moves nothing; a short write counts its part.
  */
-static __always_inline int FN(handle_file_io)(struct kiocb *iocb, long ret, __u32 dir)
+static __always_inline int FN(file_io_count)(struct file *f, long ret, __u32 dir, bool any_fs)
 {
 	struct job_key k = { .dir = dir };
 	struct job_task t = {};
 	struct inode *ino;
-	struct file *f;
 	struct job_io *v;
 	__u64 now, *seen;
 	bool made;
 
-	ARMED_OR_RETURN();
-	if (!iocb || ret <= 0)
-		return 0;
-	f = RD(iocb, ki_filp);
-	if (!f)
+	if (!f || ret <= 0)
 		return 0;
 	ino = RD(f, f_inode);
 	if (!ino)
+		return 0;
+	/* through the VFS (vfs_write() and the like): NFS's files alone */
+	if (!any_fs && RD(ino, i_sb, s_magic) != NFS_SUPER_MAGIC)
 		return 0;
 	k.cgid = bpf_get_current_cgroup_id();
 	k.dev = RD(ino, i_sb, s_dev);
@@ -89,4 +87,18 @@ static __always_inline int FN(handle_file_io)(struct kiocb *iocb, long ret, __u3
 	if (!seen || now - *seen > 100000000ull)
 		bpf_map_update_elem(&jobtasks, &t, &now, BPF_ANY);
 	return 0;
+}
+
+static __always_inline int FN(handle_file_io)(struct kiocb *iocb, long ret, __u32 dir)
+{
+	ARMED_OR_RETURN();
+	if (!iocb || ret <= 0)
+		return 0;
+	return FN(file_io_count)(RD(iocb, ki_filp), ret, dir, true);
+}
+
+static __always_inline int FN(handle_vfs_io)(struct file *f, long ret, __u32 dir)
+{
+	ARMED_OR_RETURN();
+	return FN(file_io_count)(f, ret, dir, false);
 }

@@ -663,6 +663,39 @@ FN_RET_PAIR(nfs_file_write, JOB_WRITE)
 FN_RET_PAIR(nfs_file_read, JOB_READ)
 
 /*
+ * The same through vmlinux's own VFS, for a loader that may not hook NFS's module: fentry/fexit
+ * on a module function needs the module's BTF by id (CAP_SYS_ADMIN), a kprobe needs
+ * perf_event_paranoid <= 2 on Debian's kernels (3 by default; Ubuntu's 4), and vmlinux's
+ * functions need neither (CAP_BPF and CAP_PERFMON). write(2), pwrite64(2) and their vectored
+ * forms, on NFS files; io_uring and AIO do not pass there.
+ */
+SEC("fexit/vfs_write")
+int BPF_PROG(fexit_vfs_write, struct file *file, const char *buf, size_t count, loff_t *pos, long ret)
+{
+	return handle_vfs_io_btf(file, ret, JOB_WRITE);
+}
+
+SEC("fexit/vfs_read")
+int BPF_PROG(fexit_vfs_read, struct file *file, char *buf, size_t count, loff_t *pos, long ret)
+{
+	return handle_vfs_io_btf(file, ret, JOB_READ);
+}
+
+SEC("fexit/vfs_writev")
+int BPF_PROG(fexit_vfs_writev, struct file *file, const void *vec, unsigned long vlen, loff_t *pos,
+	     int flags, long ret)
+{
+	return handle_vfs_io_btf(file, ret, JOB_WRITE);
+}
+
+SEC("fexit/vfs_readv")
+int BPF_PROG(fexit_vfs_readv, struct file *file, const void *vec, unsigned long vlen, loff_t *pos,
+	     int flags, long ret)
+{
+	return handle_vfs_io_btf(file, ret, JOB_READ);
+}
+
+/*
  * The RDMA request pool as it is built (see effective_limit()). kprobes only: vendor builds of
  * rpcrdma often carry no BTF, and a pool is built once per transport. Every Debian ABI from 5.10
  * to 7.2 calls rpcrdma_req_create() for the pool from rpcrdma_buffer_create() alone, which

@@ -18,6 +18,7 @@
 #define MAX_SESSIONS	256
 #define MAX_JOBIO	16384	/* (cgroup, mount, direction): user space forgets the gone ones */
 #define MAX_JOBTASKS	8192	/* processes seen doing NFS file I/O, least recent forgotten first */
+#define NFS_SUPER_MAGIC	0x6969
 #define MAX_FILE_CALLS	4096	/* threads inside NFS's write or read at once (kretprobe design) */
 
 #define ADDR_LEN	48

@@ -18,8 +18,11 @@
 enum hook_kind { TP, FUNC, FUNC_RET };
 
 /* Which event design a hook belongs to (see enum events); ALL: both. */
-/* which design a hook serves; G_JOBS: both, unless --no-jobs leaves jobs unnamed */
-enum hook_group { G_ALL, G_FN, G_TP, G_JOBS };
+/*
+ * which design a hook serves; G_JOBS: both, unless --no-jobs leaves jobs unnamed; G_JOBS_VFS:
+ * the same through vmlinux's VFS, when NFS's own functions cannot be hooked
+ */
+enum hook_group { G_ALL, G_FN, G_TP, G_JOBS, G_JOBS_VFS };
 
 struct hook {
 	const char *name;
@@ -35,7 +38,7 @@ struct hook {
 	char why[160];			/* the verifier's reason, for the message */
 };
 
-#define NHOOKS 16
+#define NHOOKS 20
 /* the verifier's log of a program that fails to load; a level-1 log of ours fits easily */
 #define VLOG_SIZE (256 * 1024)
 

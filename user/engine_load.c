@@ -80,12 +80,19 @@ static void add_hooks(struct engine *e)
 		  "a client id the kernel reuses for a new mount keeps the mount of the client it was",
 		  s->progs.btf_rpc_clnt_free, s->progs.raw_rpc_clnt_free },
 		/* at the return: the bytes moved, not the bytes asked for (#44) */
-		{ "nfs_file_write", FUNC_RET, G_JOBS, false,
-		  "a window's jobs are not named (no bytes per cgroup)",
+		{ "nfs_file_write", FUNC_RET, G_JOBS, false, "jobs are named through vfs_write",
 		  s->progs.fexit_nfs_file_write, s->progs.kretprobe_nfs_file_write },
-		{ "nfs_file_read", FUNC_RET, G_JOBS, false,
-		  "a restore window's jobs are not named (no bytes per cgroup)",
+		{ "nfs_file_read", FUNC_RET, G_JOBS, false, "jobs are named through vfs_read",
 		  s->progs.fexit_nfs_file_read, s->progs.kretprobe_nfs_file_read },
+		/* where the two above cannot be hooked (the unit's capabilities at Debian's defaults) */
+		{ "vfs_write", FUNC_RET, G_JOBS_VFS, false,
+		  "a window's jobs are not named (no bytes per cgroup)", s->progs.fexit_vfs_write, NULL },
+		{ "vfs_read", FUNC_RET, G_JOBS_VFS, false,
+		  "a restore window's jobs are not named (no bytes per cgroup)", s->progs.fexit_vfs_read, NULL },
+		{ "vfs_writev", FUNC_RET, G_JOBS_VFS, false, "writev(2)'s bytes are not counted for jobs",
+		  s->progs.fexit_vfs_writev, NULL },
+		{ "vfs_readv", FUNC_RET, G_JOBS_VFS, false, "readv(2)'s bytes are not counted for jobs",
+		  s->progs.fexit_vfs_readv, NULL },
 	};
 
 	e->nhooks = NHOOKS;
@@ -101,7 +108,7 @@ static void add_hooks(struct engine *e)
 		h->progs[0] = t[i].a;
 		h->progs[1] = t[i].b;
 		/* a kretprobe's entry kprobe: kretprobe_X's is kprobe_X */
-		if (t[i].kind == FUNC_RET) {
+		if (t[i].kind == FUNC_RET && t[i].b) {
 			char entry[64];
 
 			snprintf(entry, sizeof(entry), "kprobe_%s", h->name);
@@ -203,7 +210,7 @@ static int attach_probe(struct engine *e)
 			struct bpf_program *p = h->progs[v];
 			struct bpf_link *l;
 
-			if (!bpf_program__autoload(p) || bpf_program__type(p) != BPF_PROG_TYPE_TRACING ||
+			if (!p || !bpf_program__autoload(p) || bpf_program__type(p) != BPF_PROG_TYPE_TRACING ||
 			    (bpf_program__expected_attach_type(p) != BPF_TRACE_FENTRY &&
 			     bpf_program__expected_attach_type(p) != BPF_TRACE_FEXIT))
 				continue;
@@ -287,7 +294,7 @@ static int load_once(struct engine *e)
 		for (int v = 0; v < 2; v++) {
 			struct bpf_program *p = e->hooks[i].progs[v];
 
-			if (!bpf_program__autoload(p))
+			if (!p || !bpf_program__autoload(p))
 				continue;
 			e->vlog[i][v] = calloc(1, VLOG_SIZE);
 			if (!e->vlog[i][v] || bpf_program__set_log_buf(p, e->vlog[i][v], VLOG_SIZE))

@@ -157,7 +157,7 @@ static void probe_hooks(struct engine *e)
 	kallsyms_find(e, funcs, e->nhooks, found);
 	for (size_t i = 0; i < e->nhooks; i++)
 		if (funcs[i])
-			e->hooks[i].have[1] = found[i];
+			e->hooks[i].have[1] = found[i] && e->hooks[i].progs[1];
 }
 
 /*
@@ -203,6 +203,8 @@ static enum events choose_events(const struct engine *e)
  */
 int choose_methods(struct engine *e)
 {
+	bool nfs_jobs = false;	/* NFS's own file I/O hooked: the VFS's not needed */
+
 	probe_hooks(e);
 	e->events = choose_events(e);
 	for (size_t i = 0; i < e->nhooks; i++) {
@@ -214,12 +216,16 @@ int choose_methods(struct engine *e)
 		st->required = h->required;
 		st->in_design = h->group == G_ALL || (h->group == G_JOBS && !e->o.no_jobs) ||
 				(h->group == G_FN && e->events == EVENTS_FUNCTIONS) ||
-				(h->group == G_TP && e->events == EVENTS_TRACEPOINTS);
+				(h->group == G_TP && e->events == EVENTS_TRACEPOINTS) ||
+				(h->group == G_JOBS_VFS && !e->o.no_jobs && !nfs_jobs);
 		pick = st->in_design ? pick_variant(e, h) : -1;
+		if (pick >= 0 && h->group == G_JOBS)
+			nfs_jobs = true;
 		st->method = pick < 0 ? HOOK_OFF : h->kind == TP ? HOOK_TP_BTF + pick :
 			     h->kind == FUNC ? HOOK_FENTRY + pick : HOOK_FEXIT + pick;
 		for (int p = 0; p < 2; p++) {
-			bpf_program__set_autoload(h->progs[p], p == pick);
+			if (h->progs[p])
+				bpf_program__set_autoload(h->progs[p], p == pick);
 			if (h->with[p])
 				bpf_program__set_autoload(h->with[p], p == pick);
 		}
