@@ -18,7 +18,11 @@
 #
 # Lanes: a VM script marked "#% lane: idle" spends its time waiting on a server that holds every
 # call (a second of netem or of rdma_call_delay), not on the CPU: such scripts run one at a time
-# beside the others (RUN_LANES=0 runs everything in order). Their reports print when they end.
+# beside the others. The other VM scripts are shared by VM_LANES lanes (default 2: one VM alone
+# left a 2-core host a third idle), each taking the next one not yet taken, in the order given;
+# those after an @wait start once its build is done, in whichever lane. Unit and host tests stay
+# in the first lane, in order. RUN_LANES=0 runs everything in order, one at a time. Reports print
+# as tests end.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=${O:-build}
@@ -40,7 +44,7 @@ GUEST_FAULT='Oops:|BUG: unable to handle|general protection fault|Kernel panic|k
 
 # vm_run: the VM test $t on $kernel with $envs, its server, vCPUs and timeout, its output in $log.host
 vm_run() {
-	KERNEL=$kernel VM_ENV=$envs VM_SERVER=${server:+$top/$server} SLOTSCOPE_NO_MAKE=1 VM_QUIET=1 \
+	KERNEL=$kernel VM_ENV=$envs VM_SERVER=${server:+$top/$server} SLOTSCOPE_NO_MAKE=1 VM_QUIET=1 VM_OUT=$runs \
 		VM_SMP=${smp:-${VM_SMP:-2}} VM_TIMEOUT=${tmo:-${VM_TIMEOUT:-600}} "$top/tools/vm/run" "$t" >"$log.host" 2>&1
 }
 
@@ -85,8 +89,9 @@ run_one() {
 		# per VM (two VMs of two on a 2-core host starve each other's emulated CPUs); "#% timeout:
 		# S", a test that needs longer than the default
 		server=$(marker "$t" server) smp=$(marker "$t" smp) tmo=$(marker "$t" timeout)
-		# where tools/vm/run leaves this run's console, dmesg, stall.txt
-		runs=$out/vm${kernel:+/k/$kernel}/runs/$(basename "$t" .sh)
+		# where tools/vm/run leaves this run's console, dmesg, stall.txt: one per variant, as
+		# two variants of one script may run at once in two lanes
+		runs=$out/vm${kernel:+/k/$kernel}/runs/$(basename "$t" .sh)${envs:+@${envs// /@}}
 		vm_run
 		rc=$?
 		if [ "$rc" = 124 ]; then
@@ -199,14 +204,41 @@ if [ ${#idle[@]} -gt 0 ]; then
 	( for e in "${idle[@]}"; do run_one "${e#*:}" "${e%%:*}"; done ) &
 	lane=$!
 fi
+# claim N: test N is this lane's to run (no other lane took it)
+claim() { mkdir "$resdir/claim.$1" 2>/dev/null; }
+is_vm() { local f=${1%%@*}; [[ $f == */vm/*.sh ]]; }
+# share_vm: another lane over the VM tests of the main list, as the first lane takes them too
+share_vm() {
+	local e spec rcfile=
+	for e in "${main[@]}"; do
+		spec=${e#*:}
+		case $spec in
+		@wait:*) rcfile=${spec#@wait:} rcfile=${rcfile%%:*}; continue ;;
+		esac
+		is_vm "$spec" || continue
+		claim "${e%%:*}" || continue
+		if [ -n "$rcfile" ]; then
+			until [ -s "$rcfile" ]; do sleep 2; done
+		fi
+		run_one "$spec" "${e%%:*}"
+	done
+}
+shared=()
+if [ "${RUN_LANES:-1}" = 1 ]; then
+	for ((l = 1; l < ${VM_LANES:-2}; l++)); do
+		share_vm &
+		shared+=($!)
+	done
+fi
 for e in "${main[@]}"; do
 	case ${e#*:} in
 	@wait:*) wait_for "${e#*:}" "${e%%:*}" ;;
-	*) run_one "${e#*:}" "${e%%:*}" ;;
+	*) ! is_vm "${e#*:}" || claim "${e%%:*}" && run_one "${e#*:}" "${e%%:*}" ;;
 	esac
 	flush
 done
 [ -z "$lane" ] || wait "$lane"
+[ ${#shared[@]} = 0 ] || wait "${shared[@]}"
 flush
 
 pass=0 fail=0 skip=0 sum=0 failed=()

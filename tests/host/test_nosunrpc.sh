@@ -2,7 +2,7 @@
 # A node with no NFS client (this machine has no sunrpc): an exporter waits for it at one access()
 # a tick, within -d and COUNT; `-- COMMAND` exits 77 naming --run-untraced, which runs the job
 # untraced, as --user, else as the user who ran sudo, with no capability to regain (empty
-# bounding set), else as the invoker.
+# bounding set, no ambient ones), else as the invoker; a stop signal ends it.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/lib-host.sh"
 [ ! -d /sys/module/sunrpc ] || { echo "SKIP sunrpc is loaded here: the host cannot show a node without it"; exit 77; }
@@ -65,6 +65,26 @@ out=$(SUDO_UID=1000 SUDO_GID=1000 caps --user nobody)
 [ "$(echo "$out" | head -n 1 | cut -d' ' -f1)" = "$(id -u nobody)" ] && ok "--user beats SUDO_UID" || bad "--user with SUDO_UID: $out"
 out=$(caps)
 [ "$(echo "$out" | head -n 1 | cut -d' ' -f1)" = 0 ] && ok "root without sudo or --user: the job is root's own" || bad "as root: $out"
+# a stop signal reaches the job, and our status is its (#44: waitpid() restarted after it, and the
+# job ran on to its end)
+"$ss" --run-untraced -- sleep 30 2>/dev/null &
+pid=$!
+sleep 1
+kill -TERM $pid
+t0=$(date +%s)
+wait $pid
+rc=$?
+[ $rc = 143 ] && [ $(($(date +%s) - t0)) -le 5 ] && ok "--run-untraced: SIGTERM ends the job, status 143" ||
+	bad "--run-untraced: SIGTERM: exit $rc after $(($(date +%s) - t0)) s"
+[ "$(pgrep -xf 'sleep 30' | wc -l)" = 0 ] && ok "--run-untraced: the job is gone" || bad "--run-untraced: the job runs on"
+# a non-root caller's ambient capabilities are not its job's
+if command -v capsh >/dev/null; then
+	out=$(capsh --caps="cap_bpf,cap_perfmon,cap_setpcap,cap_setuid,cap_setgid+eip" --keep=1 --user=nobody \
+		--addamb="cap_bpf,cap_perfmon" --shell=/bin/sh -- -c \
+		"exec $ss --run-untraced -- sh -c 'grep CapAmb /proc/self/status | cut -f2'" 2>/dev/null)
+	[ "$out" = 0000000000000000 ] && ok "a caller's ambient CAP_BPF, CAP_PERFMON: none in the job" ||
+		bad "a caller's ambient capabilities in the job: $out"
+fi
 "$ss" --user no-such-user-here --run-untraced -- true 2>"$work/nu.err"
 rc=$?
 [ $rc != 0 ] && grep -q 'no such user' "$work/nu.err" && ok "an unknown --user: exit $rc, said: $(head -n 1 "$work/nu.err")" ||

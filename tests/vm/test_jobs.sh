@@ -38,9 +38,10 @@ caps="cap_bpf,cap_perfmon"
 rm -f /tmp/root.json /tmp/unit.json /tmp/defaults.json
 slotscope --json 1 --ckpt-threshold 0.5 >/tmp/root.json 2>/tmp/root.err &
 rp=$!
-# unit CAPS_ONLY_RUN: slotscope as nobody with the unit's capabilities alone
+# unit NAME: slotscope as nobody with the unit's capabilities alone (exec: the pid of "unit NAME &" is
+# slotscope's, which a SIGINT reaches; a background subshell would ignore it)
 unit() {
-	capsh --caps="$caps,cap_setpcap,cap_setuid,cap_setgid+eip" --keep=1 --user=nobody --addamb="$caps" \
+	exec capsh --caps="$caps,cap_setpcap,cap_setuid,cap_setgid+eip" --keep=1 --user=nobody --addamb="$caps" \
 		--shell=/bin/sh -- -c "exec slotscope -v --json 1 --ckpt-threshold 0.5 --mounts-of 1 >/tmp/$1.json 2>/tmp/$1.err"
 }
 tracing() { grep -q '"interval"' /tmp/$1.json 2>/dev/null; }
