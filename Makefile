@@ -69,7 +69,7 @@ BUILD_DEBS += gcc-aarch64-linux-gnu libc6-dev-arm64-cross libbpf-dev:arm64 libel
 endif
 # what booting the test VM needs (the demo's whole list beside the build's)
 VM_DEBS := qemu-system-x86 qemu-system-data cpio xz-utils zstd kmod gawk debian-archive-keyring
-TEST_DEBS := $(VM_DEBS) libcmocka-dev python3 \
+TEST_DEBS := $(VM_DEBS) libcmocka-dev python3 libcap2-bin \
 	libxml2-utils libclang-rt-14-dev chromium systemd dpkg-dev debhelper lintian fakeroot rpm rpmlint kmod \
 	qemu-system-arm qemu-user-static gcc-aarch64-linux-gnu libc6-dev-arm64-cross libbpf-dev:arm64 libelf-dev:arm64 \
 	zlib1g-dev:arm64 libibverbs-dev:arm64
