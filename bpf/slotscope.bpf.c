@@ -427,33 +427,34 @@ static __always_inline int track_release(__u64 rq)
 
 /*
  * How each request's last release was judged (account_release()), for its hand-off if one
- * follows (enum acq_via): in the entry mark_of() gives the request, its address (a pointer to the
- * verifier: stored and compared, never masked) and whether the release freed its slot. Plain
- * stores at every release, loads at a hand-off; an entry another request's release took over
- * reads as not known, and an untracked release clears its own, so a hand-off never reads an
- * earlier cycle's verdict.
+ * follows (enum acq_via): in the entry mark_of() gives the request, its address when the release
+ * kept the slot, its address + 1 when it freed it (slab objects are aligned; a pointer to the
+ * verifier takes a constant offset, not a mask). One word, one store: two requests that share an
+ * entry and are released at once on two CPUs never leave one's address with the other's verdict
+ * (two words could, and a kept release read as freed counted its slot twice: test_level_truth,
+ * tracepoints, 13 points high once in 20). A plain store at every release, a load at a hand-off;
+ * an entry another request's release took over reads as not known, and an untracked release
+ * clears its own, so a hand-off never reads an earlier cycle's verdict.
  */
-__u64 rel_rq[MAX_MARKS];
-__u8 rel_freed[MAX_MARKS];
+__u64 rel_mark[MAX_MARKS];
 
 static __always_inline void release_mark(__u64 rq, bool tracked, bool kept)
 {
 	__u32 i = mark_of(rq);
 
 	if (!tracked) {
-		if (rel_rq[i] == rq)
-			rel_rq[i] = 0;
-		return;
+		if (rel_mark[i] == rq || rel_mark[i] == rq + 1)
+			rel_mark[i] = 0;
+	} else if (kept) {
+		rel_mark[i] = rq;
+	} else {
+		rel_mark[i] = rq + 1;
 	}
-	rel_freed[i] = !kept;
-	rel_rq[i] = rq;
 }
 
 static __always_inline enum acq_via release_judged(__u64 rq)
 {
-	__u32 i = mark_of(rq);
-
-	return rel_rq[i] == rq && rel_freed[i] ? ACQ_HANDED_FREED : ACQ_HANDED;
+	return rel_mark[mark_of(rq)] == rq + 1 ? ACQ_HANDED_FREED : ACQ_HANDED;
 }
 
 /*

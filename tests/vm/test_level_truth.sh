@@ -73,4 +73,6 @@ check_eq "every level within 1 point of busy time (worst: level $2, $1 points)" 
 	"$(awk -v w="$1" 'BEGIN { print (w <= 1.0) ? "yes" : "no" }')" yes
 check_eq "at the limit within 1 point (truth $3, slotscope $4)" \
 	"$(awk -v a="$3" -v b="$4" 'BEGIN { d = a - b; if (d < 0) d = -d; print (d <= 1.0) ? "yes" : "no" }')" yes
+# a failure's evidence, for the host: the truth's events and slotscope's lines
+[ "$CHECK_FAILED" = 0 ] || cp /tmp/bt.out /tmp/s.json /out/ 2>/dev/null
 exit $CHECK_FAILED
