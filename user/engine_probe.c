@@ -167,8 +167,14 @@ static void probe_hooks(struct engine *e)
  */
 static int pick_variant(const struct engine *e, const struct hook *h)
 {
+	/*
+	 * the fallback is forced for the module's hooks (no module BTF by id without CAP_SYS_ADMIN,
+	 * or asked); vmlinux's own functions (the VFS's) are attached by their vmlinux BTF id
+	 */
+	bool forced = e->o.force_fallback && h->group != G_JOBS_VFS;
+
 	for (int v = 0; v < 2; v++)
-		if (h->have[v] && !(h->refused & (1u << v)) && !(v == 0 && e->o.force_fallback) &&
+		if (h->have[v] && !(h->refused & (1u << v)) && !(v == 0 && forced) &&
 		    !(v == 1 && h->kind != TP && e->o.no_kprobes))
 			return v;
 	return -1;
