@@ -76,6 +76,23 @@ static _Noreturn void keeper(int ctl, char **argv)
 	_exit(shell_status(status));
 }
 
+/*
+ * The keeper never execs, so O_CLOEXEC closes nothing for it: the tracer's BPF program, link and
+ * map fds, its outputs' directories and the mount table would stay open in a process of the
+ * user's for as long as the command runs. Everything but stdio and @keep goes.
+ */
+static void keep_only(int keep)
+{
+#ifdef SYS_close_range
+	if (!(keep > 3 && syscall(SYS_close_range, 3, keep - 1, 0)) &&
+	    !syscall(SYS_close_range, keep + 1, ~0u, 0))
+		return;
+#endif
+	for (int fd = 3; fd < 65536; fd++)
+		if (fd != keep)
+			close(fd);
+}
+
 pid_t command_start(char **argv, const char *user, int *ctl)
 {
 	char name[256] = "";
@@ -96,6 +113,7 @@ pid_t command_start(char **argv, const char *user, int *ctl)
 	pid = fork();
 	if (pid == 0) {
 		close(p[1]);
+		keep_only(p[0]);
 		if (!who && privs_become(uid, gid, name)) {
 			fprintf(stderr, "slotscope: cannot run %s as uid %u: %s\n", argv[0], (unsigned)uid,
 				strerror(errno));

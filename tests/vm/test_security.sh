@@ -104,6 +104,9 @@ wait $sp
 check_eq "stop after the drop: its status is the command's (128 + SIGTERM)" $? 143
 check_eq "stop after the drop: the command ended" "$(running 'sleep 300')" 0
 check_eq "stop after the drop: the summary written" "$(grep -c '"summary"' /tmp/stop.json)" 1
+# the keeper (the command's parent, which never execs) holds none of the tracer's BPF fds
+slotscope -q -- sh -c 'for f in /proc/$PPID/fd/*; do readlink $f; done | grep -c "bpf" >/tmp/kfd.out' 2>/dev/null
+check_eq "the command's keeper holds no BPF program, link or map" "$(cat /tmp/kfd.out 2>/dev/null)" 0
 # a non-root caller's ambient CAP_BPF and CAP_PERFMON are the tracer's, not its command's
 rm -f /tmp/amb.out
 capsh --caps="cap_bpf,cap_perfmon,cap_setpcap,cap_setuid,cap_setgid+eip" --keep=1 --user=nobody \
