@@ -78,19 +78,24 @@ static __always_inline void cg_name_note(__u64 cgid)
 		up = kn_parent(kn);
 		if (!up)
 			break;
-		if (bpf_probe_read_kernel_str(n->comp[i], CG_COMP, BPF_CORE_READ(kn, name)) <= 0)
+		long len = bpf_probe_read_kernel_str(n->comp[i], CG_COMP, BPF_CORE_READ(kn, name));
+
+		if (len <= 0)
 			return;
-		n->depth = i + 1;
+		/* a name that filled the buffer may be cut: not a path to name a job by */
+		if (len >= CG_COMP)
+			n->depth |= CG_NAME_TRUNC;
+		n->depth = (n->depth & CG_NAME_TRUNC) | (i + 1);
 		kn = up;
 	}
-	if (n->depth == CG_DEPTH && kn_parent(kn))
+	if ((n->depth & ~CG_NAME_TRUNC) == CG_DEPTH && kn_parent(kn))
 		n->depth |= CG_NAME_TRUNC;
 	bpf_map_update_elem(&cg_names, &cgid, n, BPF_NOEXIST);
 }
 
 /* the kprobe design's calls in NFS's write or read: thread -> its struct kiocb *, for the kretprobe */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, MAX_FILE_CALLS);
 	__type(key, __u64);
 	__type(value, __u64);

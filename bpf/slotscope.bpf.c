@@ -197,8 +197,9 @@ static __always_inline void release_mark(__u64 rq, bool tracked, bool kept)
 	__u32 i = mark_of(rq);
 
 	if (!tracked) {
-		if (rel_mark[i] == rq || rel_mark[i] == rq + 1)
-			rel_mark[i] = 0;
+		/* its own verdict only: another request's, stored meanwhile, stays */
+		if (__sync_val_compare_and_swap(&rel_mark[i], rq, 0) != rq)
+			__sync_val_compare_and_swap(&rel_mark[i], rq + 1, 0);
 	} else if (kept) {
 		rel_mark[i] = rq;
 	} else {

@@ -35,7 +35,10 @@ logdir=$out/test-logs
 mkdir -p "$logdir"
 rm -rf "$logdir/results"	# the one shared directory of before
 resdir=$(mktemp -d "$logdir/results.XXXXXX") || exit 1
-trap 'rm -rf "$resdir"' EXIT
+# an interrupted run takes its lanes with it (background subshells ignore SIGINT)
+lane= shared=()
+trap 'for l in $lane ${shared[@]+"${shared[@]}"}; do pkill -TERM -P "$l" 2>/dev/null; kill "$l" 2>/dev/null; done; rm -rf "$resdir"' EXIT
+trap 'exit 130' INT TERM
 t_start=$SECONDS
 
 # a guest kernel's own fault under TCG (text poking, emulated CPU state), as its console says it:
@@ -199,7 +202,6 @@ if [ ${#idle[@]} -gt 1 ]; then
 		f=${e#*:}; f=${f%%@*}; echo "$(marker "$f" timeout | grep -E '^[0-9]+$' || echo "${VM_TIMEOUT:-600}") $e"
 	done | sort -k1,1nr -s | cut -d' ' -f2-)
 fi
-lane=
 if [ ${#idle[@]} -gt 0 ]; then
 	( for e in "${idle[@]}"; do run_one "${e#*:}" "${e%%:*}"; done ) &
 	lane=$!
@@ -223,7 +225,6 @@ share_vm() {
 		run_one "$spec" "${e%%:*}"
 	done
 }
-shared=()
 if [ "${RUN_LANES:-1}" = 1 ]; then
 	for ((l = 1; l < ${VM_LANES:-2}; l++)); do
 		share_vm &

@@ -61,9 +61,12 @@ static _Noreturn void keeper(int ctl, char **argv)
 
 		if (w == pid || (w < 0 && errno != EINTR))
 			break;
-		/* no pidfd (before 5.3): look again every 100 ms */
-		if (poll(p, 2, pfd >= 0 ? -1 : 100) < 0 && errno != EINTR)
+		/* no pidfd (before 5.3): look again every 100 ms; poll failing: wait for it alone */
+		if (poll(p, 2, pfd >= 0 ? -1 : 100) < 0 && errno != EINTR) {
+			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+				;
 			break;
+		}
 		if (ctl >= 0 && p[1].revents) {
 			if (read(ctl, &sig, 1) == 1)
 				kill(pid, sig);
@@ -81,16 +84,26 @@ static _Noreturn void keeper(int ctl, char **argv)
  * map fds, its outputs' directories and the mount table would stay open in a process of the
  * user's for as long as the command runs. Everything but stdio and @keep goes.
  */
-static void keep_only(int keep)
+static int keep_only(int keep)
 {
+	/* stdio closed at our start: the pipe may be fd 0-2, which the command's stdio keeps */
+	if (keep < 3) {
+		int k = fcntl(keep, F_DUPFD_CLOEXEC, 3);
+
+		if (k < 0)
+			return keep;
+		close(keep);
+		keep = k;
+	}
 #ifdef SYS_close_range
 	if (!(keep > 3 && syscall(SYS_close_range, 3, keep - 1, 0)) &&
 	    !syscall(SYS_close_range, keep + 1, ~0u, 0))
-		return;
+		return keep;
 #endif
 	for (int fd = 3; fd < 65536; fd++)
 		if (fd != keep)
 			close(fd);
+	return keep;
 }
 
 pid_t command_start(char **argv, const char *user, int *ctl)
@@ -113,7 +126,7 @@ pid_t command_start(char **argv, const char *user, int *ctl)
 	pid = fork();
 	if (pid == 0) {
 		close(p[1]);
-		keep_only(p[0]);
+		p[0] = keep_only(p[0]);
 		if (!who && privs_become(uid, gid, name)) {
 			fprintf(stderr, "slotscope: cannot run %s as uid %u: %s\n", argv[0], (unsigned)uid,
 				strerror(errno));
@@ -132,6 +145,13 @@ pid_t command_start(char **argv, const char *user, int *ctl)
 	return pid;
 }
 
+bool command_exited(pid_t pid)
+{
+	siginfo_t si = { 0 };
+
+	return !waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) && si.si_pid == pid;
+}
+
 void command_signal(int ctl, int sig)
 {
 	unsigned char s = (unsigned char)sig;
@@ -144,9 +164,9 @@ int command_wait(pid_t pid, int ctl, bool stdout_gone)
 {
 	int status = 0;
 
-	if (sig_stop() && !sig_child_exited())
+	if (sig_stop() && !command_exited(pid))
 		command_signal(ctl, sig_stop());
-	else if (stdout_gone && !sig_child_exited())
+	else if (stdout_gone && !command_exited(pid))
 		command_signal(ctl, SIGTERM);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
@@ -166,13 +186,18 @@ int command_run_untraced(char **argv, const char *user)
 	pid = command_start(argv, user, &ctl);
 	if (pid < 0)
 		return 1;
-	/* a stop signal restarts waitpid() (SA_RESTART): the wait that a signal ends is ppoll's */
-	while (!sig_child_exited()) {
-		if (sig_stop() && !passed) {
+	/*
+	 * A stop signal restarts waitpid() (SA_RESTART): the wait that a signal ends is ppoll's.
+	 * Once it is passed on, waitpid() alone (ppoll would return at once from then on).
+	 */
+	while (!passed && !command_exited(pid)) {
+		sig_wait_until(clock_s(CLOCK_MONOTONIC) + 3600);
+		if (sig_stop()) {
 			command_signal(ctl, sig_stop());
 			passed = true;
+		} else if (sig_child_exited() && !command_exited(pid)) {
+			sig_child_clear();
 		}
-		sig_wait_until(clock_s(CLOCK_MONOTONIC) + 3600);
 	}
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;

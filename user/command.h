@@ -13,6 +13,11 @@
  * with errno when it cannot be started (said here when the user is wrong).
  */
 pid_t command_start(char **argv, const char *user, int *ctl);
+/*
+ * the keeper @pid has exited (and is not reaped yet): a SIGCHLD may be another child's, such as
+ * privs_drop()'s writability probes
+ */
+bool command_exited(pid_t pid);
 /* signal @sig to the command through its keeper's @ctl */
 void command_signal(int ctl, int sig);
 /*

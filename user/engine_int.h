@@ -60,6 +60,7 @@ struct engine {
 	struct hook hooks[NHOOKS];
 	struct hook_status status[NHOOKS];
 	enum events events;		/* the design taken by the last choose_methods() */
+	bool fallback_asked;		/* SLOTSCOPE_ATTACH=fallback, not forced by missing CAP_SYS_ADMIN */
 	char *vlog[NHOOKS][2];
 	/* the RDMA pool counters attach once rpcrdma is loaded (see slotscope.bpf.c) */
 	struct bpf_link *pool_links[2];

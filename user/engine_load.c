@@ -400,6 +400,7 @@ int engine_open(struct engine **out, const struct engine_opts *o, char *why, siz
 	}
 	if (e->mods[3])
 		rdma_pool_from_btf(e, e->mods[3]);
+	e->fallback_asked = e->o.force_fallback;
 	if (e->o.no_btf_ids && e->mods[0]) {
 		err = merged_btf(e);
 		if (err) {

@@ -180,6 +180,21 @@ static int pick_variant(const struct engine *e, const struct hook *h)
 	return -1;
 }
 
+/* a jobs hook of the write direction (nfs_file_write, vfs_write, vfs_writev) */
+static bool is_write(const struct hook *h)
+{
+	return strstr(h->name, "write") != NULL;
+}
+
+/* vmlinux's vfs_write (@write) or vfs_read can be hooked by fexit */
+static bool vfs_fexit(const struct engine *e, bool write)
+{
+	for (size_t i = 0; i < e->nhooks; i++)
+		if (e->hooks[i].group == G_JOBS_VFS && !strcmp(e->hooks[i].name, write ? "vfs_write" : "vfs_read"))
+			return pick_variant(e, &e->hooks[i]) == 0;
+	return false;
+}
+
 /*
  * The function design when every hook it requires can be attached (and was not refused), else
  * the tracepoints, which every supported kernel has: no kernel is refused for lacking a function.
@@ -209,7 +224,7 @@ static enum events choose_events(const struct engine *e)
  */
 int choose_methods(struct engine *e)
 {
-	bool nfs_jobs = false;	/* NFS's own file I/O hooked: the VFS's not needed */
+	bool nfs_jobs[2] = { false, false };	/* NFS's own write, read hooked: the VFS's not needed */
 
 	probe_hooks(e);
 	e->events = choose_events(e);
@@ -223,10 +238,24 @@ int choose_methods(struct engine *e)
 		st->in_design = h->group == G_ALL || (h->group == G_JOBS && !e->o.no_jobs) ||
 				(h->group == G_FN && e->events == EVENTS_FUNCTIONS) ||
 				(h->group == G_TP && e->events == EVENTS_TRACEPOINTS) ||
-				(h->group == G_JOBS_VFS && !e->o.no_jobs && !nfs_jobs);
+				(h->group == G_JOBS_VFS && !e->o.no_jobs && !nfs_jobs[is_write(h)]);
 		pick = st->in_design ? pick_variant(e, h) : -1;
+		/*
+		 * A kretprobe sees the returns of at most max(10, 2 x CPUs) calls at once (the
+		 * kernel's maxactive): writers beyond that would go uncounted. vmlinux's fexit has
+		 * no such bound, so it is taken over the kretprobe unless the fallback was asked for.
+		 */
+		if (pick == 1 && h->group == G_JOBS && !e->fallback_asked && vfs_fexit(e, is_write(h))) {
+			pr_debug("hook %s: through the VFS's fexit rather than a kretprobe\n", h->name);
+			for (int p = 0; p < 2; p++)
+				bpf_program__set_autoload(h->progs[p], false);
+			if (h->with[1])
+				bpf_program__set_autoload(h->with[1], false);
+			st->method = HOOK_OFF;
+			continue;
+		}
 		if (pick >= 0 && h->group == G_JOBS)
-			nfs_jobs = true;
+			nfs_jobs[is_write(h)] = true;
 		st->method = pick < 0 ? HOOK_OFF : h->kind == TP ? HOOK_TP_BTF + pick :
 			     h->kind == FUNC ? HOOK_FENTRY + pick : HOOK_FEXIT + pick;
 		for (int p = 0; p < 2; p++) {

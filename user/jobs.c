@@ -358,8 +358,11 @@ int cgroups_learn(struct cgroups *c, const struct snapshot *snap, double now)
 		return 0;
 	for (size_t i = 0; i < snap->njobio; i++) {
 		__u64 id = snap->jobio[i].k.cgid;
-		struct cg_ent *e = entry(c, id);
+		struct cg_ent key = { .id = id }, *e;
 		bool dup = false;
+
+		/* the sorted part alone: what this loop appends is looked through below */
+		e = had ? bsearch(&key, c->e, had, sizeof(*c->e), by_id) : NULL;
 
 		if (e) {
 			e->used = now;
@@ -387,14 +390,16 @@ int cgroups_learn(struct cgroups *c, const struct snapshot *snap, double now)
 	if (nwant && (!c->scanned || now - c->scanned >= 1))
 		walk_for(c, want, nwant, now);
 	free(want);
+	/* anything appended (and maybe as much evicted): sorted by id again, for entry() */
+	if (c->n == had)
+		return err;
 	if (c->n > CGROUPS_MAX) {
 		qsort(c->e, c->n, sizeof(*c->e), by_used_desc);
 		for (size_t i = CGROUPS_MAX; i < c->n; i++)
 			free(c->e[i].path);
 		c->n = CGROUPS_MAX;
 	}
-	if (c->n != had)
-		qsort(c->e, c->n, sizeof(*c->e), by_id);
+	qsort(c->e, c->n, sizeof(*c->e), by_id);
 	return err;
 }
 

@@ -59,6 +59,11 @@ bool sig_child_exited(void)
 	return child_exited;
 }
 
+void sig_child_clear(void)
+{
+	child_exited = 0;
+}
+
 void sig_child_defaults(void)
 {
 	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)

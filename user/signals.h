@@ -18,6 +18,8 @@ int sig_stop(void);
 /* notice the command's exit (not its stops: a job suspended and continued goes on) */
 void sig_watch_child(void);
 bool sig_child_exited(void);
+/* a SIGCHLD that was not the command's (a helper child of ours): forget it */
+void sig_child_clear(void);
 /* in a forked child, before exec: the dispositions we inherited (nohup's SIGHUP stays ignored) */
 void sig_child_defaults(void);
 /* sleep until CLOCK_MONOTONIC @deadline, waking early for a stop signal or the command's exit */

@@ -396,7 +396,7 @@ static void end_command(struct run *r, struct trace *t, bool failed, int *rc)
 {
 	if (t->child <= 0)
 		return;
-	if (failed && !sig_stop() && !sig_child_exited()) {
+	if (failed && !sig_stop() && !command_exited(t->child)) {
 		pr_err("stopping %s: it would run untraced\n", r->o.command[0]);
 		command_signal(t->ctl, SIGTERM);
 	}
@@ -424,6 +424,9 @@ int run_trace(struct run *r, int *rc)
 		double now;
 
 		sig_wait_until(next < end ? next : end);
+		/* a SIGCHLD of privs_drop()'s writability probes is not the command's end */
+		if (sig_child_exited() && !(t.child > 0 && command_exited(t.child)))
+			sig_child_clear();
 		if (sig_stop() || sig_child_exited() || clock_s(CLOCK_MONOTONIC) >= end)
 			break;
 		err = trace_tick(r, &t);

@@ -236,10 +236,69 @@ static int fake_namer(void *ctx, __u64 id, char *path, size_t len)
 {
 	(void)ctx;
 	namer_calls++;
+	if (id >= 1000 && id < 2000) {
+		snprintf(path, len, "/x/c%llu", (unsigned long long)id);
+		return 0;
+	}
 	if (id != 4242)
 		return -ENOENT;
 	snprintf(path, len, "/system.slice/slurmstepd.scope/job_77/step_0");
 	return 0;
+}
+
+static int any_namer(void *ctx, __u64 id, char *path, size_t len)
+{
+	(void)ctx;
+	snprintf(path, len, "/y/c%llu", (unsigned long long)id);
+	return 0;
+}
+
+/*
+ * Names learned over ticks, new ids among known ones in any order: each id once, the table
+ * sorted by id for entry() (a search of the half-sorted table made duplicates), and still so
+ * once full, where one in and one out leaves its size as it was (it was left sorted by use).
+ */
+static void test_learn_sorted(void **state)
+{
+	struct cgroups cg;
+	struct snapshot s = { 0 };
+	struct jobio_snap e[64];
+	size_t n = 0;
+
+	(void)state;
+	cgroups_init_at(&cg, "/nonexistent-cgroup-root");
+	cgroups_set_namer(&cg, fake_namer, NULL);
+	for (int i = 0; i < 11; i++)
+		io(&e[n++], 1000 + (__u64)(i * 7 % 11), 33, JOB_WRITE, 1, 0);
+	s.jobio = e;
+	s.njobio = n;
+	assert_int_equal(cgroups_learn(&cg, &s, 10), 0);
+	n = 0;
+	for (int i = 0; i < 21; i++)
+		io(&e[n++], 1000 + (__u64)(i * 13 % 21), 33, JOB_WRITE, 1, 0);
+	for (int i = 0; i < 5; i++)
+		io(&e[n++], 1000 + (__u64)i, 34, JOB_WRITE, 1, 0);
+	s.njobio = n;
+	assert_int_equal(cgroups_learn(&cg, &s, 12), 0);
+	assert_int_equal(cg.n, 21);
+	for (size_t i = 1; i < cg.n; i++)
+		assert_true(cg.e[i - 1].id < cg.e[i].id);
+	for (int i = 0; i < 21; i++)
+		assert_non_null(cgroups_path(&cg, 1000 + (__u64)i));
+	cgroups_free(&cg);
+	/* full: every tick one more, the oldest out; each new one found at once */
+	cgroups_init_at(&cg, "/nonexistent-cgroup-root");
+	cgroups_set_namer(&cg, any_namer, NULL);
+	s.njobio = 1;
+	for (int i = 0; i < CGROUPS_MAX + 50; i++) {
+		io(&e[0], 100000000 + (__u64)i, 33, JOB_WRITE, 1, 0);
+		assert_int_equal(cgroups_learn(&cg, &s, 20 + i), 0);
+		assert_non_null(cgroups_path(&cg, 100000000 + (__u64)i));
+	}
+	assert_int_equal(cg.n, CGROUPS_MAX);
+	for (size_t i = 1; i < cg.n; i++)
+		assert_true(cg.e[i - 1].id < cg.e[i].id);
+	cgroups_free(&cg);
 }
 
 /*
@@ -336,6 +395,7 @@ int main(void)
 		cmocka_unit_test(test_window_jobs),
 		cmocka_unit_test(test_bounded),
 		cmocka_unit_test(test_named_by_kernel),
+		cmocka_unit_test(test_learn_sorted),
 		cmocka_unit_test(test_user_subtree),
 	};
 

@@ -93,10 +93,13 @@ check_eq "-- COMMAND under sudo: the job runs as the caller" "$(cat /tmp/cmd.out
 running() { for p in /proc/[0-9]*; do [ "$(tr '\0' ' ' <$p/cmdline 2>/dev/null)" = "$1 " ] && echo $p; done | wc -l; }
 # A stop signal after the drop (#44): slotscope is nobody, the job uid 1000, which nobody may not
 # signal: the command's keeper (uid 1000) passes it on; the summary is written.
-SUDO_UID=1000 SUDO_GID=1000 slotscope --json 1 -- sleep 300 >/tmp/stop.json 2>/tmp/stop.err &
+# (A textfile too: the drop tries it as nobody in a child, whose exit is no end of the command.)
+SUDO_UID=1000 SUDO_GID=1000 slotscope --json 1 --prom-file /var/lib/sec-nobody/stop.prom -- sleep 300 >/tmp/stop.json 2>/tmp/stop.err &
 sp=$!
 i=0; until grep -q '"interval"' /tmp/stop.json 2>/dev/null || [ $i -ge 300 ]; do sleep 0.2; i=$((i + 1)); done
+sleep 3
 check_eq "stop after the drop: slotscope runs as nobody" "$(awk '/^Uid/ { print $3 }' /proc/$sp/status)" "$nobody"
+check_gt "stop after the drop: still tracing 3 s on (intervals)" "$(grep -c '"interval"' /tmp/stop.json)" 2
 kill -TERM $sp
 i=0; while kill -0 $sp 2>/dev/null && [ $i -lt 100 ]; do sleep 0.2; i=$((i + 1)); done
 check_eq "stop after the drop: slotscope ended within 20 s" "$(kill -0 $sp 2>/dev/null && echo running || echo ended)" ended
