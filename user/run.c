@@ -140,7 +140,7 @@ static int open_engine(struct run *s)
 	if (level > 2) {
 		pr_warn("kernel.perf_event_paranoid is %ld, which allows kprobes only with CAP_SYS_ADMIN: "
 			"waits from the tracepoints (4 program runs per RPC, not 2), RDMA request pools "
-			"inferred from use, a window's jobs not named; set it to 2 (sysctl -w kernel.perf_event_paranoid=2) or give "
+			"inferred from use, jobs through vmlinux's VFS (not io_uring or AIO); set it to 2 (sysctl -w kernel.perf_event_paranoid=2) or give "
 			"CAP_SYS_ADMIN\n", level);
 		eo.no_kprobes = true;
 	}

@@ -85,6 +85,19 @@ if command -v capsh >/dev/null; then
 	[ "$out" = 0000000000000000 ] && ok "a caller's ambient CAP_BPF, CAP_PERFMON: none in the job" ||
 		bad "a caller's ambient capabilities in the job: $out"
 fi
+# An out-of-tree sunrpc (VAST NFS's: loadable, taint O, no BTF of its own) as the kernel
+# publishes it, in fixture trees: refused in one line (exit 77), never read through a layout of
+# vmlinux's BTF (#43: ten transports of garbage and 0 of 512 WRITEs)
+fx=$work/vast
+mkdir -p "$fx/sys/module/sunrpc" "$fx/sys/kernel/btf" "$fx/proc"
+echo OE >"$fx/sys/module/sunrpc/taint"
+printf 'sunrpc 786432 12 nfsv3,nfs,lockd,rpcrdma, Live 0x0000000000000000 (OE)\n' >"$fx/proc/modules"
+"$ss" --sysfs-root "$fx" --procfs-root "$fx" -d 1 2>"$work/vast.err"
+rc=$?
+[ $rc = 77 ] && [ "$(wc -l <"$work/vast.err")" = 1 ] &&
+	grep -q 'sunrpc is a loadable module without BTF of its own (no /sys/kernel/btf/sunrpc; taint OE: built out of tree)' "$work/vast.err" &&
+	ok "an out-of-tree sunrpc without BTF: refused, exit 77, one line" ||
+	bad "an out-of-tree sunrpc without BTF: exit $rc: $(cat "$work/vast.err")"
 "$ss" --user no-such-user-here --run-untraced -- true 2>"$work/nu.err"
 rc=$?
 [ $rc != 0 ] && grep -q 'no such user' "$work/nu.err" && ok "an unknown --user: exit $rc, said: $(head -n 1 "$work/nu.err")" ||
