@@ -238,7 +238,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.sysfs_root = arg;
 		break;
 	case 'h':
-		argp_state_help(state, stderr, ARGP_HELP_STD_HELP);
+		argp_state_help(state, stdout, ARGP_HELP_STD_HELP);
 		break;
 	case ARGP_KEY_ARG:
 		if (state->arg_num == 0) {

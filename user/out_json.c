@@ -1,10 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <string.h>
+#include <sys/utsname.h>
 #include "engine.h"
 #include "json.h"
 #include "output.h"
 #include "uhist.h"
 #include "verdict.h"
+
+/*
+ * The JSON lines' schema: bumped whenever a field's meaning changes (added fields do not bump it),
+ * so a consumer can tell the numbers it reads (docs/json.md, "schema")
+ */
+#define JSON_SCHEMA 1
 
 static void hist_json(struct jw *w, const char *key, const __u64 *b)
 {
@@ -293,6 +300,7 @@ void out_json(FILE *f, const struct view *v)
 	jw_init(&w, f);
 	jw_obj(&w, NULL);
 	jw_str(&w, "type", v->final ? "summary" : "interval");
+	jw_u64(&w, "schema", JSON_SCHEMA);
 	view_json(&w, v);
 	if (v->final) {
 		jw_obj(&w, "self");
@@ -350,6 +358,7 @@ void out_window_json(FILE *f, const struct view *v, const struct window_view *c)
 	jw_obj(&w, NULL);
 	/* a checkpoint record keeps its type; a restore is a record of its own type */
 	jw_str(&w, "type", win_kind_names[c->kind]);
+	jw_u64(&w, "schema", JSON_SCHEMA);
 	jw_str(&w, "kind", win_kind_names[c->kind]);
 	jw_u64(&w, "n", c->n);
 	jw_time(&w, "start_wall", c->start_wall);
@@ -385,6 +394,14 @@ void out_audit_json(FILE *f, const struct audit *a)
 	jw_init(&w, f);
 	jw_obj(&w, NULL);
 	jw_str(&w, "type", "audit");
+	jw_u64(&w, "schema", JSON_SCHEMA);
+	jw_str(&w, "version", SLOTSCOPE_VERSION);
+	{
+		struct utsname u;
+
+		jw_str(&w, "host", uname(&u) ? NULL : u.nodename);
+		jw_str(&w, "kernel", uname(&u) ? NULL : u.release);
+	}
 	jw_i64(&w, "tcp_max_slot_table_entries", a->tcp_max_slots);
 	jw_i64(&w, "rdma_slot_table_entries", a->rdma_slots);
 	jw_i64(&w, "max_session_slots", a->max_session_slots);

@@ -150,7 +150,7 @@ static void test_window_render(void **state)
 	assert_non_null(strstr(buf, "  job: kubernetes 3f1c, 1 process, 25% of their I/O\n"));
 	assert_non_null(strstr(buf, "Checkpoint 2: "));
 	assert_non_null(strstr(buf, "  job: unknown (no process seen using its mounts)\n"));
-	assert_non_null(strstr(buf, "\"type\":\"checkpoint\",\"kind\":\"checkpoint\",\"n\":2"));
+	assert_non_null(strstr(buf, "\"type\":\"checkpoint\",\"schema\":1,\"kind\":\"checkpoint\",\"n\":2"));
 	assert_non_null(strstr(buf, "\"job\":{\"kind\":\"slurm\",\"id\":\"4242\"}"));
 	assert_non_null(strstr(buf, "{\"kind\":\"kubernetes\",\"id\":\"3f1c\",\"step\":null,\"uid\":null,\"user\":null,"
 				    "\"processes\":1,\"io_bytes\":100,\"share\":0.25}"));
