@@ -98,6 +98,10 @@ rc=$?
 	grep -q 'sunrpc is a loadable module without BTF of its own (no /sys/kernel/btf/sunrpc; taint OE: built out of tree)' "$work/vast.err" &&
 	ok "an out-of-tree sunrpc without BTF: refused, exit 77, one line" ||
 	bad "an out-of-tree sunrpc without BTF: exit $rc: $(cat "$work/vast.err")"
+# -h is asked for: on stdout, as --help, nothing on stderr
+out=$("$ss" -h 2>"$work/h.err")
+[ $? = 0 ] && echo "$out" | grep -q '^Usage: slotscope' && [ ! -s "$work/h.err" ] && ok "-h: the help on stdout" ||
+	bad "-h: $(head -c 200 "$work/h.err")"
 "$ss" --user no-such-user-here --run-untraced -- true 2>"$work/nu.err"
 rc=$?
 [ $rc != 0 ] && grep -q 'no such user' "$work/nu.err" && ok "an unknown --user: exit $rc, said: $(head -n 1 "$work/nu.err")" ||
