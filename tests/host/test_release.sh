@@ -14,4 +14,13 @@ if [ -x "$O/slotscope-faults" ] && grep -aq SLOTSCOPE_TEST_REFUSE "$O/slotscope-
 else
 	bad "$O/slotscope-faults missing or without its hook: make unit-test-bins"
 fi
+# one version: the binary's, the man page's, the .deb's and the RPM's are the Makefile's
+ver=$(sed -n 's/^VERSION *:= *//p' "$top/Makefile")
+[ "$("$O/slotscope" --version | awk '{ print $2 }')" = "$ver" ] && ok "binary: version $ver" || bad "binary: $("$O/slotscope" --version)"
+grep -q "\"slotscope $ver\"" "$top/slotscope.8" && ok "man page: version $ver" || bad "man page: $(head -n 1 "$top/slotscope.8")"
+deb=$(ls "$O"/deb/slotscope_*.deb 2>/dev/null | head -n 1)
+[ -z "$deb" ] || { [ "$(dpkg-deb -f "$deb" Version)" = "$ver" ] && ok ".deb: version $ver" || bad ".deb: $(dpkg-deb -f "$deb" Version)"; }
+rpmf=$(ls "$O"/rpm/RPMS/*/slotscope-*.rpm 2>/dev/null | head -n 1)
+[ -z "$rpmf" ] || ! command -v rpm >/dev/null ||
+	{ [ "$(rpm -qp --qf '%{VERSION}' "$rpmf" 2>/dev/null)" = "$ver" ] && ok "RPM: version $ver" || bad "RPM: $(rpm -qp --qf '%{VERSION}' "$rpmf")"; }
 exit $fails
