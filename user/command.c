@@ -31,11 +31,20 @@ static int shell_status(int status)
 static _Noreturn void keeper(int ctl, char **argv)
 {
 	int status = 0, pfd = -1;
-	sigset_t none;
+	sigset_t all, none;
 	pid_t pid;
 
+	/*
+	 * Signals blocked across the fork: the command starts with the tracer's handlers, and a
+	 * SIGTERM passed on before it reset them (a start that fails at once passes it at once) was
+	 * caught and lost, leaving it to run. Blocked, it waits for the defaults, then kills.
+	 */
+	sigfillset(&all);
 	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
+	sigprocmask(SIG_SETMASK, &all, NULL);
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
 	pid = fork();
 	if (pid < 0) {
 		fprintf(stderr, "slotscope: cannot run %s: %s\n", argv[0], strerror(errno));
@@ -44,13 +53,12 @@ static _Noreturn void keeper(int ctl, char **argv)
 	if (pid == 0) {
 		close(ctl);
 		sig_child_defaults();
+		sigprocmask(SIG_SETMASK, &none, NULL);
 		execvp(argv[0], argv);
 		fprintf(stderr, "slotscope: cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
-	signal(SIGINT, SIG_IGN);
-	signal(SIGTERM, SIG_IGN);
-	signal(SIGHUP, SIG_IGN);
+	sigprocmask(SIG_SETMASK, &none, NULL);
 #ifdef SYS_pidfd_open
 	pfd = (int)syscall(SYS_pidfd_open, pid, 0);
 #endif
