@@ -95,6 +95,8 @@ run_one() {
 		# where tools/vm/run leaves this run's console, dmesg, stall.txt: one per variant, as
 		# two variants of one script may run at once in two lanes
 		runs=$out/vm${kernel:+/k/$kernel}/runs/$(basename "$t" .sh)${envs:+@${envs// /@}}
+		# a spec given more than once (make level-truth) may run in two lanes at once
+		[ "${repeats[$1]:-1}" = 1 ] || runs=$runs.$n
 		vm_run
 		rc=$?
 		if [ "$rc" = 124 ]; then
@@ -187,6 +189,10 @@ flush() {
 }
 
 main=() idle=() i=0
+declare -A repeats=()
+for t in "$@"; do
+	repeats[$t]=$((${repeats[$t]:-0} + 1))
+done
 for t in "$@"; do
 	f=${t%%@*}
 	if [ "${RUN_LANES:-1}" = 1 ] && [[ $f == */vm/*.sh ]] && [ -f "$f" ] && [ "$(marker "$f" lane)" = idle ]; then

@@ -21,7 +21,7 @@ i=0
 # BEGIN runs once every probe is attached ("Attaching N probes" comes before)
 until grep -q READY /tmp/bt.out || [ $i -ge 240 ]; do sleep 0.5; i=$((i + 1)); done
 grep -q READY /tmp/bt.out || { echo "FAIL bpftrace did not attach:"; cat /tmp/bt.out; exit 1; }
-slotscope --json -- sh -c ". /src/tools/vm/lib.sh; writers /mnt/t 64 4; sleep 1" >/tmp/s.json || exit 1
+slotscope --json 0.5 -- sh -c ". /src/tools/vm/lib.sh; writers /mnt/t 64 4; sleep 1" >/tmp/s.json || exit 1
 # its lines were printed as the events came, the last a second before: how it exits costs none
 stop_tracer $bt || echo "note bpftrace ignored SIGINT and SIGTERM for 40 s: killed"
 x=$(ss_xprt /tmp/s.json $srv)
