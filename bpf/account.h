@@ -263,12 +263,14 @@ enum acq_track {
  * count now: occupancy is of tracked requests alone.
  */
 static __always_inline __u32 account_acquire(struct xprt_stats *x, enum acq_track how, enum acq_via via,
-					     __u64 now, __u32 e)
+					     __u32 cap, __u64 now, __u32 e)
 {
 	bool handoff = via != ACQ_PLAIN;
 	__s32 level;
 
 	if (how == ACQ_UNTRACKED) {
+		if (!(x->flags & XF_UNTRACKED))
+			__sync_fetch_and_or(&x->flags, XF_UNTRACKED);
 		if (via == ACQ_HANDED && handing_take(x))
 			slot_change(x, -1, now, e);
 		return LEVEL_BUCKETS;
@@ -282,6 +284,20 @@ static __always_inline __u32 account_acquire(struct xprt_stats *x, enum acq_trac
 		if (via == ACQ_HANDED && handing_take(x)) {
 			level = x->in_use;
 			return xprt_level_bucket(x, level > 0 ? level : 1, x->limit);
+		}
+		/*
+		 * @cap: num_reqs over TCP and UDP, read in this hand-off, which runs under reserve_lock
+		 * with every request allocated: a level already there counts this slot (level_raise()
+		 * put it back as a pending hand-off, whose credit it takes), and one more would count
+		 * it twice (6.12, tracepoints: a peak of 17 of 16). 0: no such proof (RDMA).
+		 */
+		if (cap) {
+			__s32 lvl = OCC_LEVEL(x->occ);
+
+			if (lvl > 0 && (__u32)lvl >= cap) {
+				handing_take(x);
+				return xprt_level_bucket(x, lvl, x->limit);
+			}
 		}
 	} else if (x->ident == IDENT_RDMA && x->handing &&
 		   !(x->flags & (XF_LIMIT_ASSUMED | XF_LIMIT_INFERRED))) {
@@ -363,6 +379,43 @@ static __always_inline void handing_heal(struct xprt_stats *x, __u32 backlog, __
 }
 
 /*
+ * The kernel's own count, where it is exact: over TCP and UDP a hand-off (__xprt_set_rq(), or
+ * rpc_task_wakeup from the backlog) runs inside xprt_free_slot(), which holds reserve_lock,
+ * under which alone num_reqs moves (xprt_dynamic_alloc_slot(), xprt_dynamic_free_slot()), and
+ * no request is free then: a task waits on the backlog only when none is, and every release
+ * since went to a waiter. In use = @num_reqs. A release is judged at rpc_stats_latency, before
+ * its xprt_free_slot(): one judged free (backlog <= pending hand-offs) whose request a waiter
+ * that queued meanwhile took after all leaves the level one low, and its hand-off takes another
+ * release's pending credit, which moves the deficit on from credit to credit while the backlog
+ * lasts (test_level_truth, 6.1: 850 ms of a full table at 15 of 16). The slots the level lacks
+ * are put back as pending hand-offs, as many as the @waiting tasks left on the backlog can take
+ * beside the hand-offs already pending: a later hand-off, or a free (handing_heal(),
+ * level_cap()), settles each. The rest of a gap is requests taken before attach (or untracked),
+ * which the level does not count. After the hand-off's own account_acquire(). Returns the slots
+ * put back (0: none lacked, or the word moved meanwhile: the next hand-off checks).
+ */
+static __always_inline __u32 level_raise(struct xprt_stats *x, __u32 num_reqs, __u32 waiting, __u64 now,
+					 __u32 e)
+{
+	__u64 w = x->occ;
+	__s32 lvl = OCC_LEVEL(w);
+	__u32 d, h = x->handing;
+
+	/* with requests untracked (XF_UNTRACKED) the level is of the tracked ones alone */
+	if (lvl < 0 || num_reqs <= (__u32)lvl || (OCC_LIMIT(w) && num_reqs > OCC_LIMIT(w)) || waiting <= h ||
+	    (x->flags & XF_UNTRACKED))
+		return 0;
+	d = num_reqs - (__u32)lvl;
+	if (d > waiting - h)
+		d = waiting - h;
+	if (__sync_val_compare_and_swap(&x->occ, w, w + ((__u64)d << 32)) != w)
+		return 0;
+	__sync_fetch_and_add(&x->handing, d);
+	slot_moved(x, w, (int)d, now, e);
+	return d;
+}
+
+/*
  * A plain take over TCP or UDP (or a release): every request the level counts is one the kernel
  * still has allocated (@num_reqs, read after a take's allocation; a release is booked before its
  * request is freed), and a take's own, @own, is not counted yet: the level is at most @num_reqs
@@ -371,7 +424,8 @@ static __always_inline void handing_heal(struct xprt_stats *x, __u32 backlog, __
  * hand-offs (@h) were read before num_reqs: a take announced in between would otherwise count
  * in the level and not yet in num_reqs, and the compare-and-swaps on both words, which must still
  * hold what was read, are what make the comparison one moment's. Beyond that the level holds
- * pending hand-offs that will not come (their requests were freed): those go. Before a take's account_acquire() (at a release too it
+ * pending hand-offs that will not come (their requests were freed, or level_raise() counted a
+ * take before its own event): those go. Before a take's account_acquire() (at a release too it
  * would hold, but inlined there it took rpc_stats_latency's program past 6.12's verifier limit).
  * Returns the slots taken off.
  */

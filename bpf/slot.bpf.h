@@ -180,7 +180,11 @@ static __always_inline struct xprt_stats *FN(slot_acquired)(struct rpc_rqst *rqs
 	if (exact && !handoff && level_cap(x, w, h, num_reqs, how != ACQ_KNOWN, now, epoch))
 		count(CNT_LEVEL_CORRECTIONS);
 	note_level((__u64)rqst, where,
-		   account_acquire(x, how, handoff ? release_judged((__u64)rqst) : ACQ_PLAIN, now, epoch));
+		   account_acquire(x, how, handoff ? release_judged((__u64)rqst) : ACQ_PLAIN,
+				   exact ? num_reqs : 0, now, epoch));
+	/* the task handed to is still on the backlog (its wake-up removes it): the others wait */
+	if (exact && handoff && backlog && level_raise(x, num_reqs, backlog - 1, now, epoch))
+		count(CNT_LEVEL_CORRECTIONS);
 	return x;
 }
 

@@ -67,6 +67,12 @@ enum counter {
 #define XF_LIMIT_INFERRED 8u	/* more than max_reqs were seen in use: the pool has slack */
 #define XF_LIMIT_BTF	  16u	/* rpcrdma's BTF proves a pool of exactly max_reqs */
 #define XF_LIMIT_MASK	  (XF_LIMIT_ASSUMED | XF_LIMIT_COUNTED | XF_LIMIT_INFERRED | XF_LIMIT_BTF)
+/*
+ * A slot was taken while the inflight map was full (--max-inflight): the level counts tracked
+ * requests alone from then on, and num_reqs, which counts them all, proves nothing upward
+ * (account.h's level_raise()).
+ */
+#define XF_UNTRACKED	  32u
 
 #define MAX_POOLS	64	/* RDMA transports being built at one moment */
 

@@ -67,8 +67,8 @@ static void test_levels(void **state)
 	struct xprt_stats *x = new_xprt(IDENT_TCP, 16, 0, 0);
 
 	(void)state;
-	account_acquire(x, ACQ_NEW, false, 10, 1);
-	account_acquire(x, ACQ_NEW, false, 20, 1);
+	account_acquire(x, ACQ_NEW, false, 0, 10, 1);
+	account_acquire(x, ACQ_NEW, false, 0, 20, 1);
 	account_release(x, true, 0, 50, 1);
 	account_release(x, true, 0, 60, 1);
 	assert_int_equal(x->in_use, 0);
@@ -94,13 +94,13 @@ static void test_handoff(void **state)
 	struct xprt_stats *x = new_xprt(IDENT_TCP, 2, 0, 0);
 
 	(void)state;
-	account_acquire(x, ACQ_NEW, false, 0, 1);
-	account_acquire(x, ACQ_NEW, false, 0, 1);		/* full from t=0 */
+	account_acquire(x, ACQ_NEW, false, 0, 0, 1);
+	account_acquire(x, ACQ_NEW, false, 0, 0, 1);		/* full from t=0 */
 	account_release(x, true, 1, 100, 1);		/* rpc_stats_latency, one task backlogged ... */
 	assert_int_equal(x->in_use, 2);
 	assert_int_equal(x->handing, 1);
-	account_acquire(x, ACQ_NEW, true, 130, 1);		/* ... __xprt_set_rq hands the request on */
-	account_acquire(x, ACQ_KNOWN, false, 150, 1);	/* the woken task's own xprt_reserve: counted */
+	account_acquire(x, ACQ_NEW, true, 0, 130, 1);		/* ... __xprt_set_rq hands the request on */
+	account_acquire(x, ACQ_KNOWN, false, 0, 150, 1);	/* the woken task's own xprt_reserve: counted */
 	account_release(x, true, 0, 300, 1);
 	account_release(x, true, 0, 300, 1);
 	assert_int_equal(x->n.handoffs, 1);
@@ -148,10 +148,10 @@ static void test_late_clock(void **state)
 	struct xprt_stats *x = new_xprt(IDENT_TCP, 16, 0, 100);
 
 	(void)state;
-	account_acquire(x, ACQ_NEW, false, 100, 1);	/* 0 -> 1 */
-	account_acquire(x, ACQ_NEW, false, 150, 1);	/* 1 -> 2 */
+	account_acquire(x, ACQ_NEW, false, 0, 100, 1);	/* 0 -> 1 */
+	account_acquire(x, ACQ_NEW, false, 0, 150, 1);	/* 1 -> 2 */
 	account_release(x, true, 0, 120, 1);		/* 2 -> 1, its clock read at 120 */
-	account_acquire(x, ACQ_NEW, false, 200, 1);	/* 1 -> 2 */
+	account_acquire(x, ACQ_NEW, false, 0, 200, 1);	/* 1 -> 2 */
 	account_release(x, true, 0, 260, 1);		/* 2 -> 1 */
 	assert_int_equal(x->in_use, 1);
 	/* at 1: 100..150 and 120..200 and from 260; at 2: 150..120 (-30) and 200..260 */
@@ -178,7 +178,7 @@ static void *racer(void *arg)
 	pthread_barrier_wait(&race_start);
 	for (int i = 0; i < race_iters; i++) {
 		account_release(x, true, 0, __sync_add_and_fetch(&race_clock, 1), 1);
-		account_acquire(x, ACQ_NEW, false, __sync_add_and_fetch(&race_clock, 1), 1);
+		account_acquire(x, ACQ_NEW, false, 0, __sync_add_and_fetch(&race_clock, 1), 1);
 	}
 	return NULL;
 }
@@ -189,7 +189,7 @@ static __u64 race(struct xprt_stats *x, int iters)
 	pthread_t th[4];
 
 	for (int i = 1; i <= 8; i++)
-		account_acquire(x, ACQ_NEW, false, i, 1);
+		account_acquire(x, ACQ_NEW, false, 0, i, 1);
 	race_clock = 8 + 1000000;
 	race_iters = iters;
 	assert_int_equal(pthread_barrier_init(&race_start, NULL, 4), 0);
@@ -251,9 +251,9 @@ static void test_torn_copy(void **state)
 	(void)state;
 	assert_true(levels_whole(x->level_ns, false));
 	assert_false(levels_whole(x->level_ns, true));
-	account_acquire(x, ACQ_NEW, false, 10, 1);
+	account_acquire(x, ACQ_NEW, false, 0, 10, 1);
 	__sync_fetch_and_add(&x->occ, 1ull << 32);		/* A: 1 -> 2, its adds pending */
-	account_acquire(x, ACQ_NEW, false, 30, 1);		/* B: 2 -> 3 */
+	account_acquire(x, ACQ_NEW, false, 0, 30, 1);		/* B: 2 -> 3 */
 	assert_false(levels_whole(x->level_ns, false));
 	memcpy(l, x->level_ns, sizeof(l));
 	assert_true(l[2] > LEVEL_T_BIAS);
@@ -284,17 +284,17 @@ static void test_handoff_untracked(void **state)
 
 	(void)state;
 	for (int i = 0; i < 4; i++)
-		account_acquire(x, ACQ_NEW, false, 0, 1);	/* the map holds 4: all tracked */
+		account_acquire(x, ACQ_NEW, false, 0, 0, 1);	/* the map holds 4: all tracked */
 	account_release(x, true, 3, 100, 1);		/* kept for a hand-off */
 	assert_int_equal(x->in_use, 4);
-	account_acquire(x, ACQ_UNTRACKED, true, 120, 1);	/* its taker is not tracked */
+	account_acquire(x, ACQ_UNTRACKED, true, 0, 120, 1);	/* its taker is not tracked */
 	assert_int_equal(x->in_use, 3);
 	assert_int_equal(x->handing, 0);
-	account_acquire(x, ACQ_NEW, false, 130, 1);	/* a tracked one takes the freed entry */
+	account_acquire(x, ACQ_NEW, false, 0, 130, 1);	/* a tracked one takes the freed entry */
 	assert_int_equal(x->in_use, 4);
 	assert_int_equal(x->peak, 4);
 	/* nothing pending: an untracked hand-off changes nothing */
-	account_acquire(x, ACQ_UNTRACKED, true, 140, 1);
+	account_acquire(x, ACQ_UNTRACKED, true, 0, 140, 1);
 	assert_int_equal(x->in_use, 4);
 	assert_int_equal(level_sum(x, 140), 140);
 	assert_int_equal(lvl(x, 4, 140), 120 + 10);
@@ -314,12 +314,12 @@ static void test_handoff_races(void **state)
 
 	(void)state;
 	for (int i = 0; i < 4; i++)
-		account_acquire(x, ACQ_NEW, false, 0, 1);
+		account_acquire(x, ACQ_NEW, false, 0, 0, 1);
 	account_release(x, true, 1, 100, 1);
 	account_release(x, true, 1, 110, 1);
 	assert_int_equal(x->in_use, 3);
 	assert_int_equal(x->handing, 1);
-	account_acquire(x, ACQ_NEW, true, 120, 1);
+	account_acquire(x, ACQ_NEW, true, 0, 120, 1);
 	assert_int_equal(x->in_use, 3);
 	assert_int_equal(lvl(x, LEVEL_BUCKETS - 1, 120), 110);
 	assert_int_equal(lvl(x, 3, 120), 10);
@@ -333,7 +333,7 @@ static void test_handoff_races(void **state)
 	assert_int_equal(lvl(x, 3, 200), 200 - 110);
 
 	/* a hand-off with nothing pending: a slot taken */
-	account_acquire(x, ACQ_NEW, true, 250, 1);
+	account_acquire(x, ACQ_NEW, true, 0, 250, 1);
 	assert_int_equal(x->in_use, 3);
 	assert_int_equal(lvl(x, 2, 250), 50);
 	assert_int_equal(level_sum(x, 250), 250);
@@ -350,7 +350,7 @@ static void test_preattach_release(void **state)
 
 	(void)state;
 	account_release(x, false, 0, 10, 1);
-	account_acquire(x, ACQ_NEW, false, 20, 1);
+	account_acquire(x, ACQ_NEW, false, 0, 20, 1);
 	account_release(x, false, 0, 30, 1);
 	assert_int_equal(x->n.preattach_releases, 2);
 	assert_int_equal(x->n.releases, 0);
@@ -370,7 +370,7 @@ static void test_epoch_rollover(void **state)
 
 	(void)state;
 	for (int i = 0; i < 5; i++)
-		account_acquire(x, ACQ_NEW, false, 10 + i, 6);
+		account_acquire(x, ACQ_NEW, false, 0, 10 + i, 6);
 	assert_int_equal(x->epoch_of[0], 6);
 	assert_int_equal(x->epoch_peak[0], 5);
 	/* epoch 7: 5 in use carried in, one released: the interval still saw 5 */
@@ -379,7 +379,7 @@ static void test_epoch_rollover(void **state)
 	assert_int_equal(x->epoch_peak[1], 5);
 	/* epoch 8 reuses slot 0: restarted from the 4 in use, not 6's 5 */
 	account_release(x, true, 0, 200, 8);
-	account_acquire(x, ACQ_NEW, false, 210, 8);
+	account_acquire(x, ACQ_NEW, false, 0, 210, 8);
 	assert_int_equal(x->epoch_of[0], 8);
 	assert_int_equal(x->epoch_peak[0], 4);
 	assert_int_equal(x->peak, 5);
@@ -397,7 +397,7 @@ static void test_destroy_and_reuse(void **state)
 	struct xprt_stats *x = new_xprt(IDENT_TCP, 16, 0, 1000);
 
 	(void)state;
-	account_acquire(x, ACQ_NEW, false, 1100, 1);
+	account_acquire(x, ACQ_NEW, false, 0, 1100, 1);
 	account_release(x, true, 0, 1200, 1);
 	account_destroy(x, 1500);
 	assert_true(x->flags & XF_DESTROYED);
@@ -415,7 +415,7 @@ static void test_destroy_and_reuse(void **state)
 	x->max_reqs = x->limit = 16;
 	x->first_seen_ns = 2000;
 	levels_open(x, 2000);
-	account_acquire(x, ACQ_NEW, false, 2100, 2);
+	account_acquire(x, ACQ_NEW, false, 0, 2100, 2);
 	assert_int_equal(x->n.acquires, 1);
 	assert_int_equal(x->peak, 1);
 	assert_int_equal(level_sum(x, 2100), 100);
@@ -432,21 +432,21 @@ static void test_rdma_pool_raise(void **state)
 
 	(void)state;
 	for (int i = 0; i < 128; i++)
-		account_acquire(x, ACQ_NEW, false, 10, 1);
+		account_acquire(x, ACQ_NEW, false, 0, 10, 1);
 	assert_int_equal(x->limit, 128);
 	assert_false(x->flags & XF_LIMIT_INFERRED);
 	/* the 129th: the pool has slack; the stretch it ends (128 in use) is measured against it */
-	account_acquire(x, ACQ_NEW, false, 20, 1);
+	account_acquire(x, ACQ_NEW, false, 0, 20, 1);
 	assert_int_equal(x->limit, 144);		/* 128 + DIV_ROUND_UP(128, 8) */
 	assert_true(x->flags & XF_LIMIT_INFERRED);
 	assert_int_equal(lvl(x, LEVEL_BUCKETS - 1, 20), 0);
 	assert_int_equal(lvl(x, level_bucket(128, 144), 20), 10);
 	assert_int_equal(level_sum(x, 20), 20);
 	for (int i = 0; i < 15; i++)
-		account_acquire(x, ACQ_NEW, false, 30, 1);
+		account_acquire(x, ACQ_NEW, false, 0, 30, 1);
 	/* 144 from 30: at the limit; then raised level by level, each stretch at the limit until the next */
 	for (int i = 0; i < 5; i++)
-		account_acquire(x, ACQ_NEW, false, 100 + 10 * i, 1);
+		account_acquire(x, ACQ_NEW, false, 0, 100 + 10 * i, 1);
 	assert_int_equal(x->in_use, 149);
 	assert_int_equal(x->limit, 149);
 	assert_true(x->peak <= x->limit);
@@ -461,14 +461,14 @@ static void test_rdma_pool_raise(void **state)
 	struct xprt_stats *y = new_xprt(IDENT_RDMA, 100, XF_LIMIT_ASSUMED, 0);
 
 	for (int i = 0; i < 101; i++)
-		account_acquire(y, ACQ_NEW, false, 10, 1);
+		account_acquire(y, ACQ_NEW, false, 0, 10, 1);
 	assert_int_equal(y->limit, 113);
 	assert_int_equal(y->in_use, 101);
 	free(y);
 	/* a counted pool and TCP are never raised: they are what the kernel built */
 	for (int i = 0; i < 129; i++) {
-		account_acquire(t, ACQ_NEW, false, 10, 1);
-		account_acquire(c, ACQ_NEW, false, 10, 1);
+		account_acquire(t, ACQ_NEW, false, 0, 10, 1);
+		account_acquire(c, ACQ_NEW, false, 0, 10, 1);
 	}
 	assert_int_equal(t->limit, 128);
 	assert_int_equal(c->limit, 128);
@@ -489,16 +489,16 @@ static void test_curve_levels(void **state)
 
 	(void)state;
 	for (int i = 0; i < 4; i++)
-		b[i] = account_acquire(x, ACQ_NEW, false, 10 + i, 1);
+		b[i] = account_acquire(x, ACQ_NEW, false, 0, 10 + i, 1);
 	assert_int_equal(b[0], level_bucket(1, 4));
 	assert_int_equal(b[1], level_bucket(2, 4));
 	assert_int_equal(b[3], LEVEL_BUCKETS - 1);		/* the last slot: at the limit */
 	account_release(x, true, 1, 20, 1);			/* kept for the one waiting */
-	assert_int_equal(account_acquire(x, ACQ_NEW, true, 21, 1), LEVEL_BUCKETS - 1);
-	assert_int_equal(account_acquire(x, ACQ_KNOWN, false, 22, 1), LEVEL_BUCKETS);
-	assert_int_equal(account_acquire(x, ACQ_UNTRACKED, false, 23, 1), LEVEL_BUCKETS);
+	assert_int_equal(account_acquire(x, ACQ_NEW, true, 0, 21, 1), LEVEL_BUCKETS - 1);
+	assert_int_equal(account_acquire(x, ACQ_KNOWN, false, 0, 22, 1), LEVEL_BUCKETS);
+	assert_int_equal(account_acquire(x, ACQ_UNTRACKED, false, 0, 23, 1), LEVEL_BUCKETS);
 	account_release(x, true, 0, 30, 1);
-	assert_int_equal(account_acquire(x, ACQ_NEW, true, 31, 1), LEVEL_BUCKETS - 1);	/* no hand-off pending: 3 -> 4 */
+	assert_int_equal(account_acquire(x, ACQ_NEW, true, 0, 31, 1), LEVEL_BUCKETS - 1);	/* no hand-off pending: 3 -> 4 */
 	curve_add(x, b[0], 1000, 1500);
 	curve_add(x, b[0], 3000, -1);				/* a negative time counts as 0 */
 	curve_add(x, LEVEL_BUCKETS, 5000, 5000);		/* no level noted: not on the curve */
@@ -567,6 +567,77 @@ static __u32 due_runs(const __u32 *st, __u32 cur, __u32 gap, __u32 got[8][2])
 }
 
 /*
+ * #41: a release judged free at rpc_stats_latency (backlog 1, one hand-off already pending) whose
+ * request a waiter that queued meanwhile took after all: its hand-off took the other release's
+ * credit and the table read 15 of 16. At the hand-off the kernel's num_reqs (16, every request
+ * in use) puts the slot back as a pending hand-off; the other release's own hand-off then takes
+ * it, and the full table's time stays at the limit.
+ */
+static void test_level_raise(void **state)
+{
+	struct xprt_stats *x = new_xprt(IDENT_TCP, 16, 0, 0);
+
+	(void)state;
+	for (int i = 0; i < 16; i++)
+		account_acquire(x, ACQ_NEW, false, 0, 10, 1);
+	account_release(x, true, 1, 100, 1);	/* R_k: kept for the one waiter */
+	assert_int_equal(x->handing, 1);
+	account_release(x, true, 1, 110, 1);	/* R_d: judged free, one credit already pending */
+	assert_int_equal(x->in_use, 15);
+	/* a waiter queued; R_d's xprt_free_slot() hands its request to it: 16 in use, num_reqs 16 */
+	account_acquire(x, ACQ_NEW, true, 0, 120, 1);
+	assert_int_equal(x->in_use, 15);	/* R_k's credit taken: the deficit moved on */
+	assert_int_equal(level_raise(x, 16, 3, 120, 1), 1);
+	assert_int_equal(x->in_use, 16);
+	assert_int_equal(x->handing, 1);
+	/* R_k's hand-off: its credit, no change */
+	account_acquire(x, ACQ_NEW, true, 0, 130, 1);
+	assert_int_equal(level_raise(x, 16, 3, 130, 1), 0);
+	assert_int_equal(x->in_use, 16);
+	assert_int_equal(x->handing, 0);
+	assert_int_equal(x->peak, 16);
+	/* at 15 only the 10 ns between R_d's release and its hand-off */
+	assert_int_equal(lvl(x, LEVEL_BUCKETS - 1, 200), 110 - 10 + 200 - 120);
+	assert_int_equal(level_sum(x, 200), 200);
+	/* never above num_reqs, never above the limit, never from a word read before a change */
+	assert_int_equal(level_raise(x, 12, 3, 140, 1), 0);
+	assert_int_equal(level_raise(x, 17, 3, 140, 1), 0);
+	assert_int_equal(x->in_use, 16);
+	free(x);
+}
+
+/*
+ * A raise and a freed release's own hand-off meet: level_raise() at another hand-off counts R_d's
+ * request (allocated, on its way to its hand-off) as a pending hand-off; R_d's hand-off then finds
+ * the level at num_reqs and takes that credit rather than count its slot again. Without the cap
+ * (num_reqs 0: RDMA) the level would read 17 of 16.
+ */
+static void test_raise_then_freed_handoff(void **state)
+{
+	for (int capped = 0; capped < 2; capped++) {
+		struct xprt_stats *x = new_xprt(IDENT_TCP, 16, 0, 0);
+		__u32 cap = capped ? 16 : 0;
+
+		(void)state;
+		for (int i = 0; i < 16; i++)
+			account_acquire(x, ACQ_NEW, ACQ_PLAIN, 0, 10, 1);
+		assert_true(account_release(x, true, 2, 100, 1));	/* R_k: kept */
+		assert_false(account_release(x, true, 1, 110, 1));	/* R_d: judged free */
+		assert_int_equal(x->in_use, 15);
+		account_acquire(x, ACQ_NEW, ACQ_HANDED, cap, 120, 1);	/* R_k's hand-off: its credit */
+		assert_int_equal(x->handing, 0);
+		/* two wait: R_d's request is allocated, num_reqs 16 */
+		assert_int_equal(level_raise(x, 16, 2, 120, 1), 1);
+		assert_int_equal(x->in_use, 16);
+		account_acquire(x, ACQ_NEW, ACQ_HANDED_FREED, cap, 130, 1);	/* R_d's own */
+		assert_int_equal(x->in_use, capped ? 16 : 17);
+		assert_int_equal(x->peak, capped ? 16 : 17);
+		assert_int_equal(x->handing, capped ? 0 : 1);
+		free(x);
+	}
+}
+
+/*
  * The same race, removed at its cause: R_d's own hand-off knows its release was counted as a free
  * (ACQ_HANDED_FREED), counts the slot again and leaves R_k's credit for R_k. No correction is
  * needed, and the credits stay paired with the releases that made them: a 3-deep backlog served
@@ -581,16 +652,16 @@ static void test_handoff_judged_free(void **state)
 
 		(void)state;
 		for (int i = 0; i < 16; i++)
-			account_acquire(x, ACQ_NEW, ACQ_PLAIN, 10, 1);
+			account_acquire(x, ACQ_NEW, ACQ_PLAIN, 0, 10, 1);
 		assert_true(account_release(x, true, 2, 100, 1));	/* R_k1, two waiting */
 		assert_true(account_release(x, true, 2, 100, 1));	/* R_k2 */
 		assert_false(account_release(x, true, 2, 110, 1));	/* R_d: judged free */
 		assert_int_equal(x->in_use, 15);
 		/* a third waiter queued; R_d reaches xprt_free_slot() first and hands to it */
-		account_acquire(x, ACQ_NEW, freed, 120, 1);
+		account_acquire(x, ACQ_NEW, freed, 0, 120, 1);
 		assert_int_equal(x->in_use, old ? 15 : 16);
-		account_acquire(x, ACQ_NEW, ACQ_HANDED, 130, 1);	/* R_k1's */
-		account_acquire(x, ACQ_NEW, ACQ_HANDED, 140, 1);	/* R_k2's */
+		account_acquire(x, ACQ_NEW, ACQ_HANDED, 0, 130, 1);	/* R_k1's */
+		account_acquire(x, ACQ_NEW, ACQ_HANDED, 0, 140, 1);	/* R_k2's */
 		assert_int_equal(x->in_use, 16);
 		assert_int_equal(x->handing, 0);
 		assert_int_equal(x->n.handoffs, 3);
@@ -599,6 +670,41 @@ static void test_handoff_judged_free(void **state)
 		assert_int_equal(level_sum(x, 200), 200);
 		free(x);
 	}
+}
+
+/*
+ * Attached while the table was full: the 16 requests in flight are not counted, and the gap to
+ * num_reqs is theirs, not hand-offs to come. Only as many slots as the waiters left can take are
+ * put back (handing_heal() would take more off at once, and again at every hand-off).
+ */
+static void test_level_raise_attach(void **state)
+{
+	struct xprt_stats *x = new_xprt(IDENT_TCP, 16, 0, 0);
+
+	(void)state;
+	account_acquire(x, ACQ_NEW, true, 0, 10, 1);	/* a request taken before attach, handed on */
+	assert_int_equal(x->in_use, 1);
+	assert_int_equal(level_raise(x, 16, 2, 10, 1), 2);
+	assert_int_equal(x->in_use, 3);
+	assert_int_equal(x->handing, 2);
+	handing_heal(x, 2, 20, 1);
+	assert_int_equal(x->in_use, 3);
+	/* as many pending as waiting: nothing more to put back */
+	account_acquire(x, ACQ_NEW, true, 0, 30, 1);	/* takes a credit */
+	assert_int_equal(level_raise(x, 16, 1, 30, 1), 0);
+	assert_int_equal(x->in_use, 3);
+	assert_int_equal(level_raise(x, 16, 0, 30, 1), 0);
+	free(x);
+	/* --max-inflight full: an untracked take, and the level is of the tracked requests alone */
+	x = new_xprt(IDENT_TCP, 16, 0, 0);
+	account_acquire(x, ACQ_NEW, false, 0, 10, 1);
+	account_acquire(x, ACQ_UNTRACKED, false, 0, 11, 1);
+	assert_true(x->flags & XF_UNTRACKED);
+	account_acquire(x, ACQ_NEW, true, 0, 12, 1);
+	assert_int_equal(x->in_use, 2);
+	assert_int_equal(level_raise(x, 16, 8, 12, 1), 0);
+	assert_int_equal(x->in_use, 2);
+	free(x);
 }
 
 /*
@@ -611,7 +717,7 @@ static void test_level_cap(void **state)
 
 	(void)state;
 	for (int i = 0; i < 16; i++)
-		account_acquire(x, ACQ_NEW, false, 10, 1);
+		account_acquire(x, ACQ_NEW, false, 0, 10, 1);
 	account_release(x, true, 3, 100, 1);
 	account_release(x, true, 3, 100, 1);
 	assert_int_equal(x->in_use, 16);
@@ -620,7 +726,7 @@ static void test_level_cap(void **state)
 	assert_int_equal(level_cap(x, x->occ, x->handing, 15, true, 150, 1), 2);
 	assert_int_equal(x->in_use, 14);
 	assert_int_equal(x->handing, 0);
-	account_acquire(x, ACQ_NEW, false, 150, 1);
+	account_acquire(x, ACQ_NEW, false, 0, 150, 1);
 	assert_int_equal(x->in_use, 15);
 	/* no credit pending: a level over num_reqs is left alone (nothing says which count is off) */
 	assert_int_equal(level_cap(x, x->occ, x->handing, 10, true, 160, 1), 0);
@@ -637,7 +743,7 @@ static void test_level_cap(void **state)
 	{
 		__u64 w = x->occ;
 
-		account_acquire(x, ACQ_NEW, false, 186, 1);
+		account_acquire(x, ACQ_NEW, false, 0, 186, 1);
 		assert_int_equal(level_cap(x, w, x->handing, 10, false, 187, 1), 0);
 		assert_int_equal(x->handing, 1);
 		assert_int_equal(x->in_use, 15);
@@ -725,10 +831,10 @@ static void test_handoff_recycled(void **state)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct xprt_stats *x = new_xprt(cases[i].ident, 2, cases[i].flags, 0);
 
-		account_acquire(x, ACQ_NEW, false, 0, 1);
-		account_acquire(x, ACQ_NEW, false, 0, 1);		/* the pool all in use */
+		account_acquire(x, ACQ_NEW, false, 0, 0, 1);
+		account_acquire(x, ACQ_NEW, false, 0, 0, 1);		/* the pool all in use */
 		account_release(x, true, 1, 100, 1);		/* kept for the backlogged task */
-		account_acquire(x, ACQ_NEW, false, 120, 1);	/* which took it back from the pool */
+		account_acquire(x, ACQ_NEW, false, 0, 120, 1);	/* which took it back from the pool */
 		assert_int_equal(x->in_use, cases[i].in_use);
 		assert_int_equal(x->handing, cases[i].handing);
 		assert_int_equal(x->n.acquires, 3);
@@ -756,7 +862,10 @@ int main(void)
 		cmocka_unit_test(test_op_counts),
 		cmocka_unit_test(test_op_slots_due),
 		cmocka_unit_test(test_op_is_page_io),
+		cmocka_unit_test(test_level_raise),
 		cmocka_unit_test(test_handoff_judged_free),
+		cmocka_unit_test(test_raise_then_freed_handoff),
+		cmocka_unit_test(test_level_raise_attach),
 		cmocka_unit_test(test_level_cap),
 	};
 
