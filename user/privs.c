@@ -105,7 +105,9 @@ static const struct passwd *unprivileged(const struct outfile *outs, size_t nout
 	}
 	/* a container's root may lack them: it then stays who it is, with no capability */
 	if (syscall(SYS_capget, &h, d) || !has_cap(d, CAP_SETUID) || !has_cap(d, CAP_SETGID)) {
-		snprintf(why, len, "no CAP_SETUID and CAP_SETGID to become %s", pw->pw_name);
+		snprintf(why, len, "no CAP_SETUID and CAP_SETGID to become %s (a container's root: add both "
+			 "to its capabilities, and let %s write the output directories)", pw->pw_name,
+			 pw->pw_name);
 		return NULL;
 	}
 	for (size_t i = 0; i < nouts; i++)
