@@ -4,7 +4,7 @@
 # readable, and it refuses to write through a symlink.
 nfsd_start >/dev/null || exit 1
 mount_tcp /mnt/t 3 16 || exit 1
-caps() {	# USER_ARGS...: CapEff, CapPrm and Uid of a slotscope that is tracing
+caps() {	# USER_ARGS...: CapEff, CapPrm, CapAmb and Uid of a slotscope that is tracing
 	# emptied before the start: the redirection runs in the child, and the last run's
 	# "interval" would otherwise be read before this one has attached
 	: >/tmp/sec.json
@@ -14,6 +14,7 @@ caps() {	# USER_ARGS...: CapEff, CapPrm and Uid of a slotscope that is tracing
 	p=$(pidof slotscope)
 	eff=$(awk '/^CapEff/ {print $2}' /proc/$p/status)
 	prm=$(awk '/^CapPrm/ {print $2}' /proc/$p/status)
+	amb=$(awk '/^CapAmb/ {print $2}' /proc/$p/status)
 	uid=$(awk '/^Uid/ {print $2}' /proc/$p/status)
 	writers /mnt/t 16 1
 	# the writes are counted: end it now (-d 12 is the bound), its summary as at any end
@@ -24,6 +25,7 @@ nobody=$(awk -F: '$1 == "nobody" { print $3 }' /etc/passwd)
 caps
 check_eq "CapEff after attach" "$eff" 0000000000000000
 check_eq "CapPrm after attach" "$prm" 0000000000000000
+check_eq "CapAmb after attach" "$amb" 0000000000000000
 check_eq "root with no output: uid after attach is nobody's" "$uid" "$nobody"
 check_eq "...and -v says so" "$(grep -c "^slotscope: running as nobody (uid $nobody) after attach" /tmp/sec.err)" 1
 check_gt "writes counted after the drop" "$(tail -n 1 /tmp/sec.json | jq '[.transports[].acquires] | add // 0')" 50
@@ -41,6 +43,7 @@ caps --user nobody
 check_eq "--user nobody: uid" "$uid" 65534
 check_eq "--user nobody: CapEff" "$eff" 0000000000000000
 check_eq "--user nobody: CapPrm" "$prm" 0000000000000000
+check_eq "--user nobody: CapAmb" "$amb" 0000000000000000
 check_eq "--user nobody: summary written" "$(grep -c '"summary"' /tmp/sec.json)" 1
 # a textfile in a directory only root may write (node_exporter's, as packaged): uid 0 stays,
 # with no capability, and -v says why
@@ -49,6 +52,7 @@ caps --prom-file /var/lib/sec-root/s.prom --prom-keep
 check_eq "root-only textfile directory: uid stays 0" "$uid" 0
 check_eq "root-only textfile directory: CapEff" "$eff" 0000000000000000
 check_eq "root-only textfile directory: CapPrm" "$prm" 0000000000000000
+check_eq "root-only textfile directory: CapAmb" "$amb" 0000000000000000
 check_eq "root-only textfile directory: -v says why, in one line" \
 	"$(grep -c '^slotscope: staying uid 0 after attach, with no capability: nobody could not write /var/lib/sec-root/s.prom' /tmp/sec.err)" 1
 check_eq "root-only textfile directory: the textfile written" "$(grep -c '^slotscope_tracing 1' /var/lib/sec-root/s.prom)" 1
@@ -99,6 +103,7 @@ sp=$!
 i=0; until grep -q '"interval"' /tmp/stop.json 2>/dev/null || [ $i -ge 300 ]; do sleep 0.2; i=$((i + 1)); done
 sleep 3
 check_eq "stop after the drop: slotscope runs as nobody" "$(awk '/^Uid/ { print $3 }' /proc/$sp/status)" "$nobody"
+check_eq "under sudo, after attach: CapEff, CapAmb" "$(awk '/^Cap(Eff|Amb)/ { printf "%s ", $2 }' /proc/$sp/status)" "0000000000000000 0000000000000000 "
 check_gt "stop after the drop: still tracing 3 s on (intervals)" "$(grep -c '"interval"' /tmp/stop.json)" 2
 kill -TERM $sp
 i=0; while kill -0 $sp 2>/dev/null && [ $i -lt 100 ]; do sleep 0.2; i=$((i + 1)); done
