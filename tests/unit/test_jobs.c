@@ -337,6 +337,28 @@ static void test_named_by_kernel(void **state)
 	rmdir(root);
 }
 
+/* a user's delegated subtree of 20,000 cgroups under the fixture root, made or removed */
+static void user_subtree(bool make)
+{
+	char rel[96];
+
+	if (make) {
+		mkcg("/user.slice");
+		mkcg("/user.slice/u");
+	}
+	for (int i = 0; i < 20000; i++) {
+		snprintf(rel, sizeof(rel), "/user.slice/u/c%d", i);
+		if (make)
+			mkcg(rel);
+		else
+			rmcg(rel);
+	}
+	if (!make) {
+		rmcg("/user.slice/u");
+		rmcg("/user.slice");
+	}
+}
+
 /*
  * 20,000 cgroups in a user's delegated subtree (#44: one scan kept a path for each, 61.5 MB, and
  * a new Slurm step went unnamed for 10 ticks): a walk for the new step keeps the step alone and
@@ -347,18 +369,12 @@ static void test_user_subtree(void **state)
 	struct cgroups cg;
 	struct snapshot s = { 0 };
 	struct jobio_snap e = { 0 };
-	char rel[96];
 	__u64 step;
 
 	(void)state;
 	snprintf(root, sizeof(root), "/tmp/slotscope-cg-XXXXXX");
 	assert_non_null(mkdtemp(root));
-	mkcg("/user.slice");
-	mkcg("/user.slice/u");
-	for (int i = 0; i < 20000; i++) {
-		snprintf(rel, sizeof(rel), "/user.slice/u/c%d", i);
-		mkcg(rel);
-	}
+	user_subtree(true);
 	mkcg("/system.slice");
 	mkcg("/system.slice/slurmstepd.scope");
 	mkcg("/system.slice/slurmstepd.scope/job_9");
@@ -378,12 +394,7 @@ static void test_user_subtree(void **state)
 	rmcg("/system.slice/slurmstepd.scope/job_9");
 	rmcg("/system.slice/slurmstepd.scope");
 	rmcg("/system.slice");
-	for (int i = 0; i < 20000; i++) {
-		snprintf(rel, sizeof(rel), "/user.slice/u/c%d", i);
-		rmcg(rel);
-	}
-	rmcg("/user.slice/u");
-	rmcg("/user.slice");
+	user_subtree(false);
 	rmdir(root);
 }
 
