@@ -143,13 +143,15 @@ static void audit_mounts(struct audit *a, const struct mount_table *mt, const st
 		 * does sysfs. RDMA has no source port: take the first switch to the same server.
 		 */
 		if (!strcmp(am->proto, "tcp")) {
-			unsigned int ports[64];
-			int np = mountstats_ports(src, am->m->mountpoint, ports, 64);
+			unsigned int ports[160];
+			int np = mountstats_ports(src, am->m->mountpoint, ports, 160);
+			/* VAST's multipath spreads the transports over the addresses remoteports= lists */
+			bool any_addr = mount_option(am->m->opts, "remoteports", v, sizeof(v));
 
 			for (size_t j = 0; j < a->nx; j++)
 				for (int k = 0; k < np; k++)
 					if (!strcmp(a->x[j].proto, "tcp") && a->x[j].src_port == ports[k] &&
-					    !strcmp(a->x[j].dstaddr, am->addr)) {
+					    (any_addr || !strcmp(a->x[j].dstaddr, am->addr))) {
 						am->xprts++;
 						if (a->x[j].main || !am->max_slots)
 							am->max_slots = a->x[j].max_slots;
@@ -203,12 +205,33 @@ static int tunable(const char *root, const char *file, long *v)
 	return 0;
 }
 
+/* which NFS stack sunrpc is, by what the module publishes (see struct audit) */
+static void audit_stack(struct audit *a, const char *sysfs_root)
+{
+	char path[512], taint[16] = "";
+
+	snprintf(a->stack, sizeof(a->stack), "kernel");
+	if (!root_path(path, sizeof(path), sysfs_root, "/sys/module/sunrpc/parameters/nfs_bundle_version") &&
+	    !read_line(path, a->stack_version, sizeof(a->stack_version))) {
+		snprintf(a->stack, sizeof(a->stack), "vastnfs");
+		return;
+	}
+	if (!root_path(path, sizeof(path), sysfs_root, "/sys/module/sunrpc/taint") &&
+	    !read_line(path, taint, sizeof(taint)) && strchr(taint, 'O')) {
+		snprintf(a->stack, sizeof(a->stack), "out-of-tree");
+		if (root_path(path, sizeof(path), sysfs_root, "/sys/module/sunrpc/version") ||
+		    read_line(path, a->stack_version, sizeof(a->stack_version)))
+			a->stack_version[0] = '\0';
+	}
+}
+
 int audit_load(struct audit *a, const char *sysfs_root, const struct mount_src *src,
 	       const struct mount_table *mt)
 {
 	int err;
 
 	memset(a, 0, sizeof(*a));
+	audit_stack(a, sysfs_root);
 	err = tunable(src->procfs_root, "/proc/sys/sunrpc/tcp_max_slot_table_entries",
 		      &a->tcp_max_slots);
 	/* registered only with CONFIG_SUNRPC_DEBUG; the module parameter is there otherwise */
@@ -238,6 +261,9 @@ void audit_free(struct audit *a)
 
 void audit_print(FILE *f, const struct audit *a)
 {
+	if (strcmp(a->stack, "kernel"))
+		fprintf(f, "NFS stack: %s%s%s (sunrpc built apart from the kernel)\n", a->stack,
+			a->stack_version[0] ? " " : "", a->stack_version);
 	fprintf(f, "Limits: tcp_max_slot_table_entries=%ld rdma_slot_table_entries=%ld "
 		   "max_session_slots=%ld\n", a->tcp_max_slots, a->rdma_slots, a->max_session_slots);
 	if (!a->nm)

@@ -25,6 +25,12 @@ struct audit_mount {
 
 struct audit {
 	bool have_sysfs;		/* /sys/kernel/sunrpc exists */
+	/*
+	 * the NFS stack sunrpc comes from: "kernel" (the kernel's own), "vastnfs" (VAST Data's
+	 * bundle: sunrpc's nfs_bundle_version parameter exists only there), or "out-of-tree"
+	 * (another module built apart: taint O); its version when it says one
+	 */
+	char stack[16], stack_version[48];
 	size_t nx, nm;
 	struct audit_xprt *x;
 	struct audit_mount *m;

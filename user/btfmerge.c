@@ -2,6 +2,9 @@
 /* BTF merging, shared by tools/btfmerge (vmlinux.h) and the engine (a BTF for CO-RE without
  * module BTF ids). */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <bpf/btf.h>
 #include "btfmerge.h"
 
@@ -115,7 +118,79 @@ int btf_append_split(struct btf *dst, const struct btf *base, const struct btf *
 }
 
 
-struct btf *btf_merge_full(const struct btf *base, struct btf *const *mods, size_t n)
+static bool shadowable(const struct btf_type *t)
+{
+	return t->name_off && (btf_is_composite(t) || btf_is_any_enum(t));
+}
+
+struct named {
+	const char *name;
+	__u32 id;
+};
+
+static int named_cmp(const void *a, const void *b)
+{
+	const struct named *x = a, *y = b;
+
+	return strcmp(x->name, y->name);
+}
+
+/*
+ * Rename @full's base types (ids below @base_cnt) that a type of @mod (split on @base) of the
+ * same name and kind redefines. The module's split BTF holds only what differs from the base
+ * (pahole deduplicates the rest), so a name found in both is a different definition.
+ */
+static int shadow_base(struct btf *full, __u32 base_cnt, const struct btf *mod)
+{
+	struct named *idx = NULL;
+	size_t n = 0;
+	int err = 0;
+
+	idx = calloc(base_cnt, sizeof(*idx));
+	if (!idx)
+		return -ENOMEM;
+	for (__u32 id = 1; id < base_cnt; id++) {
+		const struct btf_type *t = btf__type_by_id(full, id);
+
+		if (shadowable(t))
+			idx[n++] = (struct named){ btf__name_by_offset(full, t->name_off), id };
+	}
+	qsort(idx, n, sizeof(*idx), named_cmp);
+	for (__u32 id = base_cnt; !err && id < btf__type_cnt(mod); id++) {
+		const struct btf_type *mt = btf__type_by_id(mod, id);
+		struct named key, *hit;
+		char name[160];
+
+		if (!shadowable(mt) || !btf_vlen(mt))
+			continue;
+		key.name = btf__name_by_offset(mod, mt->name_off);
+		hit = bsearch(&key, idx, n, sizeof(*idx), named_cmp);
+		/* back to the first of equal names, then every one of the same kind */
+		while (hit && hit > idx && !strcmp(hit[-1].name, key.name))
+			hit--;
+		for (; !err && hit && hit < idx + n && !strcmp(hit->name, key.name); hit++) {
+			struct btf_type *bt = (struct btf_type *)btf__type_by_id(full, hit->id);
+			int off;
+
+			if (!bt->name_off || btf_kind(bt) != btf_kind(mt) || btf_is_fwd(bt))
+				continue;
+			snprintf(name, sizeof(name), "slotscope_base_%s", key.name);
+			off = btf__add_str(full, name);
+			if (off < 0) {
+				err = off;
+				break;
+			}
+			/* btf__add_str() may move the strings, never the types; renamed, not matched again */
+			bt = (struct btf_type *)btf__type_by_id(full, hit->id);
+			bt->name_off = (__u32)off;
+		}
+	}
+	free(idx);
+	return err;
+}
+
+struct btf *btf_merge_full(const struct btf *base, struct btf *const *mods, size_t n,
+			   const bool *shadow)
 {
 	struct btf *full = btf__new_empty();
 	__u32 cnt = btf__type_cnt(base);
@@ -139,6 +214,9 @@ struct btf *btf_merge_full(const struct btf *base, struct btf *const *mods, size
 	for (size_t i = 0; !err && i < n; i++)
 		if (mods[i])
 			err = btf_append_split(full, base, mods[i]);
+	for (size_t i = 0; !err && shadow && i < n; i++)
+		if (mods[i] && shadow[i])
+			err = shadow_base(full, cnt, mods[i]);
 	if (err) {
 		btf__free(full);
 		errno = -err;

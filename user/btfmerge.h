@@ -17,7 +17,13 @@ int btf_append_split(struct btf *dst, const struct btf *base, const struct btf *
  * an opaque stand-in of the same id, counted here for the caller to say.
  */
 extern unsigned int btf_merge_unknown;
-/* One standalone BTF: @base's types then each module's (NULL entries skipped); NULL, errno set. */
-struct btf *btf_merge_full(const struct btf *base, struct btf *const *mods, size_t n);
+/*
+ * One standalone BTF: @base's types then each module's (NULL entries skipped); NULL, errno set.
+ * Where @shadow[i] (may be NULL), a struct, union or enum module i defines hides @base's of the
+ * same name (renamed "slotscope_base_NAME"): a module built apart from the kernel (an
+ * out-of-tree sunrpc) defines its own struct rpc_xprt, and CO-RE would find both.
+ */
+struct btf *btf_merge_full(const struct btf *base, struct btf *const *mods, size_t n,
+			   const bool *shadow);
 
 #endif

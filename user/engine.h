@@ -91,6 +91,8 @@ struct engine_opts {
 	 */
 	bool no_btf_ids;
 	bool no_jobs;			/* --no-jobs: NFS's file I/O hooks not loaded */
+	/* --btf MOD=FILE: module MOD's BTF (sunrpc, nfs, nfsv4, rpcrdma, in that order) */
+	const char *btf_files[4];
 };
 
 /*

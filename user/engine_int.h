@@ -35,6 +35,8 @@ struct hook {
 	unsigned int refused;		/* bit v: variant v was refused by the verifier */
 	bool said;			/* its loss was said (loads are retried) */
 	bool probed, have[2];		/* which variants the kernel offers, probed once */
+	const char *args;		/* what its program reads (hookargs.c); NULL: not checked */
+	bool args_differ;		/* its prototype in BTF is not that: no variant */
 	char why[160];			/* the verifier's reason, for the message */
 };
 
@@ -49,11 +51,17 @@ struct hook {
  */
 #define SNAP_FULL_EVERY 8
 
+/* the modules whose BTF is probed (probe_modules[], modbtf.c), and where each one's came from */
+#define NMODS 4
+extern const char *const probe_modules[NMODS];
+enum mod_btf { MOD_BTF_NONE, MOD_BTF_KERNEL, MOD_BTF_DWARF, MOD_BTF_GIVEN };
+
 struct engine {
 	struct slotscope_bpf *skel;
 	struct engine_opts o;
 	struct btf *vmlinux;
-	struct btf *mods[4];
+	struct btf *mods[NMODS];	/* sunrpc, nfs, nfsv4, rpcrdma */
+	enum mod_btf mod_src[NMODS];
 	int btf_fd;			/* no_btf_ids: the merged BTF, as /proc/self/fd/N */
 	char btf_path[64];
 	size_t nhooks;
@@ -114,5 +122,13 @@ int engine_inject_refusals(struct engine *e);
 
 /* engine_read.c: the kept copies of the maps are not to be trusted (entries deleted): read whole */
 void drop_copies(struct engine *e);
+
+/* modbtf.c: every module's BTF, or -EPROTO with e->why for one loaded unproven */
+int engine_module_btf(struct engine *e);
+bool engine_btf_made(const struct engine *e);
+
+/* hookargs.c: each hook's arguments proven against its prototype in BTF */
+const char *hook_args_of(const char *hook);
+int hook_args_check(const struct btf *btf, struct hook *h);
 
 #endif

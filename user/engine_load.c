@@ -15,8 +15,6 @@
 #include "log.h"
 #include "util.h"
 
-static const char *const probe_modules[] = { "sunrpc", "nfs", "nfsv4", "rpcrdma" };
-
 /* The verifier's reason: the last line of its log that is not the closing statistics. */
 static void verifier_reason(const char *log, char *out, size_t len)
 {
@@ -105,6 +103,7 @@ static void add_hooks(struct engine *e)
 		h->group = t[i].group;
 		h->required = t[i].required;
 		h->loses = t[i].loses;
+		h->args = hook_args_of(h->name);
 		h->progs[0] = t[i].a;
 		h->progs[1] = t[i].b;
 		/* a kretprobe's entry kprobe: kretprobe_X's is kprobe_X */
@@ -333,38 +332,6 @@ static int load_once(struct engine *e)
 	return err;
 }
 
-/*
- * sunrpc is a loadable module (listed in /proc/modules) with no BTF of its own: built out of tree
- * (VAST NFS, MLNX_OFED's NFS/RDMA: taint "O"), or without CONFIG_DEBUG_INFO_BTF_MODULES. Its
- * structures need not be what vmlinux's BTF (or any) says: 0, or -EPROTO with @taint its taint
- * letters ("" when none).
- */
-static int sunrpc_unproven(const struct engine *e, char *taint, size_t len)
-{
-	char path[512], line[512];
-	bool loadable = false;
-	FILE *f;
-
-	taint[0] = '\0';
-	if (e->mods[0] || root_path(path, sizeof(path), e->o.procfs_root, "/proc/modules"))
-		return 0;
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	while (!loadable && fgets(line, sizeof(line), f))
-		loadable = !strncmp(line, "sunrpc ", 7);
-	fclose(f);
-	if (!loadable)
-		return 0;
-	if (!root_path(path, sizeof(path), e->o.sysfs_root, "/sys/module/sunrpc/taint") &&
-	    (f = fopen(path, "re"))) {
-		if (fgets(taint, (int)len, f))
-			taint[strcspn(taint, "\n")] = '\0';
-		fclose(f);
-	}
-	return -EPROTO;
-}
-
 bool engine_sunrpc_loaded(const char *sysfs_root)
 {
 	char path[512];
@@ -375,7 +342,6 @@ bool engine_sunrpc_loaded(const char *sysfs_root)
 int engine_open(struct engine **out, const struct engine_opts *o, char *why, size_t len)
 {
 	struct engine *e = calloc(1, sizeof(*e));
-	char path[512], taint[32];
 	int err;
 
 	snprintf(why, len, "out of memory");
@@ -409,27 +375,9 @@ int engine_open(struct engine **out, const struct engine_opts *o, char *why, siz
 			 "slotscope needs CONFIG_DEBUG_INFO_BTF", strerror(-err));
 		goto fail;
 	}
-	for (size_t i = 0; i < sizeof(e->mods) / sizeof(e->mods[0]); i++) {
-		if (!root_path(path, sizeof(path), o->sysfs_root, "/sys/kernel/btf/%s",
-			       probe_modules[i]))
-			e->mods[i] = btf__parse_split(path, e->vmlinux);
-		if (!e->mods[i])
-			pr_debug("no BTF for module %s\n", probe_modules[i]);
-	}
-	/*
-	 * A module's structures are proven by its own BTF alone: vmlinux's may hold a struct
-	 * rpc_xprt of the kernel's source, and an out-of-tree sunrpc (VAST NFS: other fields, a
-	 * 64-bit tk_pid) read through it gave ten transports of garbage and 0 of 512 WRITEs (#43).
-	 */
-	if (sunrpc_unproven(e, taint, sizeof(taint))) {
-		err = -ENOENT;
-		snprintf(e->why, e->whylen, "sunrpc is a loadable module without BTF of its own "
-			 "(no /sys/kernel/btf/sunrpc%s%s%s): its structures cannot be proven, and slotscope "
-			 "does not count from a layout it cannot prove; build the module with BTF "
-			 "(CONFIG_DEBUG_INFO_BTF_MODULES, pahole) or use the kernel's own", taint[0] ? "; taint " : "",
-			 taint, strchr(taint, 'O') ? ": built out of tree" : "");
+	err = engine_module_btf(e);
+	if (err)
 		goto fail;
-	}
 	/* sunrpc may be built in; then its functions are in vmlinux's BTF (its types are anyway) */
 	if (!e->mods[0] && btf__find_by_name_kind(e->vmlinux, "xprt_release", BTF_KIND_FUNC) <= 0 &&
 	    !kallsyms_has(e, "xprt_release")) {
@@ -447,7 +395,11 @@ int engine_open(struct engine **out, const struct engine_opts *o, char *why, siz
 	if (e->mods[3])
 		rdma_pool_from_btf(e, e->mods[3]);
 	e->fallback_asked = e->o.force_fallback;
-	if (e->o.no_btf_ids && e->mods[0]) {
+	/*
+	 * BTF the kernel did not publish has no id for fentry or tp_btf to attach by: CO-RE
+	 * against the merged BTF, and every module hook by name (raw_tp, kprobe)
+	 */
+	if ((e->o.no_btf_ids && e->mods[0]) || engine_btf_made(e)) {
 		err = merged_btf(e);
 		if (err) {
 			snprintf(e->why, e->whylen, "cannot merge the kernel's BTF for loading "

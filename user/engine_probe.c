@@ -19,14 +19,20 @@
  * libbpf finds module BTF by id (BPF_BTF_GET_NEXT_ID, BPF_BTF_GET_FD_BY_ID), which only
  * CAP_SYS_ADMIN may do. Without it, CO-RE is given one BTF holding vmlinux's types and the
  * modules' (btf_custom_path: libbpf then looks no further), and the hooks attach by name, which
- * needs no module BTF object. The sysfs files it is made from are readable by anyone.
+ * needs no module BTF object. The sysfs files it is made from are readable by anyone. The same
+ * for a module whose BTF the kernel did not publish (modbtf.c): nothing to attach by id.
  */
 int merged_btf(struct engine *e)
 {
-	struct btf *full = btf_merge_full(e->vmlinux, e->mods, sizeof(e->mods) / sizeof(e->mods[0]));
+	bool shadow[NMODS];
+	struct btf *full;
 	const char *raw;
 	__u32 size, done = 0;
 	int err = 0;
+
+	for (size_t i = 0; i < NMODS; i++)
+		shadow[i] = e->mod_src[i] != MOD_BTF_KERNEL;
+	full = btf_merge_full(e->vmlinux, e->mods, NMODS, shadow);
 
 	if (btf_merge_unknown)
 		pr_info("%u BTF types of a kind this build does not know were left opaque in the merged "
@@ -129,6 +135,33 @@ bool kallsyms_has(const struct engine *e, const char *fn)
 	return found;
 }
 
+/*
+ * A hook whose prototype differs from what its program reads has no variant; one with no
+ * prototype at all is unproven where a module's BTF was not the kernel's (made from DWARF or
+ * given), and is left off there too.
+ */
+static void prove_args(struct engine *e, struct hook *h)
+{
+	int r = -1;
+
+	if (!h->args || (!h->have[0] && !h->have[1]) || h->args_differ)
+		return;
+	for (size_t i = 0; r < 0 && i < NMODS; i++)
+		if (e->mods[i])
+			r = hook_args_check(e->mods[i], h);
+	if (r < 0 && e->vmlinux)
+		r = hook_args_check(e->vmlinux, h);
+	if (r < 0 && engine_btf_made(e)) {
+		snprintf(h->why, sizeof(h->why), "no prototype of %s in the BTF made for its module", h->name);
+		r = 0;
+	}
+	if (r == 0) {
+		pr_debug("hook %s left off: %s\n", h->name, h->why);
+		h->args_differ = true;
+		h->have[0] = h->have[1] = false;
+	}
+}
+
 static void probe_hooks(struct engine *e)
 {
 	const char *funcs[NHOOKS] = { 0 };
@@ -158,6 +191,8 @@ static void probe_hooks(struct engine *e)
 	for (size_t i = 0; i < e->nhooks; i++)
 		if (funcs[i])
 			e->hooks[i].have[1] = found[i] && e->hooks[i].progs[1];
+	for (size_t i = 0; i < e->nhooks; i++)
+		prove_args(e, &e->hooks[i]);
 }
 
 /*
@@ -271,13 +306,16 @@ int choose_methods(struct engine *e)
 		if (!st->in_design)
 			continue;
 		if (h->required) {
-			if (h->refused)
+			if (h->args_differ)
+				snprintf(e->why, e->whylen, "the %s hook cannot be proven (%s): slotscope does "
+					 "not count from arguments it cannot prove", h->name, h->why);
+			else if (h->refused)
 				snprintf(e->why, e->whylen, "the verifier refused the %s hook (%s); "
 					 "run with -v for its log", h->name, h->why);
 			else
 				snprintf(e->why, e->whylen, "this kernel has no %s hook: slotscope "
 					 "needs sunrpc's tracepoints (5.9+)", h->name);
-			return h->refused ? -EACCES : -ENOENT;
+			return h->refused ? -EACCES : h->args_differ ? -EPROTO : -ENOENT;
 		}
 		if (h->said)
 			continue;
@@ -285,6 +323,9 @@ int choose_methods(struct engine *e)
 		if (h->refused)
 			pr_warn("hook %s refused by the verifier (%s): %s; everything else is measured\n",
 				h->name, h->why, h->loses);
+		else if (h->args_differ)
+			pr_warn("hook %s left off, its arguments not proven (%s): %s\n", h->name, h->why,
+				h->loses);
 		else
 			pr_info("hook %s not available on this kernel: %s\n", h->name, h->loses);
 	}

@@ -40,7 +40,7 @@ static const char args_doc[] = "[INTERVAL [COUNT]]";
 enum { OPT_PROCFS = 1000, OPT_SYSFS, OPT_NO_RDMA, OPT_CKPT_MBPS, OPT_CKPT_QUIET, OPT_PROM,
        OPT_FOLDED, OPT_SVG, OPT_USER, OPT_MAX_INFLIGHT, OPT_PROM_DETAIL, OPT_PROM_KEEP,
        OPT_MOUNTS_OF, OPT_RESTORE_MBPS, OPT_NO_JOBS, OPT_RUN_UNTRACED, OPT_PROM_ROLLUP,
-       OPT_PROM_INCLUDE, OPT_PROM_EXCLUDE };
+       OPT_PROM_INCLUDE, OPT_PROM_EXCLUDE, OPT_BTF };
 
 static const struct argp_option options[] = {
 	{ "duration", 'd', "SECONDS", 0, "Trace for SECONDS, then print the summary", 0 },
@@ -84,6 +84,10 @@ static const struct argp_option options[] = {
 	{ "mounts-of", OPT_MOUNTS_OF, "PID", 0,
 	  "Read the mount table of PID instead of our own (1: the host's, from a container)", 0 },
 	{ "sysfs-root", OPT_SYSFS, "DIR", 0, "Read sysfs files under DIR (tests)", 0 },
+	{ "btf", OPT_BTF, "MOD=FILE", 0,
+	  "BTF of module MOD (sunrpc, nfs, nfsv4, rpcrdma) from FILE, for a module the kernel "
+	  "publishes none for and whose DWARF is elsewhere (pahole --btf_encode_detached "
+	  "--btf_base=/sys/kernel/btf/vmlinux); checked against sunrpc's sysfs as it runs", 0 },
 	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show the full help", 0 },
 	{ 0 },
 };
@@ -237,6 +241,22 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_SYSFS:
 		env.sysfs_root = arg;
 		break;
+	case OPT_BTF: {
+		static const char *const mods[] = { "sunrpc", "nfs", "nfsv4", "rpcrdma" };
+		const char *eq = strchr(arg, '=');
+		size_t i;
+
+		for (i = 0; eq && i < 4; i++)
+			if ((size_t)(eq - arg) == strlen(mods[i]) && !strncmp(arg, mods[i], (size_t)(eq - arg)))
+				break;
+		if (!eq || i == 4 || !eq[1])
+			argp_error(state, "invalid --btf '%s': give MOD=FILE, MOD one of sunrpc, nfs, nfsv4, "
+				   "rpcrdma", arg);
+		if (access(eq + 1, R_OK))
+			argp_error(state, "--btf %s: %s: give a readable BTF file", arg, strerror(errno));
+		env.btf_files[i] = eq + 1;
+		break;
+	}
 	case 'h':
 		argp_state_help(state, stdout, ARGP_HELP_STD_HELP);
 		break;

@@ -120,7 +120,7 @@ static int open_engine(struct run *s)
 				  .force_fallback = s->o.force_fallback, .events_tp = s->o.events_tp,
 				  .no_jobs = s->o.win.no_jobs };
 	const char *cap = "";
-	char why[320] = "";
+	char why[640] = "";
 	bool sys_admin;
 	long level;
 	int err;
@@ -145,6 +145,7 @@ static int open_engine(struct run *s)
 		eo.no_kprobes = true;
 	}
 	eo.no_btf_ids = !sys_admin;
+	memcpy(eo.btf_files, s->o.btf_files, sizeof(eo.btf_files));
 	/* before megabytes of BTF and kallsyms are parsed: the caller decides what no NFS means */
 	if (!engine_sunrpc_loaded(s->o.sysfs_root))
 		return -ENOENT;
@@ -275,8 +276,14 @@ int run_main(struct run *s)
 	else if (!rc && s->e && !s->o.win.no_jobs)
 		pr_warn("no cgroup v2 hierarchy is mounted: a window's jobs show as unknown (cgroup v2 "
 			"is systemd's default; on v1, boot with systemd.unified_cgroup_hierarchy=1)\n");
-	if (!rc && s->e && run_trace(s, &rc) && !rc)
-		rc = EXIT_RUNTIME;
+	if (!rc && s->e) {
+		err = run_trace(s, &rc);
+		/* a layout disproven as it ran: as if refused at the start, whatever the command did */
+		if (err == -EPROTO)
+			rc = EXIT_NOPERM;
+		else if (err && !rc)
+			rc = EXIT_RUNTIME;
+	}
 	/* a stopped exporter's numbers would live on in node_exporter as if current */
 	if (s->o.prom_file && !s->o.prom_keep && (err = outfile_remove(&s->out[OUT_PROM])) &&
 	    err != -ENOENT)
@@ -290,6 +297,7 @@ void run_free(struct run *s)
 		return;
 	/* detaches every program */
 	engine_close(s->e);
+	proof_free(&s->proof);
 	port_attrs_free(&s->port_attrs);
 	heat_free(&s->heat);
 	cgroups_free(&s->cg);

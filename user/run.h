@@ -38,6 +38,7 @@ struct run_opts {
 	const char *procfs_root;
 	const char *mounts_of;	/* whose mount table: "self" or a pid ("1": the host's) */
 	const char *sysfs_root;
+	const char *btf_files[4];	/* --btf MOD=FILE: sunrpc, nfs, nfsv4, rpcrdma */
 	char **command;		/* after "--": traced while it runs; NULL when none */
 	bool run_untraced;	/* COMMAND without sunrpc: run it untraced rather than exit 77 */
 };

@@ -11,6 +11,7 @@
 #include "mounts.h"
 #include "outfile.h"
 #include "output.h"
+#include "prove.h"
 #include "rdma.h"
 #include "run.h"
 #include "window.h"
@@ -20,6 +21,7 @@ enum out_kind { OUT_PROM, OUT_FOLDED, OUT_SVG, OUTS };
 struct run {
 	struct run_opts o;
 	struct engine *e;
+	struct proof proof;		/* transports proven against sunrpc's sysfs */
 	struct tunables tun;		/* from the audit: the knobs the verdicts name */
 	double startup_cpu_s;
 	struct port_attrs port_attrs;	/* state and rate (verbs too), read once per PORT_ATTR_REFRESH_NS */

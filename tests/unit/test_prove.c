@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Transports as the programs read them, against sunrpc's sysfs in a tree made here: the right
+ * layout is proven (and not read again), a wrong max_reqs or class is refused naming the field,
+ * an id the kernel does not publish is refused on the second look (a transport just made
+ * joins sysfs a moment after), and an unreadable xprt_info (a disconnected transport) decides
+ * nothing. A kernel without the files proves and refuses nothing.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <cmocka.h>
+#include "prove.h"
+
+static char root[64];
+
+static void put_xprt(unsigned int sw, unsigned int id, const char *proto, const char *info)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "mkdir -p %s/sys/kernel/sunrpc/xprt-switches/switch-%u/xprt-%u-%s",
+		 root, sw, id, proto);
+	assert_int_equal(system(path), 0);
+	if (!info)
+		return;
+	snprintf(path, sizeof(path), "%s/sys/kernel/sunrpc/xprt-switches/switch-%u/xprt-%u-%s/xprt_info",
+		 root, sw, id, proto);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(info, f);
+	fclose(f);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(root, sizeof(root), "/tmp/slotscope-prove-XXXXXX");
+	assert_non_null(mkdtemp(root));
+	put_xprt(0, 3, "tcp", "last_used=1\nmax_num_slots=128\nmin_num_slots=2\nnum_reqs=9\n");
+	put_xprt(0, 4, "rdma", "max_num_slots=32\nmin_num_slots=32\n");
+	/* disconnected: the file reads -ENOTCONN */
+	put_xprt(1, 5, "tcp", NULL);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	return system(cmd);
+}
+
+static struct xprt_snap xp(__u64 key, __u32 id, __u32 ident, __u32 max, __u32 min)
+{
+	struct xprt_snap x = { .key = key };
+
+	x.s.id = id;
+	x.s.ident = ident;
+	x.s.max_reqs = max;
+	x.s.min_reqs = min;
+	x.s.first_seen_ns = key * 10;
+	snprintf(x.s.addr, sizeof(x.s.addr), "10.0.0.1");
+	snprintf(x.s.port, sizeof(x.s.port), "2049");
+	return x;
+}
+
+static int run(struct proof *p, struct xprt_snap *x, size_t n, char *why)
+{
+	struct snapshot s = { .xprts = x, .nxprts = n };
+
+	why[0] = '\0';
+	return proof_check(p, &s, root, why, 300);
+}
+
+static void test_right_layout(void **state)
+{
+	struct xprt_snap x[] = { xp(1, 3, IDENT_TCP, 128, 2), xp(2, 4, IDENT_RDMA, 32, 32),
+				 xp(3, 5, IDENT_TCP, 77, 1) };
+	struct proof p = { 0 };
+	char why[300];
+
+	(void)state;
+	assert_int_equal(run(&p, x, 3, why), 0);
+	/* the disconnected one is not decided */
+	assert_int_equal(p.proven, 2);
+	assert_int_equal(run(&p, x, 3, why), 0);
+	assert_int_equal(p.proven, 2);
+	proof_free(&p);
+}
+
+static void test_wrong_field(void **state)
+{
+	struct xprt_snap max[] = { xp(1, 3, IDENT_TCP, 65536, 2) }, cls[] = { xp(1, 3, IDENT_RDMA, 128, 2) };
+	struct proof p = { 0 };
+	char why[300];
+
+	(void)state;
+	assert_int_equal(run(&p, max, 1, why), -EPROTO);
+	assert_non_null(strstr(why, "max_reqs/min_reqs read 65536/2"));
+	assert_non_null(strstr(why, "max_num_slots=128"));
+	proof_free(&p);
+	assert_int_equal(run(&p, cls, 1, why), -EPROTO);
+	assert_non_null(strstr(why, "xprt-3-tcp"));
+	proof_free(&p);
+}
+
+static void test_unpublished_id(void **state)
+{
+	struct xprt_snap garbage[] = { xp(1, 1017165832, 0, 0, 0) }, both[] = { xp(2, 3, IDENT_TCP, 128, 2),
+									   xp(1, 99, IDENT_TCP, 16, 2) };
+	struct proof p = { 0 };
+	char why[300];
+
+	(void)state;
+	assert_int_equal(run(&p, garbage, 1, why), 0);
+	assert_int_equal(run(&p, garbage, 1, why), -EPROTO);
+	assert_non_null(strstr(why, "transport 1017165832"));
+	proof_free(&p);
+	/* another network namespace's transport, once one of ours is proven: not refused */
+	assert_int_equal(run(&p, both, 2, why), 0);
+	assert_int_equal(run(&p, both, 2, why), 0);
+	assert_int_equal(run(&p, both, 2, why), 0);
+	proof_free(&p);
+}
+
+static void test_no_sysfs(void **state)
+{
+	struct xprt_snap garbage[] = { xp(1, 1017165832, 0, 0, 0) };
+	struct proof p = { 0 };
+	struct snapshot s = { .xprts = garbage, .nxprts = 1 };
+	char why[300];
+
+	(void)state;
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(proof_check(&p, &s, "/nonexistent", why, sizeof(why)), 0);
+	proof_free(&p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_right_layout),
+		cmocka_unit_test(test_wrong_field),
+		cmocka_unit_test(test_unpublished_id),
+		cmocka_unit_test(test_no_sysfs),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

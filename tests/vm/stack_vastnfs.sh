@@ -1,0 +1,95 @@
+# The core set on VAST Data's NFS stack (KERNEL=vastnfs: Debian's 6.1 with vastnfs built from
+# ../shared/vendor in place of its sunrpc, nfs, nfsd, rpcrdma; no module BTF). slotscope reads the
+# stack's layout from the modules' own DWARF (pahole), the files proven the modules loaded by their
+# build ids, and every transport against what sunrpc publishes in sysfs. Checked against the
+# kernel's own counts: TCP nconnect=16 spread by remoteports over 4 addresses, then RDMA (soft-RoCE)
+# nconnect=4: per transport sends (mountstats, paired by source port) and limit (sysfs
+# max_num_slots), highest slots in use (mountstats max_slots), per mount WRITE ops and bytes. The
+# kernel's own 6.1 layout given instead (--btf, the modules' BTF of Debian's build) is refused,
+# exit 77, nothing reported. The audit names the stack and takes its multipath as meant.
+nfsd_start >/dev/null || exit 1
+rxe_up || exit 1
+kver=$(uname -r)
+bundle=$(cat /sys/module/sunrpc/parameters/nfs_bundle_version 2>/dev/null)
+echo "note kernel $kver, sunrpc $(cat /sys/module/sunrpc/srcversion 2>/dev/null) taint $(cat /sys/module/sunrpc/taint), nfs_bundle_version ${bundle:-none}"
+check_eq "VAST's sunrpc loaded (nfs_bundle_version)" "$([ -n "$bundle" ] && echo yes)" yes
+check_eq "no BTF of sunrpc" "$([ -e /sys/kernel/btf/sunrpc ] && echo present || echo absent)" absent
+
+# 8 writers per address, 16 transports: writes spread over every transport
+mount_tcp_at 127.0.0.21 /mnt/v 3 16 nconnect=16,remoteports=127.0.0.21-127.0.0.24 || exit 1
+mountstats_xprts /mnt/v srcport sends max_slots | sort >/tmp/x0
+grep -A200 "mounted on /mnt/v " /proc/self/mountstats | grep '^\s*xprt:' | head -n 3 | sed 's/^/note mountstats | /'
+
+# ---- the kernel's own layout read into VAST's stack: refused, nothing reported
+st=/lib/modules/$kver/stock
+t0=$(cut -d' ' -f1 /proc/uptime)
+slotscope --btf sunrpc=$st/sunrpc.btf --btf nfs=$st/nfs.btf --btf nfsv4=$st/nfsv4.btf --json 0.5 -d 20 \
+	-- sh -c '. /src/tools/vm/lib.sh; writers /mnt/v 16 4' >/tmp/w.json 2>/tmp/w.err
+rc=$?
+sed 's/^/note wrong layout | /' /tmp/w.err | head -n 8
+check_eq "wrong layout: exit status" $rc 77
+check_eq "wrong layout: said in one error line" "$(grep -c 'layout slotscope reads sunrpc through is wrong' /tmp/w.err)" 1
+check_eq "wrong layout: no interval or summary on stdout" "$(grep -c '"type":"\(interval\|summary\)"' /tmp/w.json)" 0
+
+# ---- TCP multipath, read through the DWARF
+w0=$(mountstats_op /mnt/v WRITE ops) b0=$(mountstats_op /mnt/v WRITE bytes_sent)
+t0=$(cut -d' ' -f1 /proc/uptime)
+slotscope -v --json 1 -- sh -c '. /src/tools/vm/lib.sh; writers /mnt/v 64 2; sleep 1' >/tmp/v.json 2>/tmp/v.err
+rc=$?
+t1=$(cut -d' ' -f1 /proc/uptime)
+echo "note slotscope on the TCP mount took $(awk -v a=$t0 -v b=$t1 'BEGIN { print b - a }') s (pahole included)"
+cp /tmp/v.err /out/tcp.err
+grep -E 'DWARF|BTF|hook|layout' /tmp/v.err | head -n 12 | sed 's/^/note | /'
+check_eq "TCP: exit status" $rc 0
+mountstats_xprts /mnt/v srcport sends max_slots | sort >/tmp/x1
+w1=$(mountstats_op /mnt/v WRITE ops) b1=$(mountstats_op /mnt/v WRITE bytes_sent)
+sum=$(tail -n 1 /tmp/v.json)
+nfs() { echo "$sum" | jq -c '.transports[] | select(.port == "2049" and (.mounts | map(.mountpoint) | index("/mnt/v")))'; }
+echo "note slotscope: $(nfs | jq -c '{id,server,limit,peak,sends,slot_waits:.waits.slot.count}' | tr '\n' ' ')"
+check_eq "TCP: transports of the mount in mountstats" "$(wc -l </tmp/x1)" 16
+check_eq "TCP: transports traced on the mount" "$(nfs | wc -l)" 16
+check_eq "TCP: servers of its transports" "$(nfs | jq -r .server | sort -u | tr '\n' ' ')" \
+	"127.0.0.21 127.0.0.22 127.0.0.23 127.0.0.24 "
+want=$(awk 'NR == FNR { s[$1] = $2; next } $1 in s { print $2 - s[$1] }' /tmp/x0 /tmp/x1 | sort -n | tr '\n' ' ')
+check_eq "TCP: sends per transport = mountstats deltas" "$(nfs | jq .sends | sort -n | tr '\n' ' ')" "$want"
+check_eq "TCP: highest in use per transport = mountstats max_slots" \
+	"$(nfs | jq .peak | sort -n | tr '\n' ' ')" "$(awk '{ print $3 }' /tmp/x1 | sort -n | tr '\n' ' ')"
+lim=$(for d in /sys/kernel/sunrpc/xprt-switches/switch-*/xprt-*-tcp; do
+	sed -n 's/^max_num_slots=//p' $d/xprt_info 2>/dev/null; done | sort -u | tr '\n' ' ')
+check_eq "TCP: every transport's limit = sysfs max_num_slots" "$(nfs | jq .limit | sort -u | tr '\n' ' ')" "$lim"
+check_eq "TCP: WRITE ops = mountstats delta" "$(ss_op /tmp/v.json /mnt/v WRITE .count)" $((w1 - w0))
+check_eq "TCP: WRITE bytes sent = mountstats delta" "$(ss_op /tmp/v.json /mnt/v WRITE .bytes_sent)" $((b1 - b0))
+check_eq "TCP: acquires = releases on every transport" \
+	"$(nfs | jq -r 'select(.acquires != .releases) | .id' | wc -l)" 0
+a=$(head -n 1 /tmp/v.json)
+echo "note audit: $(echo "$a" | jq -c '{stack, warnings}')"
+check_eq "audit: the stack named" "$(echo "$a" | jq -r '.stack.name + " " + .stack.version')" "vastnfs $bundle"
+check_eq "audit: multipath is not a warning" "$(echo "$a" | jq '[.warnings[]? | select(test("nconnect"))] | length')" 0
+check_eq "audit: the mount's transports" \
+	"$(echo "$a" | jq '.mounts[] | select(.mountpoint == "/mnt/v") | .transports')" 16
+
+# ---- RDMA, nconnect=4 (VAST's multipath over one RDMA server address)
+mount_rdma /mnt/r 3 "" nconnect=4 || exit 1
+srv_r=$LAST_SERVER
+mountstats_xprts /mnt/r srcport sends | sort >/tmp/r0
+rw0=$(mountstats_op /mnt/r WRITE ops) rb0=$(mountstats_op /mnt/r WRITE bytes_sent)
+slotscope --json 1 -- sh -c '. /src/tools/vm/lib.sh; writers /mnt/r 48 2; sleep 1' >/tmp/r.json 2>/tmp/r.err
+rc=$?
+cp /tmp/r.err /out/rdma.err
+check_eq "RDMA: exit status" $rc 0
+mountstats_xprts /mnt/r sends | sort -n >/tmp/r1s
+mountstats_xprts /mnt/r sends >/tmp/r1
+rw1=$(mountstats_op /mnt/r WRITE ops) rb1=$(mountstats_op /mnt/r WRITE bytes_sent)
+sum=$(tail -n 1 /tmp/r.json)
+rd() { echo "$sum" | jq -c --arg s "$srv_r" '.transports[] | select(.server == $s and .port == "20049")'; }
+echo "note slotscope: $(rd | jq -c '{id,limit,peak,sends,slot_waits:.waits.slot.count}' | tr '\n' ' ')"
+check_eq "RDMA: transports traced" "$(rd | wc -l)" "$(wc -l </tmp/r1)"
+check_eq "RDMA: transports of the mount" "$(wc -l </tmp/r1)" 4
+# RDMA's xprt: lines carry no source port: the sends of the four, sorted, against the deltas
+want=$(paste /tmp/r0 /tmp/r1 | awk '{ print $3 - $2 }' | sort -n | tr '\n' ' ')
+check_eq "RDMA: sends summed = mountstats delta" "$(rd | jq -s 'map(.sends) | add')" \
+	"$(paste /tmp/r0 /tmp/r1 | awk '{ s += $3 - $2 } END { print s }')"
+check_eq "RDMA: WRITE ops = mountstats delta" "$(ss_op /tmp/r.json /mnt/r WRITE .count)" $((rw1 - rw0))
+check_eq "RDMA: WRITE bytes sent = mountstats delta" "$(ss_op /tmp/r.json /mnt/r WRITE .bytes_sent)" $((rb1 - rb0))
+check_eq "RDMA: no map drops" "$(echo "$sum" | jq '.counters.inflight_full + .counters.waiters_full + .counters.ops_full')" 0
+exit $CHECK_FAILED
