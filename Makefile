@@ -225,6 +225,8 @@ $(O)/vm/initrd.cpio: $(VM_IMAGE_DEPS) | deps-vm
 	$(Q)tools/vm/build-image $(O)/vm ''
 $(O)/vm/k/%/initrd.cpio: $(VM_IMAGE_DEPS) | deps-test
 	$(Q)tools/vm/build-image $(O)/vm '$*'
+# VAST's stack over the default kernel: built from ../shared/vendor (tools/vm/build-vastnfs)
+$(O)/vm/k/vastnfs/initrd.cpio: tools/vm/build-vastnfs
 # SCRIPT@KERNEL[@VAR=VAL] runs of tests/run-tests.sh; CORE_RUNS: the core tests on each
 # CORE_KERNELS, on the default kernel with the fallback attach (kprobes for the function hooks),
 # the tracepoint design with the fallback attach there (raw_tp), and the tracepoint design on 6.12
@@ -248,7 +250,9 @@ level-truth: all vm-image $(call vm_img,6.12)/initrd.cpio
 	$(Q)tests/run-tests.sh $(foreach i,$(shell seq $(LEVEL_REPEAT)),$(LEVEL_ALL))
 # Debian 11's 5.10, which slotscope cannot count on: it must refuse in one line (test_old_kernel)
 OLD_RUNS := tests/vm/test_old_kernel.sh@5.10
-CORE_IMAGES := $(foreach k,default $(CORE_KERNELS) arm64 5.10,$(call vm_img,$(k))/initrd.cpio)
+# the core set on other NFS stacks: VAST Data's (KERNEL=vastnfs), no module BTF
+STACK_RUNS := tests/vm/stack_vastnfs.sh@vastnfs
+CORE_IMAGES := $(foreach k,default $(CORE_KERNELS) arm64 5.10 vastnfs,$(call vm_img,$(k))/initrd.cpio)
 
 SAN_FLAGS := CFLAGS='-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all' \
 	LDFLAGS='-fsanitize=address,undefined'
@@ -281,7 +285,7 @@ test-run: test-early
 	$(Q)rm -f $(LATE_RC); { t=$$(date +%s); nice -n 10 $(MAKE) --no-print-directory -j$(NPROC) test-late \
 		>$(O)/test-late.log 2>&1; echo "$$? $$(($$(date +%s) - t))" >$(LATE_RC); } &
 	$(Q)tests/run-tests.sh $(UNIT_BINS) $(filter-out $(VM_LATE),$(VM_TESTS)) @wait:$(LATE_RC):$(O)/test-late.log \
-		$(SAN_BINS) $(HOST_TESTS) $(VM_LATE) $(LEVEL_RUNS) $(CORE_RUNS) $(OLD_RUNS)
+		$(SAN_BINS) $(HOST_TESTS) $(VM_LATE) $(STACK_RUNS) $(LEVEL_RUNS) $(CORE_RUNS) $(OLD_RUNS)
 
 # Every VM test on each of KERNELS (default: 6.12 7; `default` is the default kernel); one closing line.
 KERNELS ?= 6.12 7

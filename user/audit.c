@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <dirent.h>
+#include <arpa/inet.h>
 #include <stdarg.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -122,6 +123,36 @@ static int mountstats_ports(const struct mount_src *src, const char *mnt, unsign
 	return mounts_parse_file(src, "mountstats", parse_ports, &q);
 }
 
+/*
+ * @addr among the addresses of VAST NFS's remoteports=@spec: IPv4 ranges FIRST-LAST and single
+ * addresses joined by "~"; "dns" (addresses the client resolved) takes any
+ */
+static bool remoteports_has(const char *spec, const char *addr)
+{
+	struct in_addr a, lo, hi;
+	char item[128];
+
+	if (!strcmp(spec, "dns"))
+		return true;
+	while (*spec) {
+		size_t n = strcspn(spec, "~");
+		char *dash;
+
+		snprintf(item, sizeof(item), "%.*s", (int)n, spec);
+		spec += n + (spec[n] == '~');
+		dash = strchr(item, '-');
+		if (dash)
+			*dash = '\0';
+		if (!strcmp(item, addr))
+			return true;
+		if (dash && inet_pton(AF_INET, addr, &a) == 1 && inet_pton(AF_INET, item, &lo) == 1 &&
+		    inet_pton(AF_INET, dash + 1, &hi) == 1 && ntohl(a.s_addr) >= ntohl(lo.s_addr) &&
+		    ntohl(a.s_addr) <= ntohl(hi.s_addr))
+			return true;
+	}
+	return false;
+}
+
 static void audit_mounts(struct audit *a, const struct mount_table *mt, const struct mount_src *src)
 {
 	for (size_t i = 0; i < mt->n; i++) {
@@ -146,12 +177,14 @@ static void audit_mounts(struct audit *a, const struct mount_table *mt, const st
 			unsigned int ports[160];
 			int np = mountstats_ports(src, am->m->mountpoint, ports, 160);
 			/* VAST's multipath spreads the transports over the addresses remoteports= lists */
-			bool any_addr = mount_option(am->m->opts, "remoteports", v, sizeof(v));
+			char rp[512];
+			bool multi = mount_option(am->m->opts, "remoteports", rp, sizeof(rp));
 
 			for (size_t j = 0; j < a->nx; j++)
 				for (int k = 0; k < np; k++)
 					if (!strcmp(a->x[j].proto, "tcp") && a->x[j].src_port == ports[k] &&
-					    (any_addr || !strcmp(a->x[j].dstaddr, am->addr))) {
+					    (multi ? remoteports_has(rp, a->x[j].dstaddr) :
+						     !strcmp(a->x[j].dstaddr, am->addr))) {
 						am->xprts++;
 						if (a->x[j].main || !am->max_slots)
 							am->max_slots = a->x[j].max_slots;

@@ -108,6 +108,12 @@ int engine_open(struct engine **e, const struct engine_opts *o, char *why, size_
 bool engine_sunrpc_loaded(const char *sysfs_root);
 int engine_attach(struct engine *e, char *why, size_t len);
 /*
+ * The BTF of each loaded NFS module (sunrpc, nfs, nfsv4, rpcrdma): the kernel's, or made from its
+ * DWARF and kept in the cache (modbtf.c). 0, or -errno with @why; @said(mod, how) for each.
+ */
+int engine_make_btf(const struct engine_opts *o, void (*said)(const char *mod, const char *how),
+		    char *why, size_t len);
+/*
  * Start counting. Programs attach one by one; a slot whose acquire was counted before its
  * release hook existed would stay "in use" for ever, so they count nothing until armed.
  */

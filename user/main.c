@@ -40,7 +40,9 @@ static const char args_doc[] = "[INTERVAL [COUNT]]";
 enum { OPT_PROCFS = 1000, OPT_SYSFS, OPT_NO_RDMA, OPT_CKPT_MBPS, OPT_CKPT_QUIET, OPT_PROM,
        OPT_FOLDED, OPT_SVG, OPT_USER, OPT_MAX_INFLIGHT, OPT_PROM_DETAIL, OPT_PROM_KEEP,
        OPT_MOUNTS_OF, OPT_RESTORE_MBPS, OPT_NO_JOBS, OPT_RUN_UNTRACED, OPT_PROM_ROLLUP,
-       OPT_PROM_INCLUDE, OPT_PROM_EXCLUDE, OPT_BTF };
+       OPT_PROM_INCLUDE, OPT_PROM_EXCLUDE, OPT_BTF, OPT_MAKE_BTF };
+
+static bool make_btf;
 
 static const struct argp_option options[] = {
 	{ "duration", 'd', "SECONDS", 0, "Trace for SECONDS, then print the summary", 0 },
@@ -84,6 +86,9 @@ static const struct argp_option options[] = {
 	{ "mounts-of", OPT_MOUNTS_OF, "PID", 0,
 	  "Read the mount table of PID instead of our own (1: the host's, from a container)", 0 },
 	{ "sysfs-root", OPT_SYSFS, "DIR", 0, "Read sysfs files under DIR (tests)", 0 },
+	{ "make-btf", OPT_MAKE_BTF, NULL, 0,
+	  "As root: make and keep (/var/cache/slotscope/btf) the BTF of each loaded NFS module the "
+	  "kernel publishes none for, from its DWARF, for runs without root; then exit", 0 },
 	{ "btf", OPT_BTF, "MOD=FILE", 0,
 	  "BTF of module MOD (sunrpc, nfs, nfsv4, rpcrdma) from FILE, for a module the kernel "
 	  "publishes none for and whose DWARF is elsewhere (pahole --btf_encode_detached "
@@ -241,6 +246,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_SYSFS:
 		env.sysfs_root = arg;
 		break;
+	case OPT_MAKE_BTF:
+		make_btf = true;
+		break;
 	case OPT_BTF: {
 		static const char *const mods[] = { "sunrpc", "nfs", "nfsv4", "rpcrdma" };
 		const char *eq = strchr(arg, '=');
@@ -323,6 +331,8 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	env.events_tp = events && !strcmp(events, "tracepoints");
+	if (make_btf)
+		return run_make_btf(&env);
 	rc = run_new(&s, &env);
 	if (rc)
 		return rc;

@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include "btfcache.h"
 #include "engine_int.h"
 #include "log.h"
 #include "util.h"
@@ -95,17 +96,13 @@ static int file_build_id(int fd, unsigned char *id, size_t *len)
  * The file modprobe would load for @mod, from ROOT/lib/modules/RELEASE/modules.dep (the
  * "updates" directory of DKMS before the kernel's own, as depmod ordered it).
  */
-static int module_file(const char *procfs_root, const char *root, const char *mod, char *out,
-		       size_t len)
+static int module_file(const char *rel, const char *root, const char *mod, char *out, size_t len)
 {
-	char path[512], rel[128], line[4096];
+	char path[512], line[4096];
 	size_t ml = strlen(mod);
 	int err = -ENOENT;
 	FILE *f;
 
-	if (root_path(path, sizeof(path), procfs_root, "/proc/sys/kernel/osrelease") ||
-	    read_line(path, rel, sizeof(rel)))
-		return -ENOENT;
 	if (root_path(path, sizeof(path), root, "/lib/modules/%s/modules.dep", rel) ||
 	    !(f = fopen(path, "re")))
 		return -ENOENT;
@@ -212,23 +209,53 @@ static int decompress(const char *path, char *why, size_t len)
  * @mod's BTF from its own DWARF: the module file proven to be the loaded one (same GNU build id),
  * then `pahole --btf_encode_detached` split on vmlinux's BTF. 0 with *@out, or -errno and @why.
  */
-static int btf_from_dwarf(const struct engine *e, const char *mod, struct btf **out, char *why, size_t len)
+static int btf_from_dwarf(const struct engine *e, const char *mod, struct btf **out, bool *cached,
+			  char *why, size_t len)
 {
 	unsigned char want[BUILD_ID_MAX], have[BUILD_ID_MAX];
 	size_t wl = 0, hl = 0;
-	char ko[512], base[512], arg[64], kopath[64], msg[200];
+	char ko[512], base[512], arg[64], kopath[64], msg[200], rel[128], hex[2 * BUILD_ID_MAX + 1];
+	char cpath[600];
 	int kofd = -1, outfd = -1, errfd = -1, err, rc;
 
-	err = module_file(e->o.procfs_root, e->o.sysfs_root, mod, ko, sizeof(ko));
+	*cached = false;
+	if (root_path(base, sizeof(base), e->o.procfs_root, "/proc/sys/kernel/osrelease") ||
+	    read_line(base, rel, sizeof(rel))) {
+		snprintf(why, len, "the kernel release is unknown (/proc/sys/kernel/osrelease)");
+		return -ENOENT;
+	}
+	err = loaded_build_id(e->o.sysfs_root, mod, want, &wl);
+	/* the kernel shows build ids to root alone: a run without CAP_DAC_OVERRIDE takes root's */
+	if (err == -EACCES || err == -EPERM) {
+		if (!btf_cache_find(rel, mod, NULL, cpath, sizeof(cpath)) &&
+		    (*out = btf__parse_split(cpath, e->vmlinux))) {
+			*cached = true;
+			pr_info("%s: its BTF as root last made it (%s): proven against sunrpc's sysfs as it "
+				"runs\n", mod, cpath);
+			return 0;
+		}
+		snprintf(why, len, "the kernel shows its build id to root only (/sys/module/%s/notes), "
+			 "and no BTF of it made as root is in %s/%s: run 'slotscope --make-btf' as root "
+			 "once it is loaded (the unit does before it starts)", mod, BTF_CACHE, rel);
+		return -EPROTO;
+	}
+	if (err) {
+		snprintf(why, len, "the kernel publishes no build id for it (/sys/module/%s/notes: %s), so "
+			 "no file can be proven to be the module loaded", mod, strerror(-err));
+		return -EPROTO;
+	}
+	for (size_t i = 0; i < wl; i++)
+		snprintf(hex + 2 * i, 3, "%02x", want[i]);
+	/* made from the file of this very build id before */
+	if (!btf_cache_find(rel, mod, hex, cpath, sizeof(cpath)) &&
+	    (*out = btf__parse_split(cpath, e->vmlinux))) {
+		pr_debug("%s: BTF of build id %s from %s\n", mod, hex, cpath);
+		return 0;
+	}
+	err = module_file(rel, e->o.sysfs_root, mod, ko, sizeof(ko));
 	if (err) {
 		snprintf(why, len, "its file is not in modules.dep");
 		return err;
-	}
-	err = loaded_build_id(e->o.sysfs_root, mod, want, &wl);
-	if (err) {
-		snprintf(why, len, "the kernel publishes no build id for it (/sys/module/%s/notes: %s), so %s "
-			 "cannot be proven to be the module loaded", mod, strerror(-err), ko);
-		return -EPROTO;
 	}
 	kofd = decompress(ko, why, len);
 	if (kofd == -EAGAIN)
@@ -264,10 +291,11 @@ static int btf_from_dwarf(const struct engine *e, const char *mod, struct btf **
 	snprintf(kopath, sizeof(kopath), "/proc/%d/fd/%d", getpid(), kofd);
 	{
 		char basearg[600];
-		char *argv[] = { PAHOLE, arg, basearg, kopath, NULL };
+		/* -j: a thread per CPU, as the kernel's own build runs it (scripts/pahole-flags.sh) */
+		char *argv[] = { PAHOLE, "-j", arg, basearg, kopath, NULL };
 
 		snprintf(basearg, sizeof(basearg), "--btf_base=%s", base);
-		pr_debug("%s: BTF from its DWARF: %s %s %s %s\n", mod, PAHOLE, arg, basearg, ko);
+		pr_debug("%s: BTF from its DWARF: %s -j %s %s %s\n", mod, PAHOLE, arg, basearg, ko);
 		rc = run_tool(argv, -1, errfd);
 	}
 	if (rc) {
@@ -283,6 +311,13 @@ static int btf_from_dwarf(const struct engine *e, const char *mod, struct btf **
 		err = -errno;
 		snprintf(why, len, "%s has no DWARF to read its layout from (built without -g, or "
 			 "stripped): build it with debug info, or name its BTF with --btf %s=FILE", ko, mod);
+	} else if ((rc = btf_cache_store(rel, mod, hex, outfd))) {
+		/* root would have it kept: a run as another user is then refused for want of it */
+		if (geteuid())
+			pr_debug("%s: its BTF not kept in %s: %s\n", mod, BTF_CACHE, strerror(-rc));
+		else
+			pr_warn("%s: its BTF made from its DWARF is not kept in %s: %s\n", mod, BTF_CACHE,
+				strerror(-rc));
 	}
 out:
 	if (kofd >= 0)
@@ -330,6 +365,7 @@ int engine_module_btf(struct engine *e)
 	for (size_t i = 0; i < NMODS; i++) {
 		const char *mod = probe_modules[i], *file = e->o.btf_files[i];
 		char path[512], why[400], taint[32];
+		bool cached;
 		int err;
 
 		if (file) {
@@ -351,11 +387,13 @@ int engine_module_btf(struct engine *e)
 			pr_debug("no BTF for module %s (not loaded as a module)\n", mod);
 			continue;
 		}
-		err = btf_from_dwarf(e, mod, &e->mods[i], why, sizeof(why));
+		err = btf_from_dwarf(e, mod, &e->mods[i], &cached, why, sizeof(why));
 		if (!err) {
-			e->mod_src[i] = MOD_BTF_DWARF;
-			pr_info("%s has no BTF of its own: its layout read from its DWARF (pahole), the file "
-				"proven the module loaded by its build id; hooks by name\n", mod);
+			/* root's cache, not proven by build id: as a file given */
+			e->mod_src[i] = cached ? MOD_BTF_GIVEN : MOD_BTF_DWARF;
+			if (!cached)
+				pr_info("%s has no BTF of its own: its layout read from its DWARF (pahole), the "
+					"file proven the module loaded by its build id; hooks by name\n", mod);
 			continue;
 		}
 		if (!strcmp(mod, "rpcrdma")) {
@@ -379,4 +417,35 @@ bool engine_btf_made(const struct engine *e)
 		if (e->mods[i] && e->mod_src[i] != MOD_BTF_KERNEL)
 			return true;
 	return false;
+}
+
+int engine_make_btf(const struct engine_opts *o, void (*said)(const char *mod, const char *how),
+		    char *why, size_t len)
+{
+	static const char *const how[] = { "not loaded", "the kernel's own", "made from its DWARF, kept",
+					   "given" };
+	struct engine *e = calloc(1, sizeof(*e));
+	int err;
+
+	if (!e)
+		return -ENOMEM;
+	e->why = why;
+	e->whylen = len;
+	e->btf_fd = -1;
+	e->o = *o;
+	e->vmlinux = btf__load_vmlinux_btf();
+	if (!e->vmlinux) {
+		err = -errno;
+		snprintf(why, len, "this kernel has no BTF (/sys/kernel/btf/vmlinux: %s)", strerror(-err));
+	} else {
+		err = engine_module_btf(e);
+	}
+	for (size_t i = 0; i < NMODS; i++) {
+		if (!err)
+			said(probe_modules[i], how[e->mod_src[i]]);
+		btf__free(e->mods[i]);
+	}
+	btf__free(e->vmlinux);
+	free(e);
+	return err;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <sys/utsname.h>
 #include <bpf/libbpf.h>
 #include "audit.h"
@@ -173,6 +174,31 @@ static int open_engine(struct run *s)
 		for (size_t i = 0; i < n; i++)
 			if (h[i].in_design)
 				pr_info("hook %-20s %s\n", h[i].name, hook_method_name(h[i].method));
+	}
+	return EXIT_OK;
+}
+
+static void said_btf(const char *mod, const char *how)
+{
+	fprintf(stderr, "slotscope: %s: %s\n", mod, how);
+}
+
+int run_make_btf(const struct run_opts *o)
+{
+	struct engine_opts eo = { .procfs_root = o->procfs_root, .sysfs_root = o->sysfs_root };
+	char why[640];
+	int err;
+
+	if (geteuid()) {
+		pr_err("--make-btf needs root: it reads the modules' build ids and writes %s\n",
+		       "/var/cache/slotscope");
+		return EXIT_NOPERM;
+	}
+	memcpy(eo.btf_files, o->btf_files, sizeof(eo.btf_files));
+	err = engine_make_btf(&eo, said_btf, why, sizeof(why));
+	if (err) {
+		pr_err("%s\n", why);
+		return EXIT_NOPERM;
 	}
 	return EXIT_OK;
 }

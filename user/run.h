@@ -45,6 +45,9 @@ struct run_opts {
 
 struct run;
 
+/* --make-btf: the NFS modules' BTF made and kept; each said on stderr; an exit code */
+int run_make_btf(const struct run_opts *o);
+
 /*
  * Everything that can be refused without loading BPF (output directories, --mount paths): an
  * exit code, the reason said once on stderr. On EXIT_OK *out is the run, to be started.
