@@ -180,7 +180,7 @@ static int open_engine(struct run *s)
 
 static void said_btf(const char *mod, const char *how)
 {
-	fprintf(stderr, "slotscope: %s: %s\n", mod, how);
+	pr_info("%s: %s\n", mod, how);
 }
 
 int run_make_btf(const struct run_opts *o)
