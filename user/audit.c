@@ -244,9 +244,11 @@ static void audit_stack(struct audit *a, const char *sysfs_root)
 	char path[512], taint[16] = "";
 
 	snprintf(a->stack, sizeof(a->stack), "kernel");
+	a->nconnect_max = 16;
 	if (!root_path(path, sizeof(path), sysfs_root, "/sys/module/sunrpc/parameters/nfs_bundle_version") &&
 	    !read_line(path, a->stack_version, sizeof(a->stack_version))) {
 		snprintf(a->stack, sizeof(a->stack), "vastnfs");
+		a->nconnect_max = 64;
 		return;
 	}
 	if (!root_path(path, sizeof(path), sysfs_root, "/sys/module/sunrpc/taint") &&

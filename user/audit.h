@@ -31,6 +31,7 @@ struct audit {
 	 * (another module built apart: taint O); its version when it says one
 	 */
 	char stack[16], stack_version[48];
+	unsigned int nconnect_max;	/* the stack's NFS_MAX_CONNECTIONS: 16, VAST NFS's 64 */
 	size_t nx, nm;
 	struct audit_xprt *x;
 	struct audit_mount *m;

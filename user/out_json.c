@@ -405,6 +405,7 @@ void out_audit_json(FILE *f, const struct audit *a)
 	jw_obj(&w, "stack");
 	jw_str(&w, "name", a->stack);
 	jw_str(&w, "version", a->stack_version[0] ? a->stack_version : NULL);
+	jw_u64(&w, "nconnect_max", a->nconnect_max);
 	jw_end_obj(&w);
 	jw_i64(&w, "tcp_max_slot_table_entries", a->tcp_max_slots);
 	jw_i64(&w, "rdma_slot_table_entries", a->rdma_slots);

@@ -87,6 +87,7 @@ static int print_audit(struct run *s)
 	s->tun.tcp_max_slots = a.tcp_max_slots;
 	s->tun.rdma_slots = a.rdma_slots;
 	s->tun.max_session_slots = a.max_session_slots;
+	s->tun.nconnect_max = a.nconnect_max;
 	if (s->o.json)
 		out_audit_json(stdout, &a);
 	else if (log_level > LOG_QUIET && log_level >= LOG_WARN)

@@ -272,6 +272,7 @@ struct mount_row {
 /* knobs as they are now, to name them in the advice; -1 when unknown */
 struct tunables {
 	long tcp_max_slots, rdma_slots, max_session_slots;
+	long nconnect_max;		/* the stack's NFS_MAX_CONNECTIONS; 0: the kernel's 16 */
 };
 
 /* How far a view reaches, and so what its "now" columns mean. */

@@ -4,11 +4,14 @@
 #include <string.h>
 #include "whatif.h"
 
-/* the kernel's ceilings: RPC_MAX_SLOT_TABLE_LIMIT, RPCRDMA_MAX_SLOT_TABLE, NFS_MAX_CONNECTIONS,
- * NFS4_MAX_SLOT_TABLE */
+/*
+ * the kernel's ceilings: RPC_MAX_SLOT_TABLE_LIMIT, RPCRDMA_MAX_SLOT_TABLE, NFS_MAX_CONNECTIONS,
+ * NFS4_MAX_SLOT_TABLE. nconnect's is the stack's (struct tunables): 16 in the kernel's nfs since
+ * nconnect came (5.3), 64 in VAST NFS (its fs/nfs/internal.h).
+ */
 #define TCP_SLOTS_MAX	65536u
 #define RDMA_SLOTS_MAX	256u
-#define NCONNECT_MAX	16u
+#define NCONNECT_MAX	(v->tun.nconnect_max > 0 ? (unsigned int)v->tun.nconnect_max : 16u)
 #define SESSION_MAX	1024u
 
 static double bucket_mid(unsigned int b, __u32 limit)

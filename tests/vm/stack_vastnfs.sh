@@ -65,6 +65,7 @@ check_eq "TCP: acquires = releases on every transport" \
 a=$(head -n 1 /tmp/v.json)
 echo "note audit: $(echo "$a" | jq -c '{stack, warnings}')"
 check_eq "audit: the stack named" "$(echo "$a" | jq -r '.stack.name + " " + .stack.version')" "vastnfs $bundle"
+check_eq "audit: the stack's nconnect ceiling (the what-if's)" "$(echo "$a" | jq .stack.nconnect_max)" 64
 check_eq "audit: multipath is not a warning" "$(echo "$a" | jq '[.warnings[]? | select(test("nconnect"))] | length')" 0
 check_eq "audit: the mount's transports" \
 	"$(echo "$a" | jq '.mounts[] | select(.mountpoint == "/mnt/v") | .transports')" 16
