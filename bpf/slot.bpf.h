@@ -33,6 +33,12 @@ static __always_inline void FN(init_identity)(struct xprt_stats *z, struct rpc_x
 	z->first_seen_ns = now;
 	levels_open(z, now);
 	effective_limit(z, (__u64)xprt);
+	/* only where the running stack's BTF has the field and the value: VAST's multipath */
+	if (bpf_core_field_exists(((struct rpc_xprt___vast *)xprt)->role) &&
+	    bpf_core_enum_value_exists(enum rpc_xprt_role_t___vast, RPC_XPRT_ROLE_MD___vast) &&
+	    RD((struct rpc_xprt___vast *)xprt, role) ==
+	    bpf_core_enum_value(enum rpc_xprt_role_t___vast, RPC_XPRT_ROLE_MD___vast))
+		z->flags |= XF_METADATA;
 }
 
 /* @x, the live entry of @xprt: created with port 0, rpcbind fills it in later (xs_set_port) */

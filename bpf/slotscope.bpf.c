@@ -24,6 +24,16 @@ char LICENSE[] SEC("license") = "GPL";
 #include "jobs.bpf.h"
 
 /*
+ * VAST NFS's multipath (its 5.15-based sunrpc): mdconnect's transports have role
+ * RPC_XPRT_ROLE_MD and carry metadata ops only; the kernel's sunrpc has neither the field nor the
+ * enum, and CO-RE leaves the test out there.
+ */
+enum rpc_xprt_role_t___vast { RPC_XPRT_ROLE_REG___vast = 0, RPC_XPRT_ROLE_MD___vast = 1 };
+struct rpc_xprt___vast {
+	enum rpc_xprt_role_t___vast role;
+} __attribute__((preserve_access_index));
+
+/*
  * Stored only when changed: a transport's entry is written by every CPU completing an RPC on it,
  * and a store of an unchanged value still takes the cache line from the others.
  */

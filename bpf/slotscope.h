@@ -73,6 +73,8 @@ enum counter {
  * (account.h's level_raise()).
  */
 #define XF_UNTRACKED	  32u
+/* VAST NFS's mdconnect: a transport that carries metadata ops alone (xprt->role RPC_XPRT_ROLE_MD) */
+#define XF_METADATA	  64u
 
 #define MAX_POOLS	64	/* RDMA transports being built at one moment */
 

@@ -91,6 +91,7 @@ static void xprt_view(struct xprt_view *v, const struct xprt_snap *c, const stru
 	else
 		v->interval_peak = v->in_use_shown;	/* no change in it */
 	v->destroyed = x->flags & XF_DESTROYED;
+	v->metadata = x->flags & XF_METADATA;
 	hist_sub(v->level_ns, x->level_ns, o ? o->level_ns : NULL, LEVEL_BUCKETS);
 	for (unsigned int b = 0; b < LEVEL_BUCKETS; b++) {
 		unsigned int lo, hi;

@@ -125,6 +125,7 @@ static void xprt_json(struct jw *w, const struct view *v, const struct xprt_view
 	jw_u64(w, "interval_peak", x->interval_peak);
 	jw_bool(w, "warming_up", x->warming_up);
 	jw_bool(w, "destroyed", x->destroyed);
+	jw_str(w, "role", x->metadata ? "metadata" : "data");
 	jw_dbl(w, "span_s", x->span_ns / 1e9);
 	jw_dbl(w, "at_limit_s", x->at_limit_ns / 1e9);
 	jw_dbl(w, "at_limit_pct", x->full_pct);

@@ -193,6 +193,7 @@ struct xprt_view {
 	__u64 first_seen_ns;		/* with key: what the kernel cannot reuse under it */
 	__u32 id, ident, limit, max_reqs, min_reqs;
 	const char *limit_source;	/* limit_source_name() */
+	bool metadata;			/* XF_METADATA: VAST NFS's mdconnect transport */
 	char addr[ADDR_LEN], port[PORT_LEN];
 	__s32 in_use;			/* raw: a negative value would be a counting bug */
 	__u32 in_use_shown;		/* in_use, a negative one as 0: what gauges and sums show */

@@ -2,7 +2,9 @@
 # ../shared/vendor in place of its sunrpc, nfs, nfsd, rpcrdma; no module BTF). slotscope reads the
 # stack's layout from the modules' own DWARF (pahole), the files proven the modules loaded by their
 # build ids, and every transport against what sunrpc publishes in sysfs. Checked against the
-# kernel's own counts: TCP nconnect=16 spread by remoteports over 4 addresses, then RDMA (soft-RoCE)
+# kernel's own counts: TCP nconnect=16 spread by remoteports over 4 addresses (as root, then as
+# nobody with the unit's two capabilities, from the BTF --make-btf kept; mdconnect's metadata
+# transports told apart), then RDMA (soft-RoCE)
 # nconnect=4: per transport sends (mountstats, paired by source port) and limit (sysfs
 # max_num_slots), highest slots in use (mountstats max_slots), per mount WRITE ops and bytes. The
 # kernel's own 6.1 layout given instead (--btf, the modules' BTF of Debian's build) is refused,
@@ -69,6 +71,32 @@ check_eq "audit: the stack's nconnect ceiling (the what-if's)" "$(echo "$a" | jq
 check_eq "audit: multipath is not a warning" "$(echo "$a" | jq '[.warnings[]? | select(test("nconnect"))] | length')" 0
 check_eq "audit: the mount's transports" \
 	"$(echo "$a" | jq '.mounts[] | select(.mountpoint == "/mnt/v") | .transports')" 16
+
+# ---- as the unit runs it: nobody with CAP_BPF and CAP_PERFMON alone, which the kernel does not
+# show build ids to: the BTF --make-btf kept as the latest, proven against sysfs as it runs
+caps=cap_bpf,cap_perfmon
+o0=$(mountstats_op /mnt/v WRITE ops) b0=$(mountstats_op /mnt/v WRITE bytes_sent)
+mkdir -p /tmp/nb /mnt/v/nb && chmod 777 /tmp/nb /mnt/v/nb
+capsh --caps="$caps,cap_setpcap,cap_setuid,cap_setgid+eip" --keep=1 --user=nobody --addamb="$caps" \
+	--shell=/bin/sh -- -c "slotscope --json 1 -- sh -c '. /src/tools/vm/lib.sh; writers /mnt/v/nb 16 2; sleep 1' \
+	>/tmp/nb/n.json 2>/tmp/nb/n.err"
+rc=$?
+o1=$(mountstats_op /mnt/v WRITE ops) b1=$(mountstats_op /mnt/v WRITE bytes_sent)
+grep -E 'BTF|layout|refused' /tmp/nb/n.err | head -n 6 | sed 's/^/note nobody | /'
+check_eq "as nobody: exit status" $rc 0
+check_eq "as nobody: the BTF root kept, said" "$(grep -c 'its BTF as root last made it' /tmp/nb/n.err)" 4
+check_eq "as nobody: WRITE ops = mountstats delta" "$(ss_op /tmp/nb/n.json /mnt/v WRITE .count)" $((o1 - o0))
+check_eq "as nobody: WRITE bytes sent = mountstats delta" "$(ss_op /tmp/nb/n.json /mnt/v WRITE .bytes_sent)" $((b1 - b0))
+
+# ---- mdconnect: transports of metadata ops alone, made while traced (seen at xprt_create)
+slotscope --json 1 -- sh -c '. /src/tools/vm/lib.sh; mount_tcp_at 127.0.0.31 /mnt/m 3 "" nconnect=4,mdconnect=2 &&
+	writers /mnt/m 8 1 && for i in $(seq 40); do touch /mnt/m/f$i; stat /mnt/m/ckpt.0 >/dev/null; done; sleep 1' \
+	>/tmp/md.json 2>/tmp/md.err
+rc=$?
+check_eq "mdconnect: exit status" $rc 0
+md() { tail -n 1 /tmp/md.json | jq -r '.transports[] | select(.server == "127.0.0.31" and .port == "2049") | .role' | sort | uniq -c | tr -s ' \n' ' '; }
+echo "note mdconnect roles: $(md); mountstats: $(grep -A30 'mounted on /mnt/m ' /proc/self/mountstats | grep -m1 mdconnect)"
+check_eq "mdconnect=2, nconnect=4: transports by role" "$(md)" " 4 data 2 metadata "
 
 # ---- the kernel's own layout read into VAST's stack: refused, nothing reported
 st=/lib/modules/$kver/stock
