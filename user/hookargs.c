@@ -55,7 +55,10 @@ static const struct btf_type *peel(const struct btf *btf, __u32 id, __u32 *out)
 	return t;
 }
 
-/* @want: a struct name (a pointer to it), "-" an integer or enum of 8 bytes or fewer */
+/*
+ * @want: a struct name (a pointer to it, or a void pointer the program takes for one), "-" an
+ * integer or enum of 8 bytes or fewer
+ */
 static bool param_is(const struct btf *btf, __u32 type, const char *want, size_t wl)
 {
 	const struct btf_type *t = peel(btf, type, NULL);
@@ -65,7 +68,12 @@ static bool param_is(const struct btf *btf, __u32 type, const char *want, size_t
 		return false;
 	if (wl == 1 && want[0] == '-')
 		return (btf_is_int(t) || btf_is_any_enum(t)) && t->size <= 8;
-	if (!btf_is_ptr(t) || !(t = peel(btf, t->type, NULL)) || !(btf_is_struct(t) || btf_is_fwd(t)))
+	if (!btf_is_ptr(t))
+		return false;
+	/* void *: a callback's data (__xprt_set_rq is rpc_wake_up_first()'s bool (*)(task, void *)) */
+	if (!t->type)
+		return true;
+	if (!(t = peel(btf, t->type, NULL)) || !(btf_is_struct(t) || btf_is_fwd(t)))
 		return false;
 	name = btf__name_by_offset(btf, t->name_off);
 	return name && strlen(name) == wl && !strncmp(name, want, wl);

@@ -84,6 +84,41 @@ static void test_audit(void **state)
 	mounts_free(&mt);
 }
 
+/*
+ * VAST NFS: the stack named by its sunrpc's nfs_bundle_version, nconnect's ceiling 64, and a
+ * remoteports= mount's transports found over every address of its range (and no other
+ * server's, whatever its source port): four of nconnect=4, no warning
+ */
+static void test_vastnfs(void **state)
+{
+	const char *root = FIXTURES "/audit-vast";
+	struct mount_src src = { .procfs_root = root, .pid = "self" };
+	struct mount_table mt;
+	struct audit a;
+	const struct audit_mount *m;
+
+	(void)state;
+	assert_int_equal(mounts_load(&src, &mt), 0);
+	assert_int_equal(audit_load(&a, root, &src, &mt), 0);
+	assert_string_equal(a.stack, "vastnfs");
+	assert_string_equal(a.stack_version, "4.0.33");
+	assert_int_equal(a.nconnect_max, 64);
+	m = am(&a, "/mnt/v");
+	assert_int_equal(m->nconnect, 4);
+	assert_int_equal(m->xprts, 4);
+	assert_int_equal(m->max_slots, 128);
+	assert_false(warned(&a, "nconnect"));
+	audit_free(&a);
+	mounts_free(&mt);
+	/* the kernel's own stack */
+	assert_int_equal(mounts_load(&(struct mount_src){ .procfs_root = ROOT, .pid = "self" }, &mt), 0);
+	assert_int_equal(audit_load(&a, ROOT, &(struct mount_src){ .procfs_root = ROOT, .pid = "self" }, &mt), 0);
+	assert_string_equal(a.stack, "kernel");
+	assert_int_equal(a.nconnect_max, 16);
+	audit_free(&a);
+	mounts_free(&mt);
+}
+
 static void test_no_sysfs(void **state)
 {
 	struct mount_table mt = { 0 };
@@ -108,6 +143,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_options),
 		cmocka_unit_test(test_audit),
+		cmocka_unit_test(test_vastnfs),
 		cmocka_unit_test(test_no_sysfs),
 	};
 

@@ -92,6 +92,12 @@ static void test_functions(void **state)
 	fp = btf__add_func_proto(b, 0);
 	btf__add_func_param(b, "q", i.q_p);
 	btf__add_func(b, "rpc_delay", BTF_FUNC_GLOBAL, fp);
+	/* __xprt_set_rq(task, void *data): a callback's void pointer is the struct read */
+	fp = btf__add_func_proto(b, 0);
+	btf__add_func_param(b, "task", i.task_p);
+	btf__add_func_param(b, "data", i.vp);
+	btf__add_func(b, "__xprt_set_rq", BTF_FUNC_STATIC, fp);
+	assert_int_equal(check(b, "__xprt_set_rq", FUNC), 1);
 	assert_int_equal(check(b, "rpc_sleep_on", FUNC), 1);
 	assert_int_equal(check(b, "rpc_delay", FUNC), 0);
 	/* a hook with nothing to check (vmlinux's VFS) */
