@@ -97,12 +97,14 @@ static int mark_done(struct proof *p, __u64 key, __u64 first_seen)
 	return 0;
 }
 
-/* how often @key was looked for and not published; counted up by one */
-static int miss(struct proof *p, __u64 key, __u64 first_seen)
+/* @key's consecutive checks that found it published with other values; counted up, or reset */
+static int bad_run(struct proof *p, __u64 key, __u64 first_seen, bool bad)
 {
 	for (size_t i = 0; i < p->n; i++)
 		if (p->seen[i].key == key && p->seen[i].first_seen == first_seen)
-			return ++p->seen[i].misses;
+			return p->seen[i].misses = bad ? p->seen[i].misses + 1 : 0;
+	if (!bad)
+		return 0;
 	if (grow(&p->seen, &p->cap, p->n + 1, sizeof(*p->seen), 16))
 		return -ENOMEM;
 	p->seen[p->n].key = key;
@@ -111,46 +113,56 @@ static int miss(struct proof *p, __u64 key, __u64 first_seen)
 	return p->seen[p->n++].misses;
 }
 
+/*
+ * A transport's sysfs directory may go before the programs see it destroyed (its switch's goes
+ * with the client, and xprt_destroy runs from a work queue later), and its id may then be
+ * reused: one look proves nothing wrong. Refused are the same values read differently twice
+ * running, or, twice running, no live transport published at all while the kernel publishes
+ * some and none was ever proven (a layout read wrong reads every id and address wrong).
+ */
 int proof_check(struct proof *p, const struct snapshot *snap, const char *sysfs_root, char *why,
 		size_t len)
 {
-	char xs[512];
+	char xs[512], missing[200] = "";
+	size_t found = 0;
 
 	if (root_path(xs, sizeof(xs), sysfs_root, "/sys/kernel/sunrpc/xprt-switches") || access(xs, F_OK))
 		return 0;
 	for (size_t i = 0; i < snap->nxprts; i++) {
 		const struct xprt_stats *s = &snap->xprts[i].s;
+		__u64 key = snap->xprts[i].key;
 		struct audit_xprt x;
 		bool decided;
 		int err, m;
 
-		/* a transport being torn down may have left sysfs already */
-		if (s->destroyed_ns || is_done(p, snap->xprts[i].key, s->first_seen_ns))
+		if (s->destroyed_ns || is_done(p, key, s->first_seen_ns))
 			continue;
-		if (published(xs, s->id, &x)) {
-			err = compare(s, &x, &decided, why, len);
-			if (err)
-				return err;
-			if (decided && mark_done(p, snap->xprts[i].key, s->first_seen_ns))
-				return -ENOMEM;
+		/* another transport of a reused id has another server, as a garbled read has */
+		if (!published(xs, s->id, &x) || (x.dstaddr[0] && strcmp(x.dstaddr, s->addr))) {
+			if (!missing[0])
+				snprintf(missing, sizeof(missing), "transport %u (%s:%s) is read, and the "
+					 "kernel publishes no transport of that id and server", s->id, s->addr,
+					 s->port);
 			continue;
 		}
-		/* just made: sysfs has it once it joins its switch, after the xprt_create tracepoint */
-		m = miss(p, snap->xprts[i].key, s->first_seen_ns);
+		found++;
+		err = compare(s, &x, &decided, why, len);
+		m = bad_run(p, key, s->first_seen_ns, err != 0);
 		if (m < 0)
 			return m;
-		/*
-		 * sysfs shows the transports of our network namespace only: one of another is not
-		 * published to us. A layout read wrong reads every id wrong, so none is ever found
-		 * while the kernel publishes some.
-		 */
-		if (m >= 2 && !p->proven && any_published(xs)) {
-			snprintf(why, len, "transport %u (%s:%s) is read, and the kernel publishes no "
-				 "transport of that id", s->id, s->addr, s->port);
-			return -EPROTO;
-		}
+		if (err && m >= 2)
+			return err;
+		if (!err && decided && mark_done(p, key, s->first_seen_ns))
+			return -ENOMEM;
 	}
-	return 0;
+	if (found || !missing[0] || p->proven || !any_published(xs)) {
+		p->none_found = 0;
+		return 0;
+	}
+	if (++p->none_found < 2)
+		return 0;
+	snprintf(why, len, "%s", missing);
+	return -EPROTO;
 }
 
 void proof_free(struct proof *p)

@@ -13,7 +13,9 @@
 #include "engine.h"
 
 struct proof {
-	struct { __u64 key, first_seen; int misses; } *seen;	/* transports not yet proven */
+	/* transports found with other values: consecutive checks so (misses) */
+	struct { __u64 key, first_seen; int misses; } *seen;
+	int none_found;			/* consecutive checks that found no live transport published */
 	size_t n, cap;
 	size_t proven;			/* transports proven so far */
 	__u64 *done;			/* their keys and first_seen, pairs */
@@ -22,10 +24,10 @@ struct proof {
 
 /*
  * The transports of @snap not yet proven, against ROOT/sys/kernel/sunrpc: 0, or -EPROTO with
- * @why naming the transport and the field that differs, or that no transport of its id is
- * published (twice, while none has been proven and the kernel publishes some: sysfs shows our
- * network namespace's only). A kernel without the sysfs files proves nothing and refuses
- * nothing. -ENOMEM when out of memory.
+ * @why naming the transport and the field that differs (twice running), or that no live
+ * transport is published (twice running, while none has been proven and the kernel publishes
+ * some: sysfs shows our network namespace's only). A kernel without the sysfs files proves
+ * nothing and refuses nothing. -ENOMEM when out of memory.
  */
 int proof_check(struct proof *p, const struct snapshot *snap, const char *sysfs_root, char *why,
 		size_t len);

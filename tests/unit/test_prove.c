@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Transports as the programs read them, against sunrpc's sysfs in a tree made here: the right
- * layout is proven (and not read again), a wrong max_reqs or class is refused naming the field,
- * an id the kernel does not publish is refused on the second look (a transport just made
- * joins sysfs a moment after), and an unreadable xprt_info (a disconnected transport) decides
- * nothing. A kernel without the files proves and refuses nothing.
+ * layout is proven (and not read again), a wrong max_reqs or class is refused naming the field
+ * on the second look running (one look may meet an id reused after its transport left sysfs,
+ * before the programs saw it destroyed), an id the kernel does not publish, or publishes for
+ * another server, is refused on the second look while nothing was proven (a transport just
+ * made joins sysfs a moment after), and an unreadable xprt_info (a disconnected transport)
+ * decides nothing. A kernel without the files proves and refuses nothing.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -21,12 +23,14 @@ static char root[64];
 
 static void put_xprt(unsigned int sw, unsigned int id, const char *proto, const char *info)
 {
-	char path[256];
+	char path[512];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "mkdir -p %s/sys/kernel/sunrpc/xprt-switches/switch-%u/xprt-%u-%s",
-		 root, sw, id, proto);
+	snprintf(path, sizeof(path), "mkdir -p %s/sys/kernel/sunrpc/xprt-switches/switch-%u/xprt-%u-%s && "
+		 "echo 10.0.0.1 >%s/sys/kernel/sunrpc/xprt-switches/switch-%u/xprt-%u-%s/dstaddr",
+		 root, sw, id, proto, root, sw, id, proto);
 	assert_int_equal(system(path), 0);
+
 	if (!info)
 		return;
 	snprintf(path, sizeof(path), "%s/sys/kernel/sunrpc/xprt-switches/switch-%u/xprt-%u-%s/xprt_info",
@@ -103,12 +107,20 @@ static void test_wrong_field(void **state)
 	char why[300];
 
 	(void)state;
+	/* one look may meet a reused id: the second refuses */
+	assert_int_equal(run(&p, max, 1, why), 0);
 	assert_int_equal(run(&p, max, 1, why), -EPROTO);
 	assert_non_null(strstr(why, "max_reqs/min_reqs read 65536/2"));
 	assert_non_null(strstr(why, "max_num_slots=128"));
 	proof_free(&p);
+	assert_int_equal(run(&p, cls, 1, why), 0);
 	assert_int_equal(run(&p, cls, 1, why), -EPROTO);
 	assert_non_null(strstr(why, "xprt-3-tcp"));
+	proof_free(&p);
+	/* seen otherwise once, then destroyed (its id reused meanwhile): nothing refused */
+	assert_int_equal(run(&p, max, 1, why), 0);
+	max[0].s.destroyed_ns = 1;
+	assert_int_equal(run(&p, max, 1, why), 0);
 	proof_free(&p);
 }
 
@@ -124,6 +136,16 @@ static void test_unpublished_id(void **state)
 	assert_int_equal(run(&p, garbage, 1, why), -EPROTO);
 	assert_non_null(strstr(why, "transport 1017165832"));
 	proof_free(&p);
+	/* an id the kernel publishes for another server (reused, or read wrong): not found */
+	{
+		struct xprt_snap other[] = { xp(1, 3, IDENT_TCP, 128, 2) };
+
+		snprintf(other[0].s.addr, sizeof(other[0].s.addr), "10.9.9.9");
+		assert_int_equal(run(&p, other, 1, why), 0);
+		assert_int_equal(run(&p, other, 1, why), -EPROTO);
+		assert_non_null(strstr(why, "no transport of that id and server"));
+		proof_free(&p);
+	}
 	/* another network namespace's transport, once one of ours is proven: not refused */
 	assert_int_equal(run(&p, both, 2, why), 0);
 	assert_int_equal(run(&p, both, 2, why), 0);
