@@ -110,6 +110,7 @@ static void xprt_view(struct xprt_view *v, const struct xprt_snap *c, const stru
 #define D(f) delta_u64(x->f, o ? o->f : 0)
 #undef D
 	xprt_counts_delta(&v->n, &x->n, o ? &o->n : NULL);
+	v->sends_kernel = x->sends_base + x->n.sends;
 	v->warming_up = v->n.preattach_releases > 0;
 	v->backlog_now = x->backlog_now;
 	v->backlog_max = x->backlog_max;

@@ -143,6 +143,7 @@ static void xprt_json(struct jw *w, const struct view *v, const struct xprt_view
 	curve_json(w, x);
 	for (size_t i = 0; i < XPRT_COUNTS; i++)
 		jw_u64(w, xprt_count_names[i], xprt_count(&x->n, i));
+	jw_u64(w, "sends_kernel", x->sends_kernel);
 	jw_u64(w, "backlog_now", x->backlog_now);
 	jw_u64(w, "backlog_max", x->backlog_max);
 	jw_u64(w, "sending_max", x->sending_max);

@@ -227,6 +227,7 @@ struct xprt_view {
 	 * (a table full throughout) borrows its slope */
 	struct curve_view curve_all;
 	struct xprt_counts n;		/* over the view's span */
+	__u64 sends_kernel;		/* xprt->stat.sends at the view's end: mountstats' own "sends" */
 	__u32 backlog_now, backlog_max, sending_max, num_reqs;
 	__u32 cwnd, cong, cwnd_min, cong_max;
 	struct wait_view waits[WAIT_KINDS];

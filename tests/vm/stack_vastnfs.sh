@@ -126,8 +126,11 @@ rd() { echo "$sum" | jq -c --arg s "$srv_r" '.transports[] | select(.server == $
 echo "note slotscope: $(rd | jq -c '{id,limit,peak,sends,slot_waits:.waits.slot.count}' | tr '\n' ' ')"
 check_eq "RDMA: transports traced" "$(rd | wc -l)" "$(wc -l </tmp/r1)"
 check_eq "RDMA: transports of the mount" "$(wc -l </tmp/r1)" 4
-# RDMA's xprt: lines carry no source port, and VAST's multipath reorders them: the four summed
+# RDMA's xprt: lines carry no source port, and VAST's multipath reorders them: each transport's
+# own count (sends_kernel), as a set, against the lines' after a quiet second; and the deltas summed
 echo "note mountstats RDMA sends before: $(tr '\n' ' ' </tmp/r0) after: $(tr '\n' ' ' </tmp/r1)"
+check_eq "RDMA: each transport's sends = its mountstats line's" "$(rd | jq .sends_kernel | sort -n | tr '\n' ' ')" \
+	"$(sort -n /tmp/r1 | tr '\n' ' ')"
 check_eq "RDMA: sends summed = mountstats delta" "$(rd | jq -s 'map(.sends) | add')" \
 	"$(paste /tmp/r0 /tmp/r1 | awk '{ s += $3 - $2 } END { print s }')"
 check_eq "RDMA: WRITE ops = mountstats delta" "$(ss_op /tmp/r.json /mnt/r WRITE .count)" $((rw1 - rw0))
