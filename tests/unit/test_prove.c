@@ -50,6 +50,8 @@ static int setup(void **state)
 	put_xprt(0, 4, "rdma", "max_num_slots=32\nmin_num_slots=32\n");
 	/* disconnected: the file reads -ENOTCONN */
 	put_xprt(1, 5, "tcp", NULL);
+	/* rpcbind's AF_UNIX transport (XPRT_TRANSPORT_LOCAL) */
+	put_xprt(2, 6, "local", "max_num_slots=16\nmin_num_slots=2\n");
 	return 0;
 }
 
@@ -87,16 +89,16 @@ static int run(struct proof *p, struct xprt_snap *x, size_t n, char *why)
 static void test_right_layout(void **state)
 {
 	struct xprt_snap x[] = { xp(1, 3, IDENT_TCP, 128, 2), xp(2, 4, IDENT_RDMA, 32, 32),
-				 xp(3, 5, IDENT_TCP, 77, 1) };
+				 xp(3, 5, IDENT_TCP, 77, 1), xp(4, 6, 257, 16, 2) };
 	struct proof p = { 0 };
 	char why[300];
 
 	(void)state;
-	assert_int_equal(run(&p, x, 3, why), 0);
+	assert_int_equal(run(&p, x, 4, why), 0);
 	/* the disconnected one is not decided */
-	assert_int_equal(p.proven, 2);
-	assert_int_equal(run(&p, x, 3, why), 0);
-	assert_int_equal(p.proven, 2);
+	assert_int_equal(p.proven, 3);
+	assert_int_equal(run(&p, x, 4, why), 0);
+	assert_int_equal(p.proven, 3);
 	proof_free(&p);
 }
 

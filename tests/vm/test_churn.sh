@@ -4,6 +4,8 @@
 # to their one-mount level; a server remounted at the same address is a new transport whose
 # numbers are its own (sends = that mount's mountstats), never one with the old one's history.
 nfsd_start >/dev/null || exit 1
+# slotscope's messages, for a failed run
+trap 'cp /tmp/ch*.err /out/ 2>/dev/null' EXIT
 # the node's long-lived mount
 mount_tcp /mnt/keep 3 >/dev/null || exit 1
 echo x >/mnt/keep/f && sync
