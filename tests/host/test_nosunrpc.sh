@@ -86,18 +86,33 @@ if command -v capsh >/dev/null; then
 		bad "a caller's ambient capabilities in the job: $out"
 fi
 # An out-of-tree sunrpc (VAST NFS's: loadable, taint O, no BTF of its own) as the kernel
-# publishes it, in fixture trees: refused in one line (exit 77), never read through a layout of
-# vmlinux's BTF (#43: ten transports of garbage and 0 of 512 WRITEs)
+# publishes it, in fixture trees: never read through a layout of vmlinux's BTF (#43: ten
+# transports of garbage and 0 of 512 WRITEs). Its BTF is made from its DWARF only once its file
+# (modules.dep's) is proven the module loaded by its GNU build id; else refused in one line,
+# exit 77, naming why: no build id published, then a file of another build id.
 fx=$work/vast
-mkdir -p "$fx/sys/module/sunrpc" "$fx/sys/kernel/btf" "$fx/proc"
+rel=6.1.0-56-amd64
+mkdir -p "$fx/sys/module/sunrpc/notes" "$fx/sys/kernel/btf" "$fx/proc/sys/kernel" "$fx/lib/modules/$rel/updates/dkms"
 echo OE >"$fx/sys/module/sunrpc/taint"
+echo $rel >"$fx/proc/sys/kernel/osrelease"
 printf 'sunrpc 786432 12 nfsv3,nfs,lockd,rpcrdma, Live 0x0000000000000000 (OE)\n' >"$fx/proc/modules"
-"$ss" --sysfs-root "$fx" --procfs-root "$fx" -d 1 2>"$work/vast.err"
-rc=$?
-[ $rc = 77 ] && [ "$(wc -l <"$work/vast.err")" = 1 ] &&
-	grep -q 'sunrpc is a loadable module without BTF of its own (no /sys/kernel/btf/sunrpc; taint OE: built out of tree)' "$work/vast.err" &&
-	ok "an out-of-tree sunrpc without BTF: refused, exit 77, one line" ||
-	bad "an out-of-tree sunrpc without BTF: exit $rc: $(cat "$work/vast.err")"
+echo 'updates/dkms/sunrpc.ko:' >"$fx/lib/modules/$rel/modules.dep"
+# an ELF with a GNU build id stands for the module's file
+printf 'int sunrpc_fixture;\n' >"$work/m.c"
+cc -shared -fPIC -Wl,--build-id=sha1 -o "$fx/lib/modules/$rel/updates/dkms/sunrpc.ko" "$work/m.c"
+refused() {	# WHAT WHY: a run on the fixture is refused in one line naming WHY
+	"$ss" --sysfs-root "$fx" --procfs-root "$fx" -d 1 2>"$work/vast.err"
+	rc=$?
+	[ $rc = 77 ] && [ "$(wc -l <"$work/vast.err")" = 1 ] &&
+		grep -q "sunrpc is a loadable module without BTF (no /sys/kernel/btf/sunrpc; taint OE, built out of tree) and its layout cannot be proven: $2" "$work/vast.err" &&
+		ok "an out-of-tree sunrpc without BTF, $1: refused, exit 77, one line" ||
+		bad "an out-of-tree sunrpc without BTF, $1: exit $rc: $(cat "$work/vast.err")"
+}
+refused "no build id published" "the kernel publishes no build id for it"
+# the loaded module's note: namesz 4, descsz 20, type 3 (NT_GNU_BUILD_ID), "GNU", 20 bytes of id
+printf '\004\000\000\000\024\000\000\000\003\000\000\000GNU\000abcdefghijklmnopqrst' \
+	>"$fx/sys/module/sunrpc/notes/.note.gnu.build-id"
+refused "its file another build" "$fx/lib/modules/$rel/updates/dkms/sunrpc.ko is not the module loaded (its build id differs)"
 # -h is asked for: on stdout, as --help, nothing on stderr
 out=$("$ss" -h 2>"$work/h.err")
 [ $? = 0 ] && echo "$out" | grep -q '^Usage: slotscope' && [ ! -s "$work/h.err" ] && ok "-h: the help on stdout" ||
