@@ -128,6 +128,7 @@ int proof_check(struct proof *p, const struct snapshot *snap, const char *sysfs_
 {
 	char xs[512], missing[200] = "";
 	size_t found = 0;
+	bool suspect = false;
 
 	if (root_path(xs, sizeof(xs), sysfs_root, "/sys/kernel/sunrpc/xprt-switches") || access(xs, F_OK))
 		return 0;
@@ -155,15 +156,16 @@ int proof_check(struct proof *p, const struct snapshot *snap, const char *sysfs_
 			return m;
 		if (err && m >= 2)
 			return err;
+		suspect |= err != 0;
 		if (!err && decided && mark_done(p, key, s->first_seen_ns))
 			return -ENOMEM;
 	}
 	if (found || !missing[0] || p->proven || !any_published(xs)) {
 		p->none_found = 0;
-		return 0;
+		return suspect;
 	}
 	if (++p->none_found < 2)
-		return 0;
+		return 1;
 	snprintf(why, len, "%s", missing);
 	return -EPROTO;
 }

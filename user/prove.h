@@ -26,8 +26,9 @@ struct proof {
  * The transports of @snap not yet proven, against ROOT/sys/kernel/sunrpc: 0, or -EPROTO with
  * @why naming the transport and the field that differs (twice running), or that no live
  * transport is published (twice running, while none has been proven and the kernel publishes
- * some: sysfs shows our network namespace's only). A kernel without the sysfs files proves
- * nothing and refuses nothing. -ENOMEM when out of memory.
+ * some: sysfs shows our network namespace's only). 1: the first of such looks: the sample is
+ * not to be reported, the next look decides. A kernel without the sysfs files proves nothing
+ * and refuses nothing. -ENOMEM when out of memory.
  */
 int proof_check(struct proof *p, const struct snapshot *snap, const char *sysfs_root, char *why,
 		size_t len);

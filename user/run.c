@@ -181,7 +181,8 @@ static int open_engine(struct run *s)
 
 static void said_btf(const char *mod, const char *how)
 {
-	pr_info("%s: %s\n", mod, how);
+	/* the command's result: on stdout */
+	printf("%s: %s\n", mod, how);
 }
 
 int run_make_btf(const struct run_opts *o)

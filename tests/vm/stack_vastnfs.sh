@@ -24,7 +24,7 @@ grep -A200 "mounted on /mnt/v " /proc/self/mountstats | grep '^\s*xprt:' | head 
 
 # ---- the BTF made as root and kept, for runs without root (the unit's ExecStartPre)
 t0=$(cut -d' ' -f1 /proc/uptime)
-slotscope --make-btf 2>/tmp/m.err
+slotscope --make-btf >/tmp/m.err 2>&1
 rc=$?
 t1=$(cut -d' ' -f1 /proc/uptime)
 sed 's/^/note make-btf | /' /tmp/m.err
@@ -78,7 +78,7 @@ caps=cap_bpf,cap_perfmon
 o0=$(mountstats_op /mnt/v WRITE ops) b0=$(mountstats_op /mnt/v WRITE bytes_sent)
 mkdir -p /tmp/nb /mnt/v/nb && chmod 777 /tmp/nb /mnt/v/nb
 capsh --caps="$caps,cap_setpcap,cap_setuid,cap_setgid+eip" --keep=1 --user=nobody --addamb="$caps" \
-	--shell=/bin/sh -- -c "slotscope --json 1 -- sh -c '. /src/tools/vm/lib.sh; writers /mnt/v/nb 16 2; sleep 1' \
+	--shell=/bin/sh -- -c "slotscope -v --json 1 -- sh -c '. /src/tools/vm/lib.sh; writers /mnt/v/nb 16 2; sleep 1' \
 	>/tmp/nb/n.json 2>/tmp/nb/n.err"
 rc=$?
 o1=$(mountstats_op /mnt/v WRITE ops) b1=$(mountstats_op /mnt/v WRITE bytes_sent)
