@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Where the BTF slotscope makes from a module's DWARF is kept (BTF_CACHE/RELEASE/): by the
- * module's GNU build id (MOD-ID.btf), which a root run reads from the kernel, and as the latest
- * made for the module (MOD.btf), for a run without the privilege to read build ids (the unit's
- * user: /sys/module/MOD/notes is root's only). Only files root owns and nobody else may write,
+ * module's GNU build id (MOD-ID.btf), which any run reads back (the kernel publishes build ids to
+ * all), and as the latest made for the module (MOD.btf), for a run that cannot read the build id.
+ * Made by root alone (pahole; the unit's user may neither write here nor read /lib/modules under
+ * ProtectKernelModules). Only files root owns and nobody else may write,
  * in directories alike, are used.
  */
 #ifndef SLOTSCOPE_BTFCACHE_H

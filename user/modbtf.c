@@ -225,7 +225,7 @@ static int btf_from_dwarf(const struct engine *e, const char *mod, struct btf **
 		return -ENOENT;
 	}
 	err = loaded_build_id(e->o.sysfs_root, mod, want, &wl);
-	/* the kernel shows build ids to root alone: a run without CAP_DAC_OVERRIDE takes root's */
+	/* notes are world-readable (S_IRUGO), but a sandbox may hide /sys/module: root's latest */
 	if (err == -EACCES || err == -EPERM) {
 		if (!btf_cache_find(rel, mod, NULL, cpath, sizeof(cpath)) &&
 		    (*out = btf__parse_split(cpath, e->vmlinux))) {
@@ -234,7 +234,7 @@ static int btf_from_dwarf(const struct engine *e, const char *mod, struct btf **
 				"runs\n", mod, cpath);
 			return 0;
 		}
-		snprintf(why, len, "the kernel shows its build id to root only (/sys/module/%s/notes), "
+		snprintf(why, len, "its build id cannot be read here (/sys/module/%s/notes), "
 			 "and no BTF of it made as root is in %s/%s: run 'slotscope --make-btf' as root "
 			 "once it is loaded (the unit does before it starts)", mod, BTF_CACHE, rel);
 		return -EPROTO;
