@@ -254,7 +254,10 @@ static int btf_from_dwarf(const struct engine *e, const char *mod, struct btf **
 	}
 	err = module_file(rel, e->o.sysfs_root, mod, ko, sizeof(ko));
 	if (err) {
-		snprintf(why, len, "its file is not in modules.dep");
+		/* the unit cannot see /lib/modules: root makes the BTF before it starts */
+		snprintf(why, len, "its file is not found in /lib/modules/%s/modules.dep%s", rel,
+			 geteuid() ? ", and no BTF of its build id is kept: run 'slotscope --make-btf' "
+			 "as root" : "");
 		return err;
 	}
 	kofd = decompress(ko, why, len);
