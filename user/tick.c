@@ -46,8 +46,10 @@ static void links_init(struct run *r)
 }
 
 /*
- * A sample, its transports proven first: a layout that reads them differently from what the
- * kernel publishes is said here (-EPROTO), and nothing is reported from it.
+ * A sample: the maps, then the links at once (a rate is their bytes over the links' clock, a
+ * duration the snapshots': a moment apart), then its transports proven: a layout that reads them
+ * differently from what the kernel publishes is said here (-EPROTO), and nothing is reported
+ * from it.
  */
 static int take(struct run *r, struct sample *x)
 {
@@ -55,19 +57,18 @@ static int take(struct run *r, struct sample *x)
 	char why[400];
 
 	memset(&x->links, 0, sizeof(x->links));
-	if (!err) {
-		err = proof_check(&r->proof, &x->snap, r->o.sysfs_root, why, sizeof(why));
-		/* a first look that disagrees: this sample is not reported, the next decides */
-		x->suspect = err == 1;
-		if (err == 1)
-			err = 0;
-		if (err == -EPROTO)
-			pr_err("the layout slotscope reads sunrpc through is wrong: %s; nothing is reported "
-			       "from it (give the module's own BTF: --btf sunrpc=FILE)\n", why);
-	}
-	if (err || r->o.no_rdma)
+	x->suspect = false;
+	if (!err && !r->o.no_rdma)
+		err = link_sample(r->o.sysfs_root, NULL, 0, &r->port_attrs, &x->links);
+	if (err)
 		return err;
-	return link_sample(r->o.sysfs_root, NULL, 0, &r->port_attrs, &x->links);
+	err = proof_check(&r->proof, &x->snap, r->o.sysfs_root, why, sizeof(why));
+	/* a first look that disagrees: this sample is not reported, the next decides */
+	x->suspect = err == 1;
+	if (err == -EPROTO)
+		pr_err("the layout slotscope reads sunrpc through is wrong: %s; nothing is reported "
+		       "from it (give the module's own BTF: --btf sunrpc=FILE)\n", why);
+	return err == 1 ? 0 : err;
 }
 
 static void sample_free(struct sample *x)
