@@ -123,6 +123,8 @@ int engine_inject_refusals(struct engine *e);
 /* engine_read.c: the kept copies of the maps are not to be trusted (entries deleted): read whole */
 void drop_copies(struct engine *e);
 
+/* engine_load.c: an engine with nothing probed yet, @why its message buffer; NULL when out of memory */
+struct engine *engine_alloc(const struct engine_opts *o, char *why, size_t len);
 /* modbtf.c: every module's BTF, or -EPROTO with e->why for one loaded unproven */
 int engine_module_btf(struct engine *e);
 bool engine_btf_made(const struct engine *e);

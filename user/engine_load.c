@@ -339,18 +339,27 @@ bool engine_sunrpc_loaded(const char *sysfs_root)
 	return !root_path(path, sizeof(path), sysfs_root, "/sys/module/sunrpc") && !access(path, F_OK);
 }
 
-int engine_open(struct engine **out, const struct engine_opts *o, char *why, size_t len)
+struct engine *engine_alloc(const struct engine_opts *o, char *why, size_t len)
 {
 	struct engine *e = calloc(1, sizeof(*e));
-	int err;
 
 	snprintf(why, len, "out of memory");
 	if (!e)
-		return -ENOMEM;
+		return NULL;
 	e->why = why;
 	e->whylen = len;
 	e->btf_fd = -1;
 	e->o = *o;
+	return e;
+}
+
+int engine_open(struct engine **out, const struct engine_opts *o, char *why, size_t len)
+{
+	struct engine *e = engine_alloc(o, why, len);
+	int err;
+
+	if (!e)
+		return -ENOMEM;
 	if (o->no_kprobes) {
 		e->o.events_tp = true;
 		e->pools_off = true;

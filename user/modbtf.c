@@ -427,15 +427,11 @@ int engine_make_btf(const struct engine_opts *o, void (*said)(const char *mod, c
 {
 	static const char *const how[] = { "not loaded", "the kernel's own", "made from its DWARF, kept",
 					   "given" };
-	struct engine *e = calloc(1, sizeof(*e));
+	struct engine *e = engine_alloc(o, why, len);
 	int err;
 
 	if (!e)
 		return -ENOMEM;
-	e->why = why;
-	e->whylen = len;
-	e->btf_fd = -1;
-	e->o = *o;
 	e->vmlinux = btf__load_vmlinux_btf();
 	if (!e->vmlinux) {
 		err = -errno;
