@@ -40,6 +40,9 @@ lane= shared=()
 trap 'for l in $lane ${shared[@]+"${shared[@]}"}; do pkill -TERM -P "$l" 2>/dev/null; kill "$l" 2>/dev/null; done; rm -rf "$resdir"' EXIT
 trap 'exit 130' INT TERM
 t_start=$SECONDS
+# the machine's idle time over the run, from /proc/stat: what the lanes left unused
+cpu_idle() { awk '/^cpu / { print $5 + $6 }' /proc/stat; }
+idle0=$(cpu_idle)
 
 # a guest kernel's own fault under TCG (text poking, emulated CPU state), as its console says it:
 # the one failure that earns a second boot
@@ -157,6 +160,7 @@ run_one() {
 		;;
 	esac
 	exec 3>&-
+	echo "$((start - t_start)) $((SECONDS - t_start)) $name" >"$resdir/$n.span"
 	echo "$p $f $s $((SECONDS - start)) $name" >"$resdir/$n.result.tmp" && mv "$resdir/$n.result.tmp" "$resdir/$n.result"
 }
 
@@ -257,6 +261,10 @@ if [ $# -gt 1 ]; then
 	echo "slowest ten (seconds):"
 	cat "$resdir"/*.result 2>/dev/null | sort -k4,4nr | head -n 10 | awk '{ s = $4; $1 = $2 = $3 = $4 = ""; sub(/^ +/, ""); printf "  %5d  %s\n", s, $0 }'
 	echo "time: $((SECONDS - t_start)) s for $# tests ($sum s of test time, lanes overlapping)${TEST_T0:+; $(($(date +%s) - TEST_T0)) s since make test began}"
+	# each test's start and end (s since the run began), for who ran beside whom
+	sort -n "$resdir"/*.span >"$logdir/timeline.txt" 2>/dev/null
+	hz=$(getconf CLK_TCK 2>/dev/null || echo 100) cores=$(nproc 2>/dev/null || echo 1) el=$((SECONDS - t_start))
+	[ "$el" -gt 0 ] && echo "cpu: $(( (cores * el - ($(cpu_idle) - idle0) / hz) * 100 / (cores * el) ))% of $cores cores busy over the run; each test's span in $logdir/timeline.txt"
 fi
 [ ${#failed[@]} = 0 ] || echo "failed: ${failed[*]}"
 echo "tests: $pass passed, $fail failed, $skip skipped"

@@ -4,6 +4,7 @@
 # built (counted by bpftrace as the mount made it) with no interval above it, NFSv4.1 session
 # slots, sends and connects against mountstats, and the Prometheus textfile (checked by
 # promtool on the host, test_core.host).
+#% needs: bpftrace
 nfsd_start >/dev/null || exit 1
 rxe_up || exit 1
 echo 4 >/sys/module/nfs/parameters/max_session_slots || exit 1

@@ -5,6 +5,7 @@
 # request), stamped and printed; a release made while tasks wait on the backlog is a hand-off that
 # keeps its slot in use until the woken task takes it. The levels are rebuilt from that log by awk.
 # Each level's share of busy time must agree within 1 point, time at the limit included.
+#% needs: bpftrace
 nfsd_start >/dev/null || exit 1
 mount_tcp /mnt/t 3 16 || exit 1
 srv=$LAST_SERVER

@@ -2,6 +2,7 @@
 # still counted, and every RDMA limit is the pool the kernel built (counted by bpftrace as each
 # mount made it), never below a peak: a transport made before slotscope starts is taken as
 # max_reqs and raised when more are in use (said on stderr), one made while it runs is counted.
+#% needs: bpftrace
 rpcrdma_nobtf || exit 1
 nfsd_start >/dev/null || exit 1
 rxe_up || exit 1

@@ -1,5 +1,6 @@
 # A TCP transport created with 16 slots under 64 writers: the table is full, tasks queue for a
 # slot, and every number agrees with an independent source.
+#% needs: bpftrace
 nfsd_start >/dev/null || exit 1
 mount_tcp /mnt/t 3 16 || exit 1
 srv=$LAST_SERVER
