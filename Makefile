@@ -288,9 +288,9 @@ san-bins:
 	$(Q)$(MAKE) --no-print-directory O=$(O)/san unit-test-bins $(SAN_FLAGS)
 test-run: test-early
 	$(Q)rm -f $(LATE_RC) $(VAST_RC); { t=$$(date +%s); nice -n 10 $(MAKE) --no-print-directory -j$(NPROC) test-late \
-		>$(O)/test-late.log 2>&1; echo "$$? $$(($$(date +%s) - t))" >$(LATE_RC); } &
+		>$(O)/test-late.log 2>&1; st=$$?; times >$(LATE_RC).times; echo "$$st $$(($$(date +%s) - t))" >$(LATE_RC); } &
 	$(Q){ t=$$(date +%s); nice -n 19 $(MAKE) --no-print-directory $(VAST_IMAGE) >$(O)/test-vast.log 2>&1; \
-		echo "$$? $$(($$(date +%s) - t))" >$(VAST_RC); } &
+		st=$$?; times >$(VAST_RC).times; echo "$$st $$(($$(date +%s) - t))" >$(VAST_RC); } &
 	$(Q)tests/run-tests.sh $(UNIT_BINS) $(filter-out $(VM_LATE),$(VM_TESTS)) @wait:$(LATE_RC):$(O)/test-late.log \
 		$(SAN_BINS) $(HOST_TESTS) $(VM_LATE) $(LEVEL_RUNS) $(CORE_RUNS) $(OLD_RUNS) \
 		@wait:$(VAST_RC):$(O)/test-vast.log $(STACK_RUNS)

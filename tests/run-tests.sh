@@ -54,13 +54,23 @@ vm_run() {
 		VM_SMP=${smp:-${VM_SMP:-2}} VM_TIMEOUT=${tmo:-${VM_TIMEOUT:-600}} "$top/tools/vm/run" "$t" >"$log.host" 2>&1
 }
 
+# child_cpu VAR: VAR set to the CPU seconds (user + system) of every child this shell has waited
+# for, from bash's own `times` (here, not in a subshell, whose children are not these): a test's
+# share is the growth over its run, its VMs' qemu included
+child_cpu() {
+	local f=$resdir/times.$BASHPID
+	times >"$f"
+	printf -v "$1" %s "$(awk 'NR == 2 { n = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); n += a[1] * 60 + a[2] } printf "%d\n", n }' "$f")"
+}
+
 # marker FILE KEY: the value of a "#% KEY: VALUE" line
 marker() { sed -n "s/^#% $2: *//p" "$1" | head -n 1; }
 
 # run_one SPEC N: one test; its report to $resdir/N.report, then "PASSED FAILED SKIPPED SECONDS
 # NAME" to $resdir/N.result (written last: its presence says the test is over)
 run_one() {
-	local t=$1 n=$2 start=$SECONDS kernel=${KERNEL:-} envs= tag= rest rc p f s
+	local t=$1 n=$2 start=$SECONDS cpu0 cpu1 kernel=${KERNEL:-} envs= tag= rest rc p f s
+	child_cpu cpu0
 	local server smp tmo runs name log
 	if [[ $t == *@* ]]; then
 		rest=${t#*@}
@@ -160,20 +170,23 @@ run_one() {
 		;;
 	esac
 	exec 3>&-
-	echo "$((start - t_start)) $((SECONDS - t_start)) $name" >"$resdir/$n.span"
+	child_cpu cpu1
+	echo "$((start - t_start)) $((SECONDS - t_start)) $((cpu1 - cpu0)) $name" >"$resdir/$n.span"
 	echo "$p $f $s $((SECONDS - start)) $name" >"$resdir/$n.result.tmp" && mv "$resdir/$n.result.tmp" "$resdir/$n.result"
 }
 
 # wait_for @wait:RC[:LOG] N: the tests after it need what a build beside them makes; it writes
 # "STATUS SECONDS" to RC when it ends. A failed build is one failure, with its log's end.
 wait_for() {
-	local spec=${1#@wait:} n=$2 start=$SECONDS rc log st secs
+	local spec=${1#@wait:} n=$2 start=$SECONDS rc log st secs cpu
 	rc=${spec%%:*} log=${spec#*:}
 	[ "$log" != "$spec" ] || log=
 	until [ -s "$rc" ]; do sleep 2; done
 	read -r st secs <"$rc"
 	if [ "$st" = 0 ]; then
-		echo "    note: the build beside the tests took ${secs:-?} s; waited $((SECONDS - start)) s for it" >"$resdir/$n.report"
+		# its CPU seconds, where it left its `times` beside RC
+		cpu=$(awk 'NR == 2 { n = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); n += a[1] * 60 + a[2] } printf "%d", n }' "$rc.times" 2>/dev/null)
+		echo "    note: the build beside the tests took ${secs:-?} s${cpu:+ ($cpu s of CPU)}; waited $((SECONDS - start)) s for it" >"$resdir/$n.report"
 		echo "0 0 0 0 build beside the tests" >"$resdir/$n.result"
 	else
 		{ echo "FAIL the build beside the tests (exit $st; ${log:-no log})"
@@ -261,8 +274,10 @@ if [ $# -gt 1 ]; then
 	echo "slowest ten (seconds):"
 	cat "$resdir"/*.result 2>/dev/null | sort -k4,4nr | head -n 10 | awk '{ s = $4; $1 = $2 = $3 = $4 = ""; sub(/^ +/, ""); printf "  %5d  %s\n", s, $0 }'
 	echo "time: $((SECONDS - t_start)) s for $# tests ($sum s of test time, lanes overlapping)${TEST_T0:+; $(($(date +%s) - TEST_T0)) s since make test began}"
-	# each test's start and end (s since the run began), for who ran beside whom
+	# each test's start and end (s since the run began) and CPU seconds, for who ran beside whom
 	sort -n "$resdir"/*.span >"$logdir/timeline.txt" 2>/dev/null
+	echo "most CPU (seconds: CPU, wall):"
+	sort -k3,3nr "$logdir/timeline.txt" | head -n 10 | awk '{ c = $3; w = $2 - $1; $1 = $2 = $3 = ""; sub(/^ +/, ""); printf "  %5d %5d  %s\n", c, w, $0 }'
 	hz=$(getconf CLK_TCK 2>/dev/null || echo 100) cores=$(nproc 2>/dev/null || echo 1) el=$((SECONDS - t_start))
 	[ "$el" -gt 0 ] && echo "cpu: $(( (cores * el - ($(cpu_idle) - idle0) / hz) * 100 / (cores * el) ))% of $cores cores busy over the run; each test's span in $logdir/timeline.txt"
 fi
