@@ -153,6 +153,20 @@ static bool remoteports_has(const char *spec, const char *addr)
 	return false;
 }
 
+/* @x is one of a TCP mount's transports: a source port mountstats lists for it, to its server or
+ * (@remoteports set) to one of the addresses that option lists */
+static bool tcp_of_mount(const struct audit_xprt *x, const unsigned int *ports, int np,
+			 const char *remoteports, const char *addr)
+{
+	if (strcmp(x->proto, "tcp") || !(remoteports ? remoteports_has(remoteports, x->dstaddr) :
+						       !strcmp(x->dstaddr, addr)))
+		return false;
+	for (int k = 0; k < np; k++)
+		if (x->src_port == ports[k])
+			return true;
+	return false;
+}
+
 static void audit_mounts(struct audit *a, const struct mount_table *mt, const struct mount_src *src)
 {
 	for (size_t i = 0; i < mt->n; i++) {
@@ -168,6 +182,8 @@ static void audit_mounts(struct audit *a, const struct mount_table *mt, const st
 		am->rsize = mount_option(am->m->opts, "rsize", v, sizeof(v)) ? strtoul(v, NULL, 10) : 0;
 		am->wsize = mount_option(am->m->opts, "wsize", v, sizeof(v)) ? strtoul(v, NULL, 10) : 0;
 		am->nconnect = mount_option(am->m->opts, "nconnect", v, sizeof(v)) ? atoi(v) : 1;
+		mount_option(am->m->opts, "remoteports", am->remoteports, sizeof(am->remoteports));
+		mount_option(am->m->opts, "localports", am->localports, sizeof(am->localports));
 		v41 = !strncmp(am->vers, "4.", 2) && strcmp(am->vers, "4.0");
 		/*
 		 * The transports of a mount. TCP: mountstats lists each one's source port, and so
@@ -180,15 +196,20 @@ static void audit_mounts(struct audit *a, const struct mount_table *mt, const st
 			char rp[512];
 			bool multi = mount_option(am->m->opts, "remoteports", rp, sizeof(rp));
 
-			for (size_t j = 0; j < a->nx; j++)
-				for (int k = 0; k < np; k++)
-					if (!strcmp(a->x[j].proto, "tcp") && a->x[j].src_port == ports[k] &&
-					    (multi ? remoteports_has(rp, a->x[j].dstaddr) :
-						     !strcmp(a->x[j].dstaddr, am->addr))) {
-						am->xprts++;
-						if (a->x[j].main || !am->max_slots)
-							am->max_slots = a->x[j].max_slots;
-					}
+			for (size_t j = 0; j < a->nx; j++) {
+				bool seen = false;
+
+				if (!tcp_of_mount(&a->x[j], ports, np, multi ? rp : NULL, am->addr))
+					continue;
+				/* an address not among the mount's earlier transports' */
+				for (size_t e = 0; e < j && !seen; e++)
+					seen = tcp_of_mount(&a->x[e], ports, np, multi ? rp : NULL, am->addr) &&
+					       !strcmp(a->x[e].dstaddr, a->x[j].dstaddr);
+				am->naddrs += !seen;
+				am->xprts++;
+				if (a->x[j].main || !am->max_slots)
+					am->max_slots = a->x[j].max_slots;
+			}
 		} else {
 			int sw = -1;
 
@@ -200,6 +221,7 @@ static void audit_mounts(struct audit *a, const struct mount_table *mt, const st
 					continue;
 				sw = (int)x->switch_id;
 				am->xprts++;
+				am->naddrs = 1;
 				if (x->main || !am->max_slots)
 					am->max_slots = x->max_slots;
 			}
@@ -311,6 +333,11 @@ void audit_print(FILE *f, const struct audit *a)
 
 		fprintf(f, "  %-24.24s %-5s %-4s %-22.22s %6u %5u %8lu %8lu\n", m->m->mountpoint, m->vers,
 			m->proto, m->addr, m->xprts, m->max_slots, m->rsize, m->wsize);
+		/* VAST's multipath: nconnect's transports over the server's addresses, not a fault */
+		if (m->naddrs > 1 || m->remoteports[0] || m->localports[0])
+			fprintf(f, "    %u transports over %u server addresses%s%s%s%s\n", m->xprts, m->naddrs,
+				m->remoteports[0] ? ", remoteports=" : "", m->remoteports,
+				m->localports[0] ? ", localports=" : "", m->localports);
 	}
 	if (!a->have_sysfs)
 		fprintf(f, "  (no /sys/kernel/sunrpc: transport limits appear as they are traced)\n");

@@ -18,6 +18,10 @@ struct audit_mount {
 	unsigned long rsize, wsize;
 	unsigned int nconnect;		/* 1 when not given */
 	unsigned int xprts;		/* transports to that server and protocol */
+	unsigned int naddrs;		/* the server addresses they reach (VAST's remoteports=: more) */
+	/* VAST NFS's multipath options as mounted ("" when not given): the addresses nconnect's
+	 * transports are spread over, and the client's own */
+	char remoteports[128], localports[128];
 	unsigned int max_slots;		/* of its main transport; 0 when not found */
 };
 

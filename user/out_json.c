@@ -445,6 +445,15 @@ void out_audit_json(FILE *f, const struct audit *a)
 		jw_u64(&w, "wsize", m->wsize);
 		jw_u64(&w, "nconnect", m->nconnect);
 		jw_u64(&w, "transports", m->xprts);
+		jw_u64(&w, "addresses", m->naddrs);
+		if (m->remoteports[0])
+			jw_str(&w, "remoteports", m->remoteports);
+		else
+			jw_null(&w, "remoteports");
+		if (m->localports[0])
+			jw_str(&w, "localports", m->localports);
+		else
+			jw_null(&w, "localports");
 		jw_u64(&w, "max_slots", m->max_slots);
 		jw_end_obj(&w);
 	}

@@ -40,26 +40,15 @@ static void pathologies(const struct view *v, const struct xprt_view *x, struct 
 	}
 }
 
-/* transports to the same server and port: nconnect's (the first mount of a server sets it) */
-static unsigned int siblings(const struct view *v, const struct xprt_view *x)
-{
-	unsigned int n = 0;
-
-	for (size_t i = 0; i < v->nxprts; i++)
-		if (same_server(x, &v->xprts[i]))
-			n++;
-	return n ? n : 1;
-}
-
 static void classify(const struct view *v, const struct xprt_view *x, struct verdict *d)
 {
 	const struct tunables *t = &v->tun;
 	double exec = x->exec_ns, rtt = x->rtt_ns, n = x->op_count, data_ops = x->data_ops;
 	double data_bytes = (double)(x->bytes_written + x->bytes_read), data_rtt = x->data_rtt_ns;
 	const char *proto = proto_name(x->ident);
-	unsigned int conns = siblings(v, x);
+	struct nconnect_group ng;
 	int dom;
-	char a[32], b[32], c[32], nc[96];
+	char a[32], b[32], c[32], nc[128];
 
 	memset(d, 0, sizeof(*d));
 	d->secs = x->rate_s;
@@ -82,9 +71,13 @@ static void classify(const struct view *v, const struct xprt_view *x, struct ver
 		d->wait_share[k] = exec > 0 ? (double)x->waits[k].sum_ns / exec : 0;
 	}
 	pathologies(v, x, d);
-	if (conns > 1)
+	nconnect_group(v, x, &ng);
+	if (ng.mountpoint)
+		snprintf(nc, sizeof(nc), "a higher nconnect (%u transports over %u addresses now; every "
+			 "mount of it unmounted first)", ng.n, ng.naddrs);
+	else if (ng.n > 1)
 		snprintf(nc, sizeof(nc), "a higher nconnect (%u transports to %s now; every mount of it "
-			 "unmounted first)", conns, x->addr);
+			 "unmounted first)", ng.n, x->addr);
 	else
 		snprintf(nc, sizeof(nc), "nconnect=N");
 

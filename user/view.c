@@ -291,6 +291,60 @@ bool xprt_view_idle(const struct xprt_view *x)
 	       x->waits[WAIT_SLOT].count == 0;
 }
 
+static bool carried(const struct xprt_view *y, const char *mountpoint)
+{
+	for (size_t k = 0; k < y->nmounts; k++)
+		if (y->mounts[k].mountpoint && !strcmp(y->mounts[k].mountpoint, mountpoint))
+			return true;
+	return false;
+}
+
+static bool mount_peer(const struct xprt_view *x, const char *mountpoint, const struct xprt_view *y)
+{
+	return y->ident == x->ident && !y->destroyed && !y->metadata && carried(y, mountpoint);
+}
+
+bool nconnect_member(const struct nconnect_group *g, const struct xprt_view *y)
+{
+	return g->mountpoint ? mount_peer(g->x, g->mountpoint, y) : same_server(g->x, y);
+}
+
+void nconnect_group(const struct view *v, const struct xprt_view *x, struct nconnect_group *g)
+{
+	const char *mp = NULL;
+	__u64 most = 0;
+
+	memset(g, 0, sizeof(*g));
+	g->x = x;
+	/* the mount whose ops x carried most (a transport several mounts share) */
+	for (size_t k = 0; k < x->nmounts; k++)
+		if (x->mounts[k].mountpoint && (!mp || x->mounts[k].ops > most)) {
+			mp = x->mounts[k].mountpoint;
+			most = x->mounts[k].ops;
+		}
+	if (mp && !x->metadata) {
+		for (size_t i = 0; i < v->nxprts; i++) {
+			const struct xprt_view *y = &v->xprts[i];
+			bool seen = false;
+
+			if (!mount_peer(x, mp, y))
+				continue;
+			g->n++;
+			for (size_t j = 0; j < i && !seen; j++)
+				seen = mount_peer(x, mp, &v->xprts[j]) && !strcmp(v->xprts[j].addr, y->addr);
+			g->naddrs += !seen;
+		}
+		if (g->naddrs > 1) {
+			g->mountpoint = mp;
+			return;
+		}
+	}
+	g->n = g->naddrs = 0;
+	for (size_t i = 0; i < v->nxprts; i++)
+		g->n += same_server(x, &v->xprts[i]);
+	g->naddrs = 1;
+}
+
 const struct xprt_view *view_xprt(const struct view *v, __u64 key)
 {
 	for (size_t i = 0; i < v->nxprts; i++)

@@ -320,6 +320,21 @@ static inline bool same_server(const struct xprt_view *x, const struct xprt_view
 	return y->ident == x->ident && !y->destroyed && !strcmp(y->addr, x->addr) && !strcmp(y->port, x->port);
 }
 
+/*
+ * The transports nconnect makes for @x's mount, which a knob of nconnect grows together: those to
+ * @x's server and port (same_server) or, where one mount's data transports reach more than one
+ * server address (VAST NFS's remoteports= spreads nconnect over them), every live data transport
+ * of the class that carried that mount's ops. n counts them (x included), naddrs their addresses.
+ */
+struct nconnect_group {
+	const struct xprt_view *x;
+	const char *mountpoint;		/* set: the group is the mount's, over naddrs addresses */
+	unsigned int n, naddrs;
+};
+
+void nconnect_group(const struct view *v, const struct xprt_view *x, struct nconnect_group *g);
+bool nconnect_member(const struct nconnect_group *g, const struct xprt_view *y);
+
 /* the transport of @key in @v, or NULL */
 const struct xprt_view *view_xprt(const struct view *v, __u64 key);
 /*

@@ -232,18 +232,23 @@ static void add(struct verdict *d, const char *knob, __u32 from, __u32 to, const
 	whatif_predict(ld, f, n_next, d->link_Bps, cap_n, cap_name, same, w);
 }
 
-/* the same server's transports (nconnect's) as one: their loads summed, the server's RTT per RPC */
+/*
+ * nconnect's transports (nconnect_group: the server's, or a multipath mount's over its addresses)
+ * as one: their loads summed, the server's RTT per RPC
+ */
 static bool group_load(const struct view *v, const struct xprt_view *x, unsigned int *conns, struct load *g)
 {
+	struct nconnect_group ng;
 	double rpcs = 0, hold = 0;
 
 	memset(g, 0, sizeof(*g));
 	*conns = 0;
+	nconnect_group(v, x, &ng);
 	for (size_t i = 0; i < v->nxprts; i++) {
 		const struct xprt_view *y = &v->xprts[i];
 		struct load ld;
 
-		if (!same_server(x, y))
+		if (!nconnect_member(&ng, y))
 			continue;
 		++*conns;
 		if (!load_of(y, 0, 1u << WAIT_SLOT, &ld))

@@ -87,7 +87,7 @@ static void test_audit(void **state)
 /*
  * VAST NFS: the stack named by its sunrpc's nfs_bundle_version, nconnect's ceiling 64, and a
  * remoteports= mount's transports found over every address of its range (and no other
- * server's, whatever its source port): four of nconnect=4, no warning
+ * server's, whatever its source port): four of nconnect=4 over its two addresses, no warning
  */
 static void test_vastnfs(void **state)
 {
@@ -106,6 +106,9 @@ static void test_vastnfs(void **state)
 	m = am(&a, "/mnt/v");
 	assert_int_equal(m->nconnect, 4);
 	assert_int_equal(m->xprts, 4);
+	assert_int_equal(m->naddrs, 2);
+	assert_string_equal(m->remoteports, "10.0.0.1-10.0.0.2");
+	assert_string_equal(m->localports, "");
 	assert_int_equal(m->max_slots, 128);
 	assert_false(warned(&a, "nconnect"));
 	audit_free(&a);

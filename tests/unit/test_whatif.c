@@ -226,6 +226,63 @@ static void slot_bound_view(struct view *v, struct xprt_view *x, __u32 ident, __
  * slots in use) above the credits in flight (32), so the RTT at 64 in flight was read off the
  * fitted line far below the RTT measured.
  */
+/*
+ * #43: VAST NFS's remoteports= spreads one mount's nconnect over several server addresses. The
+ * knob is the mount's nconnect (4 over 2 addresses: 4 -> 8, said so), not the 2 to one address;
+ * its mdconnect metadata transport is no part of it; a mount to one address keeps the server's.
+ */
+static void test_multipath(void **state)
+{
+	struct view v;
+	struct xprt_view one, x[5];
+	const char *addr[5] = { "10.0.0.1", "10.0.0.2", "10.0.0.1", "10.0.0.2", "10.0.0.3" };
+	struct nconnect_group g;
+	struct verdict *d;
+
+	(void)state;
+	slot_bound_view(&v, &one, IDENT_TCP, 0);
+	for (int i = 0; i < 5; i++) {
+		x[i] = one;
+		x[i].id = (unsigned)i + 1;
+		strcpy(x[i].addr, addr[i]);
+		x[i].nmounts = 1;
+		x[i].mounts[0].mountpoint = "/mnt/v";
+		x[i].mounts[0].ops = 100;
+		/* what the verdict reads: RPCs that waited for a slot most of their time, the table full */
+		x[i].op_count = 100;
+		x[i].exec_ns = 100 * 10e9;
+		x[i].rtt_ns = 100 * 0.2e9;
+		x[i].full_pct = 90;
+	}
+	x[4].metadata = true;
+	v.xprts = x;
+	v.nxprts = 5;
+	v.tun.tcp_max_slots = 16;
+	v.tun.nconnect_max = 64;
+	nconnect_group(&v, &x[0], &g);
+	assert_int_equal(g.n, 4);
+	assert_int_equal(g.naddrs, 2);
+	assert_string_equal(g.mountpoint, "/mnt/v");
+	assert_false(nconnect_member(&g, &x[4]));
+	d = &x[0].verdict;
+	whatif_for(&v, &x[0], d);
+	assert_string_equal(d->what_if[d->nwhat_if - 1].knob, "nconnect");
+	assert_int_equal(d->what_if[d->nwhat_if - 1].from, 4);
+	assert_int_equal(d->what_if[d->nwhat_if - 1].to, 8);
+	verdict_for(&v, &x[0], d);
+	assert_non_null(strstr(d->knob, "4 transports over 2 addresses"));
+
+	/* one address: the server's transports, whatever mounts they carry */
+	for (int i = 0; i < 4; i++)
+		strcpy(x[i].addr, "10.0.0.1");
+	x[1].mounts[0].mountpoint = "/mnt/w";
+	nconnect_group(&v, &x[0], &g);
+	assert_null(g.mountpoint);
+	assert_int_equal(g.n, 4);
+	verdict_for(&v, &x[0], d);
+	assert_non_null(strstr(d->knob, "4 transports to 10.0.0.1"));
+}
+
 static void test_bounded_and_monotone(void **state)
 {
 	struct curve_fit f = { .rpcs = 1000, .level = 128, .rtt_ns = 100e6, .slope_ns = 0.6e6,
@@ -337,6 +394,7 @@ int main(void)
 		cmocka_unit_test(test_caps),
 		cmocka_unit_test(test_knobs),
 		cmocka_unit_test(test_bounded_and_monotone),
+		cmocka_unit_test(test_multipath),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -71,6 +71,17 @@ check_eq "audit: the stack's nconnect ceiling (the what-if's)" "$(echo "$a" | jq
 check_eq "audit: multipath is not a warning" "$(echo "$a" | jq '[.warnings[]? | select(test("nconnect"))] | length')" 0
 check_eq "audit: the mount's transports" \
 	"$(echo "$a" | jq '.mounts[] | select(.mountpoint == "/mnt/v") | .transports')" 16
+# the addresses the kernel's own sysfs shows the TCP transports reaching, and the option as mounted
+naddr=$(cat /sys/kernel/sunrpc/xprt-switches/switch-*/xprt-*-tcp/dstaddr 2>/dev/null | grep -c '^127\.0\.0\.2[1-4]$')
+naddr_u=$(cat /sys/kernel/sunrpc/xprt-switches/switch-*/xprt-*-tcp/dstaddr 2>/dev/null | grep '^127\.0\.0\.2[1-4]$' | sort -u | wc -l)
+check_eq "audit: the mount's server addresses = sysfs's" \
+	"$(echo "$a" | jq '.mounts[] | select(.mountpoint == "/mnt/v") | .addresses')" "$naddr_u"
+check_eq "audit: remoteports as mounted" "$(echo "$a" | jq -r '.mounts[] | select(.mountpoint == "/mnt/v") | .remoteports')" \
+	"$(sed -n 's|.* /mnt/v nfs .*remoteports=\([^,]*\).*|\1|p' /proc/mounts)"
+echo "note sysfs: $naddr TCP transports to 127.0.0.21-24 over $naddr_u addresses"
+# a slot-bound transport of the mount names nconnect as the mount's, over its addresses
+check_eq "verdict: a slot-bound transport's nconnect is the mount's" \
+	"$(nfs | jq -r 'select(.verdict.class == "slot-bound") | select(.verdict.knob | test("over 4 addresses") | not) | .id' | wc -l)" 0
 
 # ---- as the unit runs it: nobody with CAP_BPF and CAP_PERFMON alone, which can neither write the
 # cache nor (under the unit's ProtectKernelModules) read /lib/modules: the BTF --make-btf kept, by
