@@ -102,7 +102,9 @@ run_one() {
 	*.sh)
 		echo "--- VM $name" >&3
 		# "#% server: SCRIPT" in a test asks for a second VM running SCRIPT; "#% smp: N", N vCPUs
-		# per VM (two VMs of two on a 2-core host starve each other's emulated CPUs); "#% timeout:
+		# per VM (two VMs of two vCPUs beside the other lanes on a 2-core host spin on each other's
+		# preempted vCPUs: test_rdma_slot_bound took 333 s of CPU in a full run for 43 alone);
+		# "#% timeout:
 		# S", a test that needs longer than the default
 		server=$(marker "$t" server) smp=$(marker "$t" smp) tmo=$(marker "$t" timeout)
 		# where tools/vm/run leaves this run's console, dmesg, stall.txt: one per variant, as
