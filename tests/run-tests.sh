@@ -67,8 +67,11 @@ child_cpu() {
 marker() { sed -n "s/^#% $2: *//p" "$1" | head -n 1; }
 
 # run_one SPEC N: one test; its report to $resdir/N.report, then "PASSED FAILED SKIPPED SECONDS
-# NAME" to $resdir/N.result (written last: its presence says the test is over)
-run_one() {
+# NAME" to $resdir/N.result (written last: its presence says the test is over). In a subshell of
+# its own, so that its CPU (child_cpu) is its processes' alone: the main lane's shell also reaps
+# the other lanes when they end, and took their CPU as the test of the moment's
+run_one() { (run_test "$@"); }
+run_test() {
 	local t=$1 n=$2 start=$SECONDS cpu0 cpu1 kernel=${KERNEL:-} envs= tag= rest rc p f s
 	child_cpu cpu0
 	local server smp tmo runs name log
