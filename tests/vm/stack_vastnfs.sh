@@ -79,7 +79,9 @@ check_eq "audit: the mount's server addresses = sysfs's" \
 check_eq "audit: remoteports as mounted" "$(echo "$a" | jq -r '.mounts[] | select(.mountpoint == "/mnt/v") | .remoteports')" \
 	"$(sed -n 's|.* /mnt/v nfs .*remoteports=\([^,]*\).*|\1|p' /proc/mounts)"
 echo "note sysfs: $naddr TCP transports to 127.0.0.21-24 over $naddr_u addresses"
-# a slot-bound transport of the mount names nconnect as the mount's, over its addresses
+# a slot-bound transport of the mount names nconnect as the mount's, over its addresses (unit
+# test_whatif's test_multipath checks the rule whatever this run's verdicts)
+echo "note slot-bound transports of the mount: $(nfs | jq -r 'select(.verdict.class == "slot-bound") | .id' | wc -l)"
 check_eq "verdict: a slot-bound transport's nconnect is the mount's" \
 	"$(nfs | jq -r 'select(.verdict.class == "slot-bound") | select(.verdict.knob | test("over 4 addresses") | not) | .id' | wc -l)" 0
 
