@@ -323,16 +323,20 @@ void nconnect_group(const struct view *v, const struct xprt_view *x, struct ncon
 			most = x->mounts[k].ops;
 		}
 	if (mp && !x->metadata) {
+		/* the addresses seen so far: one pass, not one per peer (a verdict per transport) */
+		const char *addrs[128];
+
 		for (size_t i = 0; i < v->nxprts; i++) {
 			const struct xprt_view *y = &v->xprts[i];
-			bool seen = false;
+			unsigned int a = 0;
 
 			if (!mount_peer(x, mp, y))
 				continue;
 			g->n++;
-			for (size_t j = 0; j < i && !seen; j++)
-				seen = mount_peer(x, mp, &v->xprts[j]) && !strcmp(v->xprts[j].addr, y->addr);
-			g->naddrs += !seen;
+			while (a < g->naddrs && a < 128 && strcmp(addrs[a], y->addr))
+				a++;
+			if (a == g->naddrs && a < 128)
+				addrs[g->naddrs++] = y->addr;
 		}
 		if (g->naddrs > 1) {
 			g->mountpoint = mp;
