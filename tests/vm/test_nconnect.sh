@@ -1,8 +1,8 @@
-# nconnect=4 over TCP: one mount, four transports, each with its own 16-slot table. Each is traced
+# nconnect=4 over TCP: one mount, four transports, each with its own 4-slot table. Each is traced
 # on its own, and what slotscope says of each agrees with that transport's own xprt: line in
 # mountstats (sends, highest slots in use); the mount's ops add up over all four.
 nfsd_start >/dev/null || exit 1
-mount_tcp /mnt/t 3 16 nconnect=4 || exit 1
+mount_tcp /mnt/t 3 4 nconnect=4 || exit 1
 srv=$LAST_SERVER
 mountstats_xprts /mnt/t srcport sends max_slots | sort >/tmp/x0
 w0=$(mountstats_op /mnt/t WRITE ops) r0=$(mountstats_op /mnt/t WRITE rtt)
@@ -26,7 +26,7 @@ want=$(awk 'NR == FNR { s[$1] = $2; next } $1 in s { print $2 - s[$1] }' /tmp/x0
 check_eq "sends per transport = mountstats sends deltas" "$(nfs | jq .sends | sort -n | tr '\n' ' ')" "$want"
 check_eq "highest in use per transport = mountstats max_slots" \
 	"$(nfs | jq .peak | sort -n | tr '\n' ' ')" "$(awk '{ print $3 }' /tmp/x1 | sort -n | tr '\n' ' ')"
-check_eq "every transport's limit" "$(nfs | jq .limit | sort -u | tr '\n' ' ')" "16 "
+check_eq "every transport's limit" "$(nfs | jq .limit | sort -u | tr '\n' ' ')" "4 "
 check_eq "every transport carries the mount, once" \
 	"$(nfs | jq -r '[.mounts[].mountpoint] | join(",")' | sort -u | tr '\n' ' ')" "/mnt/t "
 # NFSv3's ACL client (its own client id, made from the mount's) counts for the mount too
@@ -36,7 +36,9 @@ check_eq "WRITE ops over the four = mountstats WRITE ops delta" "$(ss_op /tmp/s.
 rtt=$(ss_op /tmp/s.json /mnt/t WRITE .rtt.sum_ns)
 ms_close "$rtt" $((r1 - r0)) && r=same || r=differ
 check_eq "WRITE RTT sum ($rtt ns) vs mountstats ($((r1 - r0)) ms)" $r same
-# 128 writers on 4 x 16 slots: every transport's table is the limit, and the knob counts the
+# 128 writers on 4 x 4 slots (on 4 x 16, writeback on a loaded host kept so few RPCs wanting a
+# slot that the server read as the limit in half the runs: 16-18 % full against 30-42 % in the
+# rest; on 4 x 4, 79-82 % in three of three): every transport's table is the limit, and the knob counts the
 # transports the server already has
 k=$(nfs | jq -r 'select(.verdict.class == "slot-bound" or .verdict.class == "connection-bound") | .verdict.knob')
 check_gt "transports read slot- or connection-bound" "$(echo "$k" | grep -c .)" 0
@@ -50,7 +52,7 @@ echo "note the live view:"; sed 's/^/note | /' /tmp/t.out | head -n 40
 summ=$(sed -n '/^Summary:/,$p' /tmp/t.out)
 check_eq "text summary: the four transports of /mnt/t" \
 	"$(echo "$summ" | grep -E "^ *[0-9]+ tcp +$srv:2049 +/mnt/t" | awk '{ print $1 }' | sort -u | wc -l)" 4
-check_eq "text summary: every transport's NOW/MAX/LIMIT ends in the 16-slot limit" \
-	"$(echo "$summ" | grep -A1 -E "^ *[0-9]+ tcp +$srv:2049" | grep -cE "^ +[0-9]+/[0-9]+/16 ")" 4
+check_eq "text summary: every transport's NOW/MAX/LIMIT ends in the 4-slot limit" \
+	"$(echo "$summ" | grep -A1 -E "^ *[0-9]+ tcp +$srv:2049" | grep -cE "^ +[0-9]+/[0-9]+/4 ")" 4
 check_eq "summary lines wider than 100 columns" "$(echo "$summ" | awk 'length > 100' | wc -l)" 0
 exit $CHECK_FAILED
