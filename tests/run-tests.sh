@@ -54,13 +54,19 @@ vm_run() {
 		VM_SMP=${smp:-${VM_SMP:-2}} VM_TIMEOUT=${tmo:-${VM_TIMEOUT:-600}} "$top/tools/vm/run" "$t" >"$log.host" 2>&1
 }
 
-# child_cpu VAR: VAR set to the CPU seconds (user + system) of every child this shell has waited
-# for, from bash's own `times` (here, not in a subshell, whose children are not these): a test's
-# share is the growth over its run, its VMs' qemu included
+# times_secs FILE: the CPU seconds (user + system) of the children in a `times` output (its
+# second line), bash's or dash's
+times_secs() {
+	awk 'NR == 2 { n = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); n += a[1] * 60 + a[2] } printf "%d\n", n }' "$1" 2>/dev/null
+}
+
+# child_cpu VAR: VAR set to the CPU seconds of every child this shell has waited for (here, not
+# in a subshell, whose children are not these): a test's share is the growth over its run, its
+# VMs' qemu included
 child_cpu() {
 	local f=$resdir/times.$BASHPID
 	times >"$f"
-	printf -v "$1" %s "$(awk 'NR == 2 { n = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); n += a[1] * 60 + a[2] } printf "%d\n", n }' "$f")"
+	printf -v "$1" %s "$(times_secs "$f")"
 }
 
 # marker FILE KEY: the value of a "#% KEY: VALUE" line
@@ -190,7 +196,7 @@ wait_for() {
 	read -r st secs <"$rc"
 	if [ "$st" = 0 ]; then
 		# its CPU seconds, where it left its `times` beside RC
-		cpu=$(awk 'NR == 2 { n = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); n += a[1] * 60 + a[2] } printf "%d", n }' "$rc.times" 2>/dev/null)
+		cpu=$(times_secs "$rc.times")
 		echo "    note: the build beside the tests took ${secs:-?} s${cpu:+ ($cpu s of CPU)}; waited $((SECONDS - start)) s for it" >"$resdir/$n.report"
 		echo "0 0 0 0 build beside the tests" >"$resdir/$n.result"
 	else

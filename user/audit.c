@@ -193,17 +193,16 @@ static void audit_mounts(struct audit *a, const struct mount_table *mt, const st
 			unsigned int ports[160];
 			int np = mountstats_ports(src, am->m->mountpoint, ports, 160);
 			/* VAST's multipath spreads the transports over the addresses remoteports= lists */
-			char rp[512];
-			bool multi = mount_option(am->m->opts, "remoteports", rp, sizeof(rp));
+			const char *rp = am->remoteports[0] ? am->remoteports : NULL;
 
 			for (size_t j = 0; j < a->nx; j++) {
 				bool seen = false;
 
-				if (!tcp_of_mount(&a->x[j], ports, np, multi ? rp : NULL, am->addr))
+				if (!tcp_of_mount(&a->x[j], ports, np, rp, am->addr))
 					continue;
 				/* an address not among the mount's earlier transports' */
 				for (size_t e = 0; e < j && !seen; e++)
-					seen = tcp_of_mount(&a->x[e], ports, np, multi ? rp : NULL, am->addr) &&
+					seen = tcp_of_mount(&a->x[e], ports, np, rp, am->addr) &&
 					       !strcmp(a->x[e].dstaddr, a->x[j].dstaddr);
 				am->naddrs += !seen;
 				am->xprts++;

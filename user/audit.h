@@ -21,7 +21,7 @@ struct audit_mount {
 	unsigned int naddrs;		/* the server addresses they reach (VAST's remoteports=: more) */
 	/* VAST NFS's multipath options as mounted ("" when not given): the addresses nconnect's
 	 * transports are spread over, and the client's own */
-	char remoteports[128], localports[128];
+	char remoteports[512], localports[128];
 	unsigned int max_slots;		/* of its main transport; 0 when not found */
 };
 
