@@ -282,7 +282,7 @@ test:
 	TEST_T0=$$t0 $(MAKE) --no-print-directory test-run
 .PHONY: test-early test-late test-build san-bins
 test-early: unit-test-bins all vm-image tools
-test-late: deb rpm arm64 $(CORE_IMAGES) san-bins fuzzers
+test-late: packages arm64 $(CORE_IMAGES) san-bins fuzzers
 test-build: test-early test-late $(VAST_IMAGE)
 san-bins:
 	$(Q)$(MAKE) --no-print-directory O=$(O)/san unit-test-bins $(SAN_FLAGS)
@@ -304,7 +304,7 @@ test-kernels: all $(foreach k,$(KERNELS),$(call vm_img,$(k))/initrd.cpio)
 # build (for the arm64 VM), the .deb and the RPM (for the host tests that read them)
 .PHONY: arm64
 arm64: | deps-test
-	$(Q)$(MAKE) --no-print-directory ARCH=arm64 O=$(O)/arm64 all $(O)/arm64/slotscope-faults deb rpm
+	$(Q)$(MAKE) --no-print-directory ARCH=arm64 O=$(O)/arm64 all $(O)/arm64/slotscope-faults packages
 
 # Every unit test under ASan and UBSan, in a tree of its own; a leak fails.
 .PHONY: check
@@ -404,6 +404,7 @@ help:
 	@echo "  level-truth      test_level_truth $(LEVEL_REPEAT) times on 6.1 and 6.12 in both designs"
 	@echo "  bench            the overhead benchmark (not in CI, ~10 min a kernel)"
 	@echo "  deb, rpm, arm64  the packages; the arm64 binary and packages"
+	@echo "  packages         the .deb and the RPM from one compile"
 	@echo "  install          PREFIX, DESTDIR as usual"
 	@echo "  vmlinux          regenerate vmlinux.h from Debian's kernels (KERNEL_PKG=)"
 
@@ -455,6 +456,12 @@ uninstall:
 	$(Q)rmdir $(DESTDIR)$(DATADIR)/prometheus $(DESTDIR)$(DATADIR)/grafana $(DESTDIR)$(DATADIR)/sysctl \
 		$(DESTDIR)$(DATADIR) 2>/dev/null || true
 
+# The .deb and the RPM from one compile: the RPM's build starts from the .deb's build tree, whose
+# flags are the distribution's (dpkg-buildflags: hardening, fortify), so both ship one binary.
+.PHONY: packages
+packages: deb
+	$(Q)$(MAKE) --no-print-directory rpm RPM_PREBUILT=$(abspath $(O)/deb/src/build)
+
 # The Debian package, built from a copy of the tree (dpkg-buildpackage writes beside it):
 # $(O)/deb/slotscope_*.deb, its lintian report, and its files unpacked in $(O)/deb/root.
 deb: | deps-test
@@ -469,6 +476,9 @@ deb: | deps-test
 
 # The RPM (RHEL 9 family), built from a tarball of the tree by Debian's rpmbuild: $(O)/rpm/RPMS/
 # ARCH/slotscope-*.rpm and its rpmlint report. --nodeps: the build uses this machine's toolchain.
+# RPM_PREBUILT=DIR starts its build from a build tree made already (`packages`: the .deb's), whose
+# objects are newer than the tarball's sources, so nothing compiles twice; checked by the build
+# ID of the RPM's binary, which must be that tree's.
 RPM_ARCH := $(if $(filter arm64,$(ARCH)),aarch64,x86_64)
 .PHONY: rpm
 rpm: | deps-test
@@ -478,7 +488,11 @@ rpm: | deps-test
 		--transform 's,^\.,slotscope-$(VERSION),' . | gzip -n >$(O)/rpm/SOURCES/slotscope-$(VERSION).tar.gz
 	$(Q)rpmbuild -bb --nodeps --define '_topdir $(abspath $(O)/rpm)' --define 'slotscope_version $(VERSION)' \
 		$(if $(CROSS),--define 'slotscope_make_args ARCH=$(ARCH)' --define 'slotscope_strip $(CROSS)strip') \
+		$(if $(RPM_PREBUILT),--define 'slotscope_prebuilt $(RPM_PREBUILT)') \
 		--target $(RPM_ARCH) packaging/rpm/slotscope.spec >$(O)/rpm/build.log 2>&1 || { tail -30 $(O)/rpm/build.log; exit 1; }
+	$(Q)$(if $(RPM_PREBUILT),rpm2cpio $(O)/rpm/RPMS/*/slotscope-*.rpm | (cd $(O)/rpm && cpio -id --quiet ./usr/sbin/slotscope) && \
+		[ "$$(readelf -n $(RPM_PREBUILT)/slotscope | grep 'Build ID')" = "$$(readelf -n $(O)/rpm/usr/sbin/slotscope | grep 'Build ID')" ] || \
+		{ echo "rpm: its binary is not the one $(RPM_PREBUILT) linked (another link: see $(O)/rpm/build.log)"; exit 1; })
 	$(Q)rpmlint -r packaging/rpm/slotscope.rpmlintrc $(O)/rpm/RPMS/*/slotscope-*.rpm >$(O)/rpm/rpmlint.txt 2>&1; \
 		if grep -q ' E: ' $(O)/rpm/rpmlint.txt; then cat $(O)/rpm/rpmlint.txt; exit 1; fi
 
