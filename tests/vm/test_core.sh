@@ -16,10 +16,7 @@ echo "note kernel $(uname -r), attach ${SLOTSCOPE_ATTACH:-preferred}, events ${S
 # the pool as the kernel builds it, per struct rpcrdma_xprt: a kprobe event on the request
 # constructor (its first argument, the transport), enabled before the mount; no BPF of any kind
 # (bpftrace's LLVM cost this test most of its CPU under TCG, four times over on arm64)
-t=/sys/kernel/tracing
-echo 'p:slotscope_test/req rpcrdma_req_create xprt=$arg1:x64' >>$t/kprobe_events ||
-	{ fail "kprobe event on rpcrdma_req_create"; exit 1; }
-echo 1 >$t/events/slotscope_test/req/enable || { fail "kprobe event not enabled"; exit 1; }
+kprobe_on req 'rpcrdma_req_create xprt=$arg1:x64' || exit 1
 
 slotscope -v --json 0.5 -d 900 --prom-file /out/metrics.prom --prom-keep >/tmp/c.json 2>/tmp/c.err &
 ss=$!
@@ -43,8 +40,7 @@ b1=$(mountstats_op /mnt/t WRITE bytes_sent) rw1=$(mountstats_op /mnt/r WRITE ops
 kill -INT $ss
 wait $ss
 rc=$?
-echo 0 >$t/events/slotscope_test/req/enable
-sed -n 's/.* req: .*xprt=\(0x[0-9a-f]*\).*/req \1/p' $t/trace >/tmp/bt.out
+trace_off slotscope_test/req >/tmp/kp.out || exit 1
 cp /tmp/c.err /out/slotscope.err
 grep -E '^slotscope: (hook [a-z0-9_]+: the|hook .* refused|hook .* does not attach|rpcrdma|transport|RDMA)' /tmp/c.err | sed 's/^/note /'
 check_eq "slotscope exit status" $rc 0
@@ -109,7 +105,7 @@ check_gt "tcp in-flight curve: RPCs taken at the limit" "$(echo "$x" | jq '[.inf
 
 # RDMA: the limit is the pool the kernel built, reached and never exceeded
 x=$(ss_xprt /tmp/c.json $srv_r)
-pool=$(awk '$1 == "req" { n[$2]++ } END { for (k in n) print n[k] }' /tmp/bt.out | sort -n | tail -n 1)
+pool=$(sed -n 's/.* req: .* xprt=//p' /tmp/kp.out | sort | uniq -c | awk '{ print $1 }' | sort -n | tail -n 1)
 echo "note rdma: $(echo "$x" | jq -c '{id,limit,limit_source,max_reqs,peak,slot_waits:.waits.slot.count,sends,credits}'), pool built: $pool"
 check_eq "rdma limit = requests the kernel created for the pool" "$(echo "$x" | jq .limit)" "$pool"
 check_eq "rdma limit counted as the transport was made" "$(echo "$x" | jq -r .limit_source)" counted

@@ -1,16 +1,11 @@
 # rpcrdma without BTF, as vendor (DKMS) builds of RDMA stacks ship it: everything sunrpc sees is
-# still counted, and every RDMA limit is the pool the kernel built (counted by bpftrace as each
-# mount made it), never below a peak: a transport made before slotscope starts is taken as
+# still counted, and every RDMA limit is the pool the kernel built (counted by a tracefs kprobe
+# event as each mount made it), never below a peak: a transport made before slotscope starts is taken as
 # max_reqs and raised when more are in use (said on stderr), one made while it runs is counted.
-#% needs: bpftrace
 rpcrdma_nobtf || exit 1
 nfsd_start >/dev/null || exit 1
 rxe_up || exit 1
-# one line per request, read as it comes: nothing depends on how bpftrace exits
-bpftrace -e 'kprobe:rpcrdma_req_create { printf("req %lx\n", arg0); }' >/tmp/bt.out 2>&1 &
-bt=$!
-i=0
-until grep -q Attaching /tmp/bt.out || [ $i -ge 240 ]; do sleep 0.5; i=$((i + 1)); done
+kprobe_on req 'rpcrdma_req_create xprt=$arg1:x64' || exit 1
 mount_rdma /mnt/a 3 || exit 1
 srv_a=$LAST_SERVER
 writer_dirs /export/d 192 || exit 1
@@ -29,9 +24,9 @@ sa1=$(mountstats_xprt /mnt/a sends)
 kill -INT $ss
 wait $ss
 check_eq "exit status" $? 0
-kill -9 $bt
+trace_off slotscope_test/req >/tmp/kp.out || exit 1
 sed 's/^/note /' /tmp/n.err
-pools=$(awk '$1 == "req" { n[$2]++ } END { for (k in n) print n[k] }' /tmp/bt.out | sort -u)
+pools=$(sed -n 's/.* req: .* xprt=//p' /tmp/kp.out | sort | uniq -c | awk '{ print $1 }' | sort -u)
 check_eq "one pool size for both transports (same max_reqs)" "$(echo "$pools" | grep -c .)" 1
 check_eq "stderr: rpcrdma has no BTF, and what is done instead" "$(grep -c '^slotscope: rpcrdma has no BTF: ' /tmp/n.err)" 1
 a=$(ss_xprt /tmp/n.json $srv_a)

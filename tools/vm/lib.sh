@@ -27,6 +27,31 @@ stop_tracer() {
 	return 0
 }
 
+# Kernel events recorded in tracefs's own ring buffer: an independent count that needs no BPF
+# and no compiler in the guest (bpftrace's LLVM start costs tens of CPU seconds under TCG).
+# trace_on EVENT [FILTER]: empty the buffer (8 MiB a CPU), then record EVENT (GROUP/NAME) where
+# FILTER holds; kprobe_on NAME PROBE: the same for a kprobe event (PROBE as kprobe_events takes it)
+# made in group slotscope_test. trace_off EVENT: stop, print the buffer's lines, and fail if any
+# CPU's ring lost one (its stats' overrun).
+TRACEFS=/sys/kernel/tracing
+trace_on() {
+	echo 8192 >$TRACEFS/buffer_size_kb && : >$TRACEFS/trace || { fail "tracefs buffer"; return 1; }
+	[ -z "$2" ] || echo "$2" >"$TRACEFS/events/$1/filter" || { fail "filter $2 on $1"; return 1; }
+	echo 1 >"$TRACEFS/events/$1/enable" || { fail "enable $1"; return 1; }
+}
+kprobe_on() {
+	echo "p:slotscope_test/$1 $2" >>$TRACEFS/kprobe_events || { fail "kprobe event $1: $2"; return 1; }
+	trace_on "slotscope_test/$1"
+}
+trace_off() {
+	echo 0 >"$TRACEFS/events/$1/enable"
+	if grep -h '^overrun:' $TRACEFS/per_cpu/cpu*/stats | grep -qv ' 0$'; then
+		fail "tracefs ring lost events of $1"
+		return 1
+	fi
+	grep -v '^#' $TRACEFS/trace
+}
+
 vm_modules() {
 	for m in sunrpc nfsd nfs nfsv3 nfsv4 ib_core rdma_rxe ib_uverbs rdma_ucm rpcrdma; do
 		modprobe $m || { fail "modprobe $m"; return 1; }
