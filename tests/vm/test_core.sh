@@ -47,7 +47,24 @@ check_eq "slotscope exit status" $rc 0
 
 # a kernel that skips a program re-entered on a CPU (7.x under emulation does, often) loses those
 # events: every count must then be within that many of the truth, and exact when there were none
-miss=$(tail -n 1 /tmp/c.json | jq .counters.recursion_misses)
+# every value the checks read from the summary, in one jq (jset)
+tail -n 1 /tmp/c.json >/tmp/sum.json
+T="xprt(\"$srv_t\")" R="xprt(\"$srv_r\")" S="xprt(\"$srv_s\")"
+jset </tmp/sum.json miss=.counters.recursion_misses \
+	drops='.counters.inflight_full + .counters.waiters_full + .counters.ops_full' \
+	t_note="$T | {id,limit,limit_source,peak,at_limit_s,busy_s,slot_waits:.waits.slot.count,sends,connects}" \
+	t_id="$T.id" t_limit="$T.limit" t_peak="$T.peak" t_waits="$T.waits.slot.count" t_sends="$T.sends" \
+	t_connects="$T.connects" t_in_use="$T.in_use" t_releases="$T.releases" \
+	t_curve="$T | [.inflight_curve[].rpcs] | add" t_curve_in="$T | ([.inflight_curve[].to] | max) <= .limit" \
+	t_curve_full="$T | [.inflight_curve[] | select(.from == 16) | .rpcs] | add // 0" \
+	t_ops='op("/mnt/t"; "WRITE"; .count)' t_bytes='op("/mnt/t"; "WRITE"; .bytes_sent)' \
+	r_note="$R | {id,limit,limit_source,max_reqs,peak,slot_waits:.waits.slot.count,sends,credits}" \
+	r_id="$R.id" r_limit="$R.limit" r_source="$R.limit_source" r_max_reqs="$R.max_reqs" r_peak="$R.peak" \
+	r_sends="$R.sends" r_granted="$R.credits.granted" r_in_use="$R.in_use" r_releases="$R.releases" \
+	r_curve="$R | [.inflight_curve[].rpcs] | add" \
+	r_ops='op("/mnt/r"; "WRITE"; .count)' r_bytes='op("/mnt/r"; "WRITE"; .bytes_sent)' \
+	s_waits="$S.waits.session.count" \
+	session="$S.id as \$id | [.sessions[] | select(.xprt_id == \$id)] | first" || exit 1
 echo "note runs the kernel skipped: $miss"
 
 # which variant every hook took, from -v's list: the event design asked for (functions unless
@@ -80,67 +97,56 @@ fi
 xprt_info() { cat /sys/kernel/sunrpc/xprt-switches/*/xprt-$1-*/xprt_info 2>/dev/null | sed -n "s/^$2=//p" | head -n 1; }
 
 # TCP, 16 slots, 64 writers
-x=$(ss_xprt /tmp/c.json $srv_t)
-echo "note tcp: $(echo "$x" | jq -c '{id,limit,limit_source,peak,at_limit_s,busy_s,slot_waits:.waits.slot.count,sends,connects}')"
-check_eq "tcp limit" "$(echo "$x" | jq .limit)" 16
-check_eq "tcp limit = sysfs xprt_info max_num_slots" "$(echo "$x" | jq .limit)" \
-	"$(xprt_info "$(echo "$x" | jq .id)" max_num_slots)"
-check_within "tcp max in use = mountstats max_slots" "$(echo "$x" | jq .peak)" "$(mountstats_xprt /mnt/t max_slots)" $miss
-check_within "tcp max in use = limit" "$(echo "$x" | jq .peak)" 16 $miss
-check_gt "tcp slot waits" "$(echo "$x" | jq .waits.slot.count)" 0
-check_eq "tcp sends = mountstats delta (read from the kernel's own counter)" "$(echo "$x" | jq .sends)" $((s1 - s0))
-check_eq "tcp connects = mountstats delta" "$(echo "$x" | jq .connects)" $((c1 - c0))
-check_within "tcp WRITE ops = mountstats delta" "$(ss_op /tmp/c.json /mnt/t WRITE .count)" $((w1 - w0)) $miss
+echo "note tcp: $t_note"
+check_eq "tcp limit" "$t_limit" 16
+check_eq "tcp limit = sysfs xprt_info max_num_slots" "$t_limit" "$(xprt_info "$t_id" max_num_slots)"
+check_within "tcp max in use = mountstats max_slots" "$t_peak" "$(mountstats_xprt /mnt/t max_slots)" $miss
+check_within "tcp max in use = limit" "$t_peak" 16 $miss
+check_gt "tcp slot waits" "$t_waits" 0
+check_eq "tcp sends = mountstats delta (read from the kernel's own counter)" "$t_sends" $((s1 - s0))
+check_eq "tcp connects = mountstats delta" "$t_connects" $((c1 - c0))
+check_within "tcp WRITE ops = mountstats delta" "$t_ops" $((w1 - w0)) $miss
 # bytes exact when no run was skipped; a skipped run's WRITE carries at most wsize (1 MiB here)
-check_within "tcp WRITE bytes = mountstats delta" "$(ss_op /tmp/c.json /mnt/t WRITE .bytes_sent)" $((b1 - b0)) $((miss * 1048832))
-check_within "tcp in use back to 0" "$(echo "$x" | jq .in_use)" 0 $miss
+check_within "tcp WRITE bytes = mountstats delta" "$t_bytes" $((b1 - b0)) $((miss * 1048832))
+check_within "tcp in use back to 0" "$t_in_use" 0 $miss
 # the in-flight curve holds every counted release once, at a level no higher than the limit,
 # and the full table's RPCs at the limit
-check_eq "tcp in-flight curve RPCs = releases" "$(echo "$x" | jq '[.inflight_curve[].rpcs] | add')" \
-	"$(echo "$x" | jq .releases)"
-check_gt "tcp in-flight curve RPCs >= mountstats WRITEs of the write" \
-	"$(echo "$x" | jq '[.inflight_curve[].rpcs] | add')" $((w1 - w0 - miss - 1))
-check_eq "tcp in-flight curve within the limit" "$(echo "$x" | jq '([.inflight_curve[].to] | max) <= .limit')" true
-check_gt "tcp in-flight curve: RPCs taken at the limit" "$(echo "$x" | jq '[.inflight_curve[] | select(.from == 16) | .rpcs] | add // 0')" 0
+check_eq "tcp in-flight curve RPCs = releases" "$t_curve" "$t_releases"
+check_gt "tcp in-flight curve RPCs >= mountstats WRITEs of the write" "$t_curve" $((w1 - w0 - miss - 1))
+check_eq "tcp in-flight curve within the limit" "$t_curve_in" true
+check_gt "tcp in-flight curve: RPCs taken at the limit" "$t_curve_full" 0
 
 # RDMA: the limit is the pool the kernel built, reached and never exceeded
-x=$(ss_xprt /tmp/c.json $srv_r)
 pool=$(sed -n 's/.* req: .* xprt=//p' /tmp/kp.out | sort | uniq -c | awk '{ print $1 }' | sort -n | tail -n 1)
-echo "note rdma: $(echo "$x" | jq -c '{id,limit,limit_source,max_reqs,peak,slot_waits:.waits.slot.count,sends,credits}'), pool built: $pool"
-check_eq "rdma limit = requests the kernel created for the pool" "$(echo "$x" | jq .limit)" "$pool"
-check_eq "rdma limit counted as the transport was made" "$(echo "$x" | jq -r .limit_source)" counted
-check_eq "rdma max_reqs = sysfs xprt_info max_num_slots" "$(echo "$x" | jq .max_reqs)" \
-	"$(xprt_info "$(echo "$x" | jq .id)" max_num_slots)"
-check_within "rdma max in use = limit" "$(echo "$x" | jq .peak)" "$pool" $miss
+echo "note rdma: $r_note, pool built: $pool"
+check_eq "rdma limit = requests the kernel created for the pool" "$r_limit" "$pool"
+check_eq "rdma limit counted as the transport was made" "$r_source" counted
+check_eq "rdma max_reqs = sysfs xprt_info max_num_slots" "$r_max_reqs" "$(xprt_info "$r_id" max_num_slots)"
+check_within "rdma max in use = limit" "$r_peak" "$pool" $miss
 over=$(jq -c --argjson m $miss 'select(.type == "interval") | .transports[] | select(.interval_peak > .limit + $m or .in_use > .limit + $m or .in_use < -$m)' /tmp/c.json | wc -l)
 check_eq "intervals above the limit or negative, any transport" "$over" 0
 [ "$over" = 0 ] || jq -c 'select(.type == "interval") | .transports[] | select(.interval_peak > .limit or .in_use > .limit or .in_use < 0) | {id,proto,limit,limit_source,in_use,interval_peak,peak}' /tmp/c.json | head -5
-check_eq "rdma sends = mountstats (transport made while traced)" "$(echo "$x" | jq .sends)" "$(mountstats_xprt /mnt/r sends)"
-check_gt "rdma credits granted" "$(echo "$x" | jq .credits.granted)" 0
+check_eq "rdma sends = mountstats (transport made while traced)" "$r_sends" "$(mountstats_xprt /mnt/r sends)"
+check_gt "rdma credits granted" "$r_granted" 0
 check_gt "rdma WRITEs were made" $((rw1 - rw0)) 0
-check_within "rdma WRITE ops = mountstats delta" "$(ss_op /tmp/c.json /mnt/r WRITE .count)" $((rw1 - rw0)) $miss
-check_within "rdma WRITE bytes = mountstats delta" "$(ss_op /tmp/c.json /mnt/r WRITE .bytes_sent)" $((rb1 - rb0)) $((miss * 1048832))
-check_within "rdma in use back to 0" "$(echo "$x" | jq .in_use)" 0 $miss
-check_eq "rdma in-flight curve RPCs = releases" "$(echo "$x" | jq '[.inflight_curve[].rpcs] | add')" \
-	"$(echo "$x" | jq .releases)"
+check_within "rdma WRITE ops = mountstats delta" "$r_ops" $((rw1 - rw0)) $miss
+check_within "rdma WRITE bytes = mountstats delta" "$r_bytes" $((rb1 - rb0)) $((miss * 1048832))
+check_within "rdma in use back to 0" "$r_in_use" 0 $miss
+check_eq "rdma in-flight curve RPCs = releases" "$r_curve" "$r_releases"
 
 # NFSv4.1: 4 session slots
-x=$(ss_xprt /tmp/c.json $srv_s)
-id=$(echo "$x" | jq .id)
-s=$(tail -n 1 /tmp/c.json | jq -c --argjson id "$id" '[.sessions[] | select(.xprt_id == $id)] | first')
-echo "note session: $s"
-ms=$(echo "$s" | jq .max_slots)
-check_le "highest used slot id below the table size" "$(echo "$s" | jq .peak_used_slotid)" $((ms - 1))
-check_eq "session table as the server sized it (target_highest_slotid + 1 >= max_slots)" \
-	"$(echo "$s" | jq '.target_highest_slotid + 1 >= .max_slots')" true
+echo "note session: $session"
+echo "$session" >/tmp/session.json
+jset </tmp/session.json ms=.max_slots peak_slot=.peak_used_slotid target_ok='.target_highest_slotid + 1 >= .max_slots' || exit 1
+check_le "highest used slot id below the table size" "$peak_slot" $((ms - 1))
+check_eq "session table as the server sized it (target_highest_slotid + 1 >= max_slots)" "$target_ok" true
 # 6.1 and 6.12 keep the table at the client's max_session_slots; 7.x grows it with the
 # server's target (seen: 15 after asking for 4), and 32 writers then rarely wait for one
 if [ "$ms" = 4 ]; then
-	check_gt "session-slot waits (4 slots, 32 writers)" "$(echo "$x" | jq .waits.session.count)" 0
+	check_gt "session-slot waits (4 slots, 32 writers)" "$s_waits" 0
 else
 	# the table grew: then the 32 writers must have used slots past the 4 asked for
-	check_gt "the grown session table ($ms slots) used past max_session_slots=4 (highest slot id)" \
-		"$(echo "$s" | jq .peak_used_slotid)" 3
+	check_gt "the grown session table ($ms slots) used past max_session_slots=4 (highest slot id)" "$peak_slot" 3
 fi
-check_eq "no map drops" "$(tail -n 1 /tmp/c.json | jq '.counters.inflight_full + .counters.waiters_full + .counters.ops_full')" 0
+check_eq "no map drops" "$drops" 0
 exit $CHECK_FAILED

@@ -356,16 +356,31 @@ _check() {
 # ---- reading slotscope --json output (JSON lines; the last is the summary)
 # ss_xprt FILE SERVER [LINE]: the NFS transport to SERVER in the summary (or in line LINE);
 # mount.nfs also talks to rpcbind and mountd there, on transports of their own
+# The same selections as jq functions, for jset: xprt(SERVER), op(MOUNTPOINT; OP; FIELD)
+SS_JQ='def xprt($s): .transports[] | select(.server == $s and (.port == "2049" or .port == "20049"));
+def op($m; $o; f): [.ops[] | select(.mountpoint == $m and .op == $o) | f] | add // 0;'
 ss_xprt() {
 	if [ -n "${3:-}" ]; then sed -n "${3}p" "$1"; else tail -n 1 "$1"; fi |
-		jq -c --arg s "$2" '.transports[] | select(.server == $s and (.port == "2049" or .port == "20049"))'
+		jq -c --arg s "$2" "$SS_JQ xprt(\$s)"
 }
 # ss_get FILE SERVER JQ_FILTER: a value of that transport in the summary, e.g. '.peak'
 ss_get() { ss_xprt "$1" "$2" | jq -r "$3"; }
 # ss_op FILE MOUNTPOINT OP FIELD: an op's field in the summary for one mount, e.g. WRITE count
-ss_op() {
-	tail -n 1 "$1" | jq -r --arg m "$2" --arg o "$3" \
-		"[.ops[] | select(.mountpoint == \$m and .op == \$o) | $4] | add // 0"
+ss_op() { tail -n 1 "$1" | jq -r --arg m "$2" --arg o "$3" "$SS_JQ op(\$m; \$o; $4)"; }
+# jset NAME=FILTER... <JSON: every FILTER over the one JSON document on stdin in a single jq (its
+# start alone costs ~0.3 s under TCG: a test that asked jq for each value spent a third of its
+# run there), NAME set to FILTER's first result as `jq -r` prints it (an object compact; nothing
+# when it has none); SS_JQ's xprt() and op() are defined. Not in a pipeline: busybox sh runs its
+# last command in a subshell, whose variables are lost.
+jset() {
+	_f='' _n=''
+	for _a; do
+		_f="$_f (\"${_a%%=*}=\" + (first(${_a#*=}) | if type == \"string\" then . else tojson end | @sh)),"
+		_n="$_n ${_a%%=*}"
+	done
+	for _a in $_n; do eval "$_a="; done
+	_o=$(jq -r "$SS_JQ ${_f%,}") || { fail "jset: jq failed on $*"; return 1; }
+	eval "$_o"
 }
 # ms_to_ns_close A_NS B_MS: |A/1e6 - B| <= 1, for sums mountstats prints truncated to ms
 ms_close() { awk -v a="$1" -v b="$2" 'BEGIN { d = a / 1e6 - b; if (d < 0) d = -d; exit !(d <= 1.0) }'; }
