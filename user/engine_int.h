@@ -69,6 +69,7 @@ struct engine {
 	struct hook_status status[NHOOKS];
 	enum events events;		/* the design taken by the last choose_methods() */
 	bool fallback_asked;		/* SLOTSCOPE_ATTACH=fallback, not forced by missing CAP_SYS_ADMIN */
+	bool no_trampoline;		/* an fentry/fexit attach failed ENOTSUPP: none will attach */
 	char *vlog[NHOOKS][2];
 	/* the RDMA pool counters attach once rpcrdma is loaded (see slotscope.bpf.c) */
 	struct bpf_link *pool_links[2];

@@ -223,7 +223,15 @@ static int attach_probe(struct engine *e)
 					bpf_link__destroy(l);
 				continue;
 			}
-			/* ENOTSUPP (524) is the kernel's own, which strerror() does not know */
+			/*
+			 * ENOTSUPP (524) is the kernel's own, which strerror() does not know. It is the
+			 * arch's, not the function's: no fentry or fexit of any hook will attach, so the
+			 * next load takes every such hook's fallback at once (the VFS's fexit too, which
+			 * this load did not carry): one reload, not one per group of hooks (arm64 6.1
+			 * loaded the object four times, ~20 s each under emulation).
+			 */
+			if (errno == 524)
+				e->no_trampoline = true;
 			snprintf(h->why, sizeof(h->why), "the kernel cannot attach it: %s",
 				 errno == 524 ? "no BPF trampoline here (ENOTSUPP)" : strerror(errno));
 			h->refused |= 1u << v;

@@ -210,6 +210,7 @@ static int pick_variant(const struct engine *e, const struct hook *h)
 
 	for (int v = 0; v < 2; v++)
 		if (h->have[v] && !(h->refused & (1u << v)) && !(v == 0 && forced) &&
+		    !(v == 0 && h->kind != TP && e->no_trampoline) &&
 		    !(v == 1 && h->kind != TP && e->o.no_kprobes))
 			return v;
 	return -1;
