@@ -11,6 +11,11 @@ early=$!
 sleep 1
 mount_tcp /mnt/t 3 16 || exit 1
 mount_rdma /mnt/r 3 || exit 1
+# it attaches once the mounts come: a BPF load under TCG, seconds, longer beside another VM (a
+# clean run saw it start tracing 0.8 s before the end of a write it was to count). The write
+# starts once it is tracing.
+i=0
+until grep -q '^slotscope_tracing 1$' /tmp/early/e.prom 2>/dev/null || [ $i -ge 600 ]; do sleep 0.2; i=$((i + 1)); done
 ( n=0 partial=0
   while [ ! -f /tmp/stop ]; do
 	if [ -f /out/metrics.prom ]; then
