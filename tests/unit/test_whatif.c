@@ -371,6 +371,22 @@ static void test_knobs(void **state)
 	whatif_for(&v, &x, d);
 	assert_non_null(strstr(d->what_if_why, "since first seen"));
 	assert_true(d->what_if[1].low_Bps / (x.bytes_written / 10.0) > 3.5);
+	/*
+	 * a borrowed slope that rose all the way up (a server saturated below the limit) bounds the
+	 * low end only: the high end is the RTT flat past the levels seen, proportional gain
+	 */
+	{
+		__u64 n_at[17];
+
+		ramp(n_at, 16, 784);
+		curve_make(&x.curve_all, 16, n_at, saturated);
+		whatif_for(&v, &x, d);
+		assert_non_null(strstr(d->what_if_why, "since first seen"));
+		assert_true(d->what_if[1].high_Bps / (x.bytes_written / 10.0) > 3.8);
+		assert_true(d->what_if[1].high_Bps / (x.bytes_written / 10.0) < 4.2);
+		assert_true(d->what_if[1].low_Bps / (x.bytes_written / 10.0) > 2.5);
+		assert_true(d->what_if[1].low_Bps / (x.bytes_written / 10.0) < 3.5);
+	}
 	x.curve_all = x.curve;
 	whatif_for(&v, &x, d);
 	assert_non_null(strstr(d->what_if_why, "slope unseen"));
