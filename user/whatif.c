@@ -218,7 +218,8 @@ static size_t next_values(__u32 from, __u32 max, double peak, long now, __u32 *o
 }
 
 static void add(struct verdict *d, const char *knob, __u32 from, __u32 to, const struct load *ld,
-		const struct curve_fit *f, double n_next, double cap_n, const char *cap_name, const char *same)
+		const struct curve_fit *f, double n_next, double cap_Bps, double cap_n, const char *cap_name,
+		const char *same)
 {
 	struct what_if *w;
 
@@ -229,28 +230,44 @@ static void add(struct verdict *d, const char *knob, __u32 from, __u32 to, const
 	w->knob = knob;
 	w->from = from;
 	w->to = to;
-	whatif_predict(ld, f, n_next, d->link_Bps, cap_n, cap_name, same, w);
+	whatif_predict(ld, f, n_next, cap_Bps, cap_n, cap_name, same, w);
 }
 
 /*
  * nconnect's transports (nconnect_group: the server's, or a multipath mount's over its addresses)
- * as one: their loads summed, the server's RTT per RPC
+ * as one: their loads summed, the server's RTT per RPC. *@links_Bps: the links they cross, each
+ * netdev's rate once (VAST's localports= spreads a mount's transports over several local ports,
+ * so its ceiling is theirs together); 0 when one of them is unknown.
  */
-static bool group_load(const struct view *v, const struct xprt_view *x, unsigned int *conns, struct load *g)
+static bool group_load(const struct view *v, const struct xprt_view *x, unsigned int *conns, struct load *g,
+		       double *links_Bps)
 {
+	const char *seen[NCONNECT_MAX];
 	struct nconnect_group ng;
 	double rpcs = 0, hold = 0;
+	size_t nseen = 0;
+	bool unknown = false;
 
 	memset(g, 0, sizeof(*g));
 	*conns = 0;
+	*links_Bps = 0;
 	nconnect_group(v, x, &ng);
 	for (size_t i = 0; i < v->nxprts; i++) {
 		const struct xprt_view *y = &v->xprts[i];
 		struct load ld;
+		size_t j;
 
 		if (!nconnect_member(&ng, y))
 			continue;
 		++*conns;
+		if (!y->link.known || y->link.rate_gbps <= 0 || !y->link.netdev[0])
+			unknown = true;
+		for (j = 0; !unknown && j < nseen && strcmp(seen[j], y->link.netdev); j++)
+			;
+		if (!unknown && j == nseen && nseen < NCONNECT_MAX) {
+			seen[nseen++] = y->link.netdev;
+			*links_Bps += y->link.rate_gbps * 1e9 / 8;
+		}
 		if (!load_of(y, 0, 1u << WAIT_SLOT, &ld))
 			continue;
 		g->Bps += ld.Bps;
@@ -260,6 +277,8 @@ static bool group_load(const struct view *v, const struct xprt_view *x, unsigned
 		rpcs += (double)y->curve.total;
 	}
 	g->hold_ns = rpcs > 0 ? hold / rpcs : 0;
+	if (unknown)
+		*links_Bps = 0;
 	return *conns > 0 && g->Bps > 0;
 }
 
@@ -356,14 +375,15 @@ void whatif_for(const struct view *v, const struct xprt_view *x, struct verdict 
 		for (size_t i = 0; i < n; i++)
 			/* an RDMA pool keeps its slack over max_reqs; the server's credits bound it */
 			add(d, rdma ? "rdma_slot_table_entries" : "tcp_max_slot_table_entries", x->max_reqs,
-			    to[i], &ld, &f, pool_for(x, to[i]), credit_cap, verdict_names[V_CREDIT], slot);
+			    to[i], &ld, &f, pool_for(x, to[i]), d->link_Bps, credit_cap, verdict_names[V_CREDIT],
+			    slot);
 		whatif_monotone(&d->what_if[first], d->nwhat_if - first);
 	} else if (d->cls == V_CREDIT) {
 		if (!load_of(x, x->cwnd, 1u << WAIT_SLOT | 1u << WAIT_SEND, &ld))
 			return;
 		n = next_values(x->cwnd, TCP_SLOTS_MAX, ld.demand, 0, to);
 		for (size_t i = 0; i < n && i < 2; i++)
-			add(d, "max_requests", x->cwnd, to[i], &ld, &f, to[i], x->limit, slot,
+			add(d, "max_requests", x->cwnd, to[i], &ld, &f, to[i], d->link_Bps, x->limit, slot,
 			    verdict_names[V_CREDIT]);
 		whatif_monotone(d->what_if, d->nwhat_if);
 		return;
@@ -377,7 +397,7 @@ void whatif_for(const struct view *v, const struct xprt_view *x, struct verdict 
 			return;
 		n = next_values(slots, SESSION_MAX, ld.demand, v->tun.max_session_slots, to);
 		for (size_t i = 0; i < n && i < 2; i++)
-			add(d, "max_session_slots", slots, to[i], &ld, &f, to[i], x->limit, slot,
+			add(d, "max_session_slots", slots, to[i], &ld, &f, to[i], d->link_Bps, x->limit, slot,
 			    verdict_names[V_SESSION]);
 		whatif_monotone(d->what_if, d->nwhat_if);
 		return;
@@ -386,15 +406,18 @@ void whatif_for(const struct view *v, const struct xprt_view *x, struct verdict 
 	{
 		struct curve_fit g = f;
 		unsigned int conns;
+		double links_Bps;
 
-		if (!group_load(v, x, &conns, &ld) || conns >= NCONNECT_MAX)
+		if (!group_load(v, x, &conns, &ld, &links_Bps) || conns >= NCONNECT_MAX)
 			return;
 		/* every transport's RPCs load the one server: its RTT grows with all of them */
 		g.level *= conns;
 		g.slope_ns /= conns;
 		g.slope_lo_ns /= conns;
 		g.slope_hi_ns /= conns;
+		/* the group's links together bound it; where one is unknown, this transport's link */
 		add(d, "nconnect", conns, conns * 2 > NCONNECT_MAX ? NCONNECT_MAX : conns * 2, &ld, &g,
-		    (double)x->limit * (conns * 2 > NCONNECT_MAX ? NCONNECT_MAX : conns * 2), 0, NULL, slot);
+		    (double)x->limit * (conns * 2 > NCONNECT_MAX ? NCONNECT_MAX : conns * 2),
+		    links_Bps > 0 ? links_Bps : d->link_Bps, 0, NULL, slot);
 	}
 }

@@ -272,6 +272,33 @@ static void test_multipath(void **state)
 	verdict_for(&v, &x[0], d);
 	assert_non_null(strstr(d->knob, "4 transports over 2 addresses"));
 
+	/*
+	 * localports=: the mount's transports leave by two local ports, eth0 and eth1 of 0.2 Gb/s
+	 * (25 MB/s) each, and the 4 carry ~21 MB/s: 8 bound by both links together (50 MB/s), not by
+	 * the one this transport crosses; all four on eth0: 25 MB/s and link-bound
+	 */
+	for (int i = 0; i < 4; i++) {
+		x[i].link.known = true;
+		x[i].link.rate_gbps = 0.2;
+		strcpy(x[i].link.netdev, i % 2 ? "eth1" : "eth0");
+	}
+	verdict_for(&v, &x[0], d);
+	assert_string_equal(d->what_if[d->nwhat_if - 1].knob, "nconnect");
+	assert_true(d->what_if[d->nwhat_if - 1].high_Bps > 30e6);
+	assert_string_not_equal(d->what_if[d->nwhat_if - 1].next_limit, "link-bound");
+	for (int i = 0; i < 4; i++)
+		strcpy(x[i].link.netdev, "eth0");
+	verdict_for(&v, &x[0], d);
+	assert_true(fabs(d->what_if[d->nwhat_if - 1].high_Bps - 25e6) < 1);
+	assert_string_equal(d->what_if[d->nwhat_if - 1].next_limit, "link-bound");
+	/* one link unknown: this transport's alone bounds it, as without the group */
+	strcpy(x[1].link.netdev, "eth1");
+	x[3].link.rate_gbps = 0;
+	verdict_for(&v, &x[0], d);
+	assert_true(fabs(d->what_if[d->nwhat_if - 1].high_Bps - 25e6) < 1);
+	for (int i = 0; i < 4; i++)
+		x[i].link.known = false;
+
 	/* one address: the server's transports, whatever mounts they carry */
 	for (int i = 0; i < 4; i++)
 		strcpy(x[i].addr, "10.0.0.1");
