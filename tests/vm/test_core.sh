@@ -122,7 +122,7 @@ check_eq "tcp in-flight curve within the limit" "$t_curve_in" true
 check_gt "tcp in-flight curve: RPCs taken at the limit" "$t_curve_full" 0
 
 # RDMA: the limit is the pool the kernel built, reached and never exceeded
-pool=$(sed -n 's/.* req: .* xprt=//p' /tmp/kp.out | sort | uniq -c | awk '{ print $1 }' | sort -n | tail -n 1)
+pool=$(trace_counts /tmp/kp.out xprt | sort -n | tail -n 1)
 echo "note rdma: $r_note, pool built: $pool"
 check_eq "rdma limit = requests the kernel created for the pool" "$r_limit" "$pool"
 check_eq "rdma limit counted as the transport was made" "$r_source" counted

@@ -26,7 +26,7 @@ wait $ss
 check_eq "exit status" $? 0
 trace_off slotscope_test/req >/tmp/kp.out || exit 1
 sed 's/^/note /' /tmp/n.err
-pools=$(sed -n 's/.* req: .* xprt=//p' /tmp/kp.out | sort | uniq -c | awk '{ print $1 }' | sort -u)
+pools=$(trace_counts /tmp/kp.out xprt | sort -u)
 check_eq "one pool size for both transports (same max_reqs)" "$(echo "$pools" | grep -c .)" 1
 check_eq "stderr: rpcrdma has no BTF, and what is done instead" "$(grep -c '^slotscope: rpcrdma has no BTF: ' /tmp/n.err)" 1
 a=$(ss_xprt /tmp/n.json $srv_a)

@@ -43,6 +43,9 @@ kprobe_on() {
 	echo "p:slotscope_test/$1 $2" >>$TRACEFS/kprobe_events || { fail "kprobe event $1: $2"; return 1; }
 	trace_on "slotscope_test/$1"
 }
+# trace_counts FILE FIELD: from trace_off's lines in FILE, how many records each value of FIELD=
+# had (a kprobe event's argument: the RDMA requests made per transport), one count a line
+trace_counts() { sed -n "s/.* $2=\([^ ]*\).*/\1/p" "$1" | sort | uniq -c | awk '{ print $1 }'; }
 trace_off() {
 	echo 0 >"$TRACEFS/events/$1/enable"
 	if grep -h '^overrun:' $TRACEFS/per_cpu/cpu*/stats | grep -qv ' 0$'; then
