@@ -13,19 +13,19 @@ w1=$(mountstats_op /mnt/t WRITE ops) r1=$(mountstats_op /mnt/t WRITE rtt) e1=$(m
 x=$(ss_xprt /tmp/s.json $srv)
 echo "note transport: $(echo "$x" | jq -c '{id,limit,peak,at_limit_pct,mean_in_use,handoffs,backlog_max,slot_waits:.waits.slot.count,p50:.waits.slot.p50_ns,p99:.waits.slot.p99_ns}')"
 clids=$(echo "$x" | jq -r '.mounts[].clid')
-bt_sleeps=0
+kernel_sleeps=0
 for c in $clids; do
 	# the event prints task:TASK@CLIENT, both %08x (SUNRPC_TRACE_TASK_SPECIFIER, in every kernel the
 	# tests boot)
 	n=$(grep -c " task:[0-9a-f]*@$(printf %08x "$c") " /tmp/tp.out)
-	bt_sleeps=$((bt_sleeps + ${n:-0}))
+	kernel_sleeps=$((kernel_sleeps + ${n:-0}))
 done
 check_eq "limit" "$(echo "$x" | jq .limit)" 16
 check_eq "max in use = limit" "$(echo "$x" | jq .peak)" 16
 check_eq "max in use = mountstats max_slots" "$(echo "$x" | jq .peak)" "$(mountstats_xprt /mnt/t max_slots)"
 check_gt "time at limit > 50% of the write" "$(echo "$x" | jq '(.at_limit_s / .busy_s * 100) | floor')" 50
 check_gt "slot waits" "$(echo "$x" | jq .waits.slot.count)" 0
-check_eq "slot waits = the kernel's backlog sleeps (tracefs)" "$(echo "$x" | jq .waits.slot.count)" "$bt_sleeps"
+check_eq "slot waits = the kernel's backlog sleeps (tracefs)" "$(echo "$x" | jq .waits.slot.count)" "$kernel_sleeps"
 check_eq "WRITE ops = mountstats WRITE ops delta" "$(ss_op /tmp/s.json /mnt/t WRITE .count)" $((w1 - w0))
 rtt=$(ss_op /tmp/s.json /mnt/t WRITE .rtt.sum_ns) exe=$(ss_op /tmp/s.json /mnt/t WRITE .execute.sum_ns) que=$(ss_op /tmp/s.json /mnt/t WRITE .queue.sum_ns)
 ms_close "$rtt" $((r1 - r0)) && r=same || r=differ
