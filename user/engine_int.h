@@ -111,6 +111,8 @@ bool kallsyms_has(const struct engine *e, const char *fn);
 /* one attach method per hook, the event design with them; -errno and e->why when none */
 int choose_methods(struct engine *e);
 int probe_atomics(void);
+/* an fentry attach refused ENOTSUPP sets e->no_trampoline */
+void probe_trampoline(struct engine *e);
 void rdma_pool_from_btf(struct engine *e, const struct btf *mod);
 void probe_rdma(struct engine *e);
 void free_probe_btf(struct engine *e);

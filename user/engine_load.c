@@ -425,6 +425,8 @@ int engine_open(struct engine **out, const struct engine_opts *o, char *why, siz
 		}
 		e->o.force_fallback = true;
 	}
+	if (!e->o.force_fallback)
+		probe_trampoline(e);
 	/* a refused hook costs one more load: at most one per variant */
 	for (int tries = 0; tries <= 2 * NHOOKS + 1; tries++) {
 		err = load_once(e);

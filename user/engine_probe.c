@@ -362,6 +362,44 @@ int probe_atomics(void)
 }
 
 /*
+ * Whether this kernel can attach a BPF trampoline (fentry, fexit) at all. arm64 attaches none
+ * before ftrace direct calls (2aa6ac03516d "arm64: ftrace: Add direct call support", 6.5): Debian's
+ * arm64 6.1 verifies an fentry program and refuses its attach with ENOTSUPP. Found with the smallest fentry program on
+ * vmlinux's vfs_write (a function every kernel has and the jobs hooks may take), so the one
+ * object load takes every hook's fallback rather than verifying the fentry variants to have
+ * their attach refused (a whole second load: ~30 s of slotscope's start on arm64 under
+ * emulation). Only ENOTSUPP decides; any other failure (no CAP_SYS_ADMIN, no vfs_write in BTF)
+ * leaves the attach itself to say (attach_probe() in engine_load.c).
+ */
+void probe_trampoline(struct engine *e)
+{
+	struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	int id = e->vmlinux ? btf__find_by_name_kind(e->vmlinux, "vfs_write", BTF_KIND_FUNC) : -1;
+	int fd, link;
+
+	if (id <= 0)
+		return;
+	LIBBPF_OPTS(bpf_prog_load_opts, po, .expected_attach_type = BPF_TRACE_FENTRY,
+		    .attach_btf_id = (__u32)id);
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "slotscope_tramp", "GPL", insns,
+			   sizeof(insns) / sizeof(insns[0]), &po);
+	if (fd < 0)
+		return;
+	link = bpf_raw_tracepoint_open(NULL, fd);
+	if (link < 0 && errno == 524) {
+		e->no_trampoline = true;
+		pr_info("no BPF trampoline on this kernel (fentry attach: ENOTSUPP): the function "
+			"hooks attach by kprobe\n");
+	}
+	if (link >= 0)
+		close(link);
+	close(fd);
+}
+
+/*
  * rpcrdma's BTF can prove the pool is exactly max_reqs: reply_waits_for_send left struct
  * rpcrdma_stats with "xprtrdma: Decouple req recycling from RPC completion" (6.1.178, 6.12.97),
  * and the pool slack came only later. Without the member nothing is proven (see
