@@ -40,7 +40,7 @@ static const char args_doc[] = "[INTERVAL [COUNT]]";
 enum { OPT_PROCFS = 1000, OPT_SYSFS, OPT_NO_RDMA, OPT_CKPT_MBPS, OPT_CKPT_QUIET, OPT_PROM,
        OPT_FOLDED, OPT_SVG, OPT_USER, OPT_MAX_INFLIGHT, OPT_PROM_DETAIL, OPT_PROM_KEEP,
        OPT_MOUNTS_OF, OPT_RESTORE_MBPS, OPT_NO_JOBS, OPT_RUN_UNTRACED, OPT_PROM_ROLLUP,
-       OPT_PROM_INCLUDE, OPT_PROM_EXCLUDE, OPT_BTF, OPT_MAKE_BTF };
+       OPT_PROM_INCLUDE, OPT_PROM_EXCLUDE, OPT_BTF, OPT_MAKE_BTF, OPT_LISTEN };
 
 static bool make_btf;
 
@@ -65,6 +65,10 @@ static const struct argp_option options[] = {
 	{ "prom-file", OPT_PROM, "PATH", 0,
 	  "Prometheus textfile, rewritten atomically every interval (node_exporter textfile "
 	  "collector); removed at exit. Without -- COMMAND, waits for NFS to appear", 0 },
+	{ "listen", OPT_LISTEN, "ADDR:PORT", 0,
+	  "Serve the textfile's metrics at http://ADDR:PORT/metrics, and /healthz, for Prometheus "
+	  "to scrape (':9868': every address); with or without --prom-file. Without -- COMMAND, "
+	  "waits for NFS to appear", 0 },
 	{ "prom-detail", OPT_PROM_DETAIL, NULL, 0,
 	  "Textfile with every op, stage and wait kind as histograms, and RDMA hw counters", 0 },
 	{ "prom-keep", OPT_PROM_KEEP, NULL, 0, "Leave the textfile (the summary's) at exit", 0 },
@@ -146,8 +150,9 @@ static void check_prom_opts(void)
 	const char *alone = env.prom.rollup ? "--prom-rollup" : env.prom.ninclude ? "--prom-mount-include" :
 			    env.prom.nexclude ? "--prom-mount-exclude" : NULL;
 
-	if (alone && !env.prom_file)
-		usage_error("%s shapes the Prometheus textfile only: give --prom-file PATH too", alone);
+	if (alone && !env.prom_file && !env.listen)
+		usage_error("%s shapes the Prometheus metrics only: give --prom-file PATH or --listen "
+			    "ADDR:PORT too", alone);
 	for (size_t i = 0; i < env.prom.ninclude; i++)
 		for (size_t j = 0; j < env.prom.nexclude; j++)
 			if (!strcmp(env.prom.include[i], env.prom.exclude[j]))
@@ -205,6 +210,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_PROM:
 		env.prom_file = arg;
+		break;
+	case OPT_LISTEN:
+		env.listen = arg;
 		break;
 	case OPT_PROM_DETAIL:
 		env.prom_detail = true;

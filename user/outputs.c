@@ -4,9 +4,35 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <stdlib.h>
+#include "http.h"
 #include "log.h"
 #include "run_int.h"
+#include "signals.h"
 #include "util.h"
+
+/*
+ * --listen's socket, bound before anything is loaded (and before the drop: a port is bound once).
+ * /healthz goes stale after three intervals and ten seconds without a new exposition: the main
+ * loop stuck, not a slow tick under load.
+ */
+static int listen_open(struct run *s)
+{
+	double every = s->o.interval > 0 ? s->o.interval : 1;
+	char why[320];
+	int err;
+
+	if (!s->o.listen)
+		return EXIT_OK;
+	err = http_open(&s->http, s->o.listen, 3 * every + 10, why, sizeof(why));
+	if (err) {
+		pr_err("%s\n", why);
+		return err == -EACCES ? EXIT_NOPERM : err == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
+	}
+	pr_info("serving /metrics and /healthz on %s (port %d)\n", s->o.listen, http_port(s->http));
+	sig_serve(s->http);
+	return EXIT_OK;
+}
 
 /*
  * Output files, before anything is loaded: their directories opened (no symlink in them), the
@@ -46,7 +72,7 @@ int outputs_open(struct run *s)
 		if (err)
 			return EXIT_USAGE;
 	}
-	return EXIT_OK;
+	return listen_open(s);
 }
 
 /* after the drop: the directories must still be writable by who we are now */
@@ -65,6 +91,21 @@ int outputs_check(const struct run *s)
 	return 0;
 }
 
+/* the exposition --listen serves from now on; the last one stays when this one fails */
+static void publish(struct run *s, const struct prom_input *in)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	bool ok = f && !out_prom_fn(f, in) && !ferror(f);
+
+	if (f && fclose(f))
+		ok = false;
+	if (!ok || http_publish(s->http, buf, len, in->cum != NULL))
+		pr_debug("out of memory: /metrics keeps the last exposition\n");
+	free(buf);
+}
+
 void outputs_prom(struct run *s, const struct view *totals, const struct view *iv,
 		  const struct window *w /* [WIN_KINDS] or NULL */)
 {
@@ -74,6 +115,8 @@ void outputs_prom(struct run *s, const struct view *totals, const struct view *i
 				 .kernel = s->kernel };
 	int err;
 
+	if (s->http)
+		publish(s, &in);
 	if (!s->o.prom_file)
 		return;
 	err = outfile_write(&s->out[OUT_PROM], out_prom_fn, &in);
@@ -130,6 +173,9 @@ int outputs_files(struct run *r, const struct view *summary)
 
 void outputs_close(struct run *r)
 {
+	sig_serve(NULL);
+	http_close(r->http);
+	r->http = NULL;
 	for (int i = 0; i < OUTS; i++)
 		outfile_close(&r->out[i]);
 }

@@ -28,6 +28,7 @@ struct run_opts {
 	const char *mounts[MAX_MOUNT_FILTERS];
 	struct window_opts win;
 	const char *prom_file;
+	const char *listen;	/* --listen ADDR:PORT: /metrics and /healthz (http.h) */
 	bool prom_detail;	/* every op, stage and wait kind in the textfile */
 	bool prom_keep;		/* leave the textfile at exit (else it is removed) */
 	struct prom_mounts prom;	/* the textfile's mounts: filters, --prom-rollup */

@@ -41,16 +41,23 @@ struct run {
 	struct ledger ledger;		/* the textfile's counters: sums over intervals */
 	struct linkmap links;		/* each transport's link, asked of the kernel */
 	struct outfile out[OUTS];	/* by enum out_kind; dirfd -1 when not asked for */
+	struct http_server *http;	/* --listen; NULL when not asked for */
 	char kernel[65];		/* uname release, for slotscope_build_info */
 	struct heat_map heat;		/* for --svg */
 	struct cgroups cg;		/* cgroup v2 ids to paths, for the windows' jobs */
 	double jobio_reaped;		/* CLOCK_MONOTONIC s the gone cgroups' counts were last forgotten */
 };
 
-/* a textfile and no command: left running on a node, where NFS comes and goes with the jobs */
+/* the exposition is made: a textfile, --listen, or both */
+static inline bool run_prom(const struct run *r)
+{
+	return r->o.prom_file || r->o.listen;
+}
+
+/* an exposition and no command: left running on a node, where NFS comes and goes with the jobs */
 static inline bool run_exporter(const struct run *r)
 {
-	return r->o.prom_file && !r->o.command;
+	return run_prom(r) && !r->o.command;
 }
 
 /* tick.c: take the start, trace until the options' end, report; -errno (said), *rc the command's */

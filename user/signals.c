@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <stddef.h>
 #include <time.h>
+#include "http.h"
 #include "signals.h"
 #include "util.h"
 
@@ -77,8 +78,16 @@ void sig_child_defaults(void)
  * atomically, so one landing between the look and the sleep ends the sleep at once. Sleeping in
  * 0.1 s slices instead (the race's bound) woke an idle node's exporter ten times a second.
  */
+static struct http_server *served;
+
+void sig_serve(struct http_server *h)
+{
+	served = h;
+}
+
 void sig_wait_until(double deadline)
 {
+	struct pollfd fds[HTTP_CONNS + 1];
 	sigset_t block, old;
 
 	sigemptyset(&block);
@@ -88,16 +97,20 @@ void sig_wait_until(double deadline)
 	if (sigprocmask(SIG_BLOCK, &block, &old))
 		return;
 	while (!stop_signal && !child_exited) {
-		double left = deadline - clock_s(CLOCK_MONOTONIC);
+		double wake = deadline, now = clock_s(CLOCK_MONOTONIC), left;
+		/* --listen's sockets, and the earliest of its connections' deadlines */
+		size_t n = http_pollfds(served, fds, HTTP_CONNS + 1, &wake);
 		struct timespec ts;
 
-		if (left <= 0)
+		if (deadline - now <= 0)
 			break;
+		left = wake - now > 0 ? wake - now : 0;
 		ts.tv_sec = (time_t)left;
 		ts.tv_nsec = (long)((left - (double)ts.tv_sec) * 1e9);
 		if (ts.tv_nsec >= 1000000000L)
 			ts.tv_nsec = 999999999L;
-		ppoll(NULL, 0, &ts, &old);
+		if (ppoll(n ? fds : NULL, n, &ts, &old) >= 0)
+			http_serve(served, fds, n);
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
 }

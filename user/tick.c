@@ -251,7 +251,7 @@ static int interval(struct run *r, struct trace *t, const struct sample *cur, st
 {
 	struct model_in in = model_in(r, SPAN_INTERVAL, &t->prev, cur);
 
-	if (r->o.prom_file) {
+	if (run_prom(r)) {
 		in.sums = &r->ledger;
 		in.lstart = r->o.no_rdma ? NULL : &t->start.links;
 		in.prom = &r->o.prom;
@@ -398,7 +398,7 @@ static int trace_end(struct run *r, struct trace *t)
 		report_window(r, w);
 	}
 	/* the last interval's share of the textfile's sums, up to the summary */
-	if (r->o.prom_file && interval(r, t, &cur, &m) == 0) {
+	if (run_prom(r) && interval(r, t, &cur, &m) == 0) {
 		if (m.have_totals) {
 			outputs_prom(r, &m.totals, &m.view, t->win);
 			if (ledger_add(&r->ledger, &m.view, &r->mounts_now))

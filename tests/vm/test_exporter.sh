@@ -1,13 +1,26 @@
 # The exporter on a real checkpoint write: the Prometheus textfile is rewritten every interval and
 # a reader looping meanwhile never sees a partial file; the folded stacks and the SVG are written
-# at exit. test_exporter.host checks the files with promtool, node_exporter and xmllint.
+# at exit. test_exporter.host checks the files with promtool, node_exporter and xmllint. The
+# early exporter also serves them (--listen): a real Prometheus scrapes it and evaluates the
+# project's rules on what it reads, and /metrics is the textfile of the same tick.
+#% needs: prometheus
 nfsd_start >/dev/null || exit 1
 rxe_up || exit 1
 # an exporter started before any NFS mount (a node that mounts per job): it waits, then reports
 # the mounts that come; at a clean stop its textfile goes
 mkdir -p /tmp/early
-slotscope -q 0.3 --prom-file /tmp/early/e.prom 2>/tmp/early.err &
+slotscope -q 0.3 --prom-file /tmp/early/e.prom --listen 127.0.0.1:9868 2>/tmp/early.err &
 early=$!
+cat >/tmp/prom.yml <<EOF
+global: { scrape_interval: 1s, evaluation_interval: 1s }
+rule_files: [ /src/tools/prometheus/slotscope.rules.yml ]
+scrape_configs:
+  - job_name: slotscope
+    static_configs: [ { targets: [ "127.0.0.1:9868" ] } ]
+EOF
+prometheus --config.file=/tmp/prom.yml --storage.tsdb.path=/tmp/tsdb --web.listen-address=127.0.0.1:9090 \
+	>/tmp/prom.log 2>&1 &
+prom=$!
 sleep 1
 mount_tcp /mnt/t 3 16 || exit 1
 mount_rdma /mnt/r 3 || exit 1
@@ -48,6 +61,33 @@ check_gt "early exporter: the TCP mount's WRITEs, mounted after it started" \
 	"$(awk '/^slotscope_op_seconds_count\{mountpoint="\/mnt\/t",op="WRITE"/ { print $2 }' /tmp/e.prom)" 0
 check_eq "early exporter: RDMA transport named with its port" \
 	"$(grep -c '^slotscope_transport_info{.*proto="rdma".*rdma_device="rxe0",port="1"' /tmp/e.prom)" 1
+
+# what Prometheus read of the early exporter, and the rules it evaluated on it
+pq() { busybox wget -qO- "http://127.0.0.1:9090/api/v1/query?query=$1" | jq -r "$2"; }
+i=0
+until [ "$(pq 'slotscope_tracing' '.data.result[0].value[1]' 2>/dev/null)" = 1 ] || [ $i -ge 60 ]; do sleep 1; i=$((i + 1)); done
+sleep 3
+check_eq "Prometheus: the target up" "$(pq 'up%7Bjob%3D%22slotscope%22%7D' '.data.result[0].value[1]')" 1
+check_eq "Prometheus: slotscope_tracing" "$(pq slotscope_tracing '.data.result[0].value[1]')" 1
+check_gt "Prometheus: the TCP mount's WRITEs scraped" \
+	"$(pq 'slotscope_op_seconds_count%7Bmountpoint%3D%22%2Fmnt%2Ft%22%2Cop%3D%22WRITE%22%7D' '.data.result[0].value[1] // 0' | cut -d. -f1)" 0
+check_gt "Prometheus: a recording rule over the scrapes (slotscope:slot_full_ratio:rate5m series)" \
+	"$(pq 'slotscope%3Aslot_full_ratio%3Arate5m' '.data.result | length')" 0
+check_eq "Prometheus: every rule evaluated without error" \
+	"$(busybox wget -qO- http://127.0.0.1:9090/api/v1/rules | jq '[.data.groups[].rules[] | select(.health != "ok")] | length')" 0
+kill $prom
+# /metrics is the textfile of the same tick: a scrape between two equal reads of the file
+same=0
+for _ in 1 2 3 4 5; do
+	cat /tmp/early/e.prom >/tmp/f1 && busybox wget -qO /tmp/scrape.prom http://127.0.0.1:9868/metrics &&
+		cat /tmp/early/e.prom >/tmp/f2 || continue
+	busybox cmp -s /tmp/f1 /tmp/f2 || continue
+	busybox cmp -s /tmp/f1 /tmp/scrape.prom && same=1
+	break
+done
+check_eq "/metrics = the textfile of the same tick" $same 1
+cp /tmp/scrape.prom /out/scrape.prom
+check_eq "/healthz" "$(busybox wget -qO- http://127.0.0.1:9868/healthz)" "ok: tracing"
 kill -INT $early
 wait $early
 check_eq "early exporter: exit status at a clean stop" $? 0

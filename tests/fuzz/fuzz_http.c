@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: GPL-2.0
+/* libFuzzer: --listen's request parser, on every prefix a server may hold (heads arrive in pieces) */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "httpreq.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *buf;
+	struct http_req r;
+
+	if (size > HTTP_HEAD_MAX)
+		size = HTTP_HEAD_MAX;
+	/* exactly the bytes read, unterminated: ASan sees any read past them */
+	buf = malloc(size ? size : 1);
+	if (!buf)
+		return 0;
+	memcpy(buf, data, size);
+	for (size_t n = 0; n <= size; n += 1 + n / 8) {
+		int got = http_parse(buf, n, &r);
+
+		if (got > 0 && (size_t)got > n)
+			abort();
+	}
+	http_parse(buf, size, &r);
+	free(buf);
+	return 0;
+}

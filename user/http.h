@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * --listen: /metrics (the textfile's exposition, the last one published) and /healthz, served
+ * from the main thread between ticks (signals.c polls its sockets while it sleeps): all I/O is
+ * non-blocking and bounded, so a scrape never delays a tick, and the server runs with whatever
+ * the process holds, which after attach is nothing (privs.c; a thread would keep what capset()
+ * and prctl() drop only for the thread that calls them).
+ */
+#ifndef SLOTSCOPE_HTTP_H
+#define SLOTSCOPE_HTTP_H
+
+#include <poll.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* connections served at once; one more is accepted and closed at once */
+#define HTTP_CONNS 16
+/* seconds a connection may take, from accept to the last byte of the answer (a scrape's default) */
+#define HTTP_TIMEOUT_S 10.0
+
+struct http_server;
+
+struct http_stats {
+	unsigned long long requests, refused, timeouts, bad;
+};
+
+/*
+ * Listen on @spec, "HOST:PORT", "[V6]:PORT" or ":PORT" (every address): 0 and *@out, or -errno
+ * with a one-line reason in @why (EADDRINUSE, EACCES for a port below 1024 without
+ * CAP_NET_BIND_SERVICE, EINVAL for a malformed spec). @stale_s: /healthz answers 503 once the
+ * last publish is older than that.
+ */
+int http_open(struct http_server **out, const char *spec, double stale_s, char *why, size_t len);
+/* the exposition to serve from now on (copied); @tracing: /healthz says which */
+int http_publish(struct http_server *h, const char *body, size_t len, bool tracing);
+/* the sockets to poll, at most @max, and the earliest CLOCK_MONOTONIC deadline among them */
+size_t http_pollfds(struct http_server *h, struct pollfd *fds, size_t max, double *deadline);
+/* @fds as filled by http_pollfds() and returned by poll: accept, read, answer, time out */
+void http_serve(struct http_server *h, const struct pollfd *fds, size_t n);
+const struct http_stats *http_stats(const struct http_server *h);
+/* a connection's time from accept to its last byte (HTTP_TIMEOUT_S unless set: tests) */
+void http_set_timeout(struct http_server *h, double seconds);
+/* the bound port (":0" picks one: tests) */
+int http_port(const struct http_server *h);
+void http_close(struct http_server *h);
+
+#endif
