@@ -72,7 +72,7 @@ VM_DEBS := qemu-system-x86 qemu-system-data cpio xz-utils zstd kmod gawk debian-
 TEST_DEBS := $(VM_DEBS) libcmocka-dev python3 libcap2-bin \
 	libxml2-utils libclang-rt-14-dev chromium systemd dpkg-dev debhelper lintian fakeroot rpm rpmlint kmod \
 	qemu-system-arm qemu-user-static gcc-aarch64-linux-gnu libc6-dev-arm64-cross libbpf-dev:arm64 libelf-dev:arm64 \
-	zlib1g-dev:arm64 libibverbs-dev:arm64
+	zlib1g-dev:arm64 libibverbs-dev:arm64 jq curl umoci runc python3-yaml
 
 # install: PREFIX and DESTDIR as usual; the unit and the defaults where Debian keeps them
 PREFIX     ?= /usr
@@ -285,7 +285,7 @@ test:
 	TEST_T0=$$t0 $(MAKE) --no-print-directory test-run
 .PHONY: test-early test-late test-build san-bins
 test-early: unit-test-bins all vm-image tools
-test-late: packages arm64 $(CORE_IMAGES) san-bins fuzzers
+test-late: packages arm64 $(CORE_IMAGES) san-bins fuzzers image
 test-build: test-early test-late $(VAST_IMAGE)
 san-bins:
 	$(Q)$(MAKE) --no-print-directory O=$(O)/san unit-test-bins $(SAN_FLAGS)
@@ -302,6 +302,19 @@ test-run: test-early
 KERNELS ?= 6.12 7
 test-kernels: all $(foreach k,$(KERNELS),$(call vm_img,$(k))/initrd.cpio)
 	$(Q)tests/run-tests.sh $(call vm_runs,$(VM_TESTS),$(KERNELS))
+
+# The container image for amd64 and arm64, an OCI image layout (tools/container/build-oci); no
+# daemon or registry: skopeo copy --all oci:$(O)/oci:$(VERSION) docker://REGISTRY/slotscope:$(VERSION)
+.PHONY: image
+image: $(O)/slotscope arm64 | deps-test
+	$(call msg,OCI,$(O)/oci)
+	$(Q)tools/container/build-oci $(O)/oci $(VERSION) amd64=$(O)/slotscope arm64=$(O)/arm64/slotscope >/dev/null
+
+# The Kubernetes objects made from the rule files and the dashboard (PrometheusRule, ConfigMap)
+.PHONY: k8s
+k8s: | deps-test
+	$(call msg,K8S,$(O)/k8s)
+	$(Q)tools/container/gen-k8s $(O)/k8s
 
 # The arm64 artifacts, cross-built here (ARCH=arm64, under $(O)/arm64): the binary and its test
 # build (for the arm64 VM), the .deb and the RPM (for the host tests that read them)
@@ -408,6 +421,8 @@ help:
 	@echo "  bench            the overhead benchmark (not in CI, ~10 min a kernel)"
 	@echo "  deb, rpm, arm64  the packages; the arm64 binary and packages"
 	@echo "  packages         the .deb and the RPM from one compile"
+	@echo "  k8s              the PrometheusRules and the dashboard's ConfigMap, made from their sources (build/k8s)"
+	@echo "  image            the container image, amd64 and arm64, as an OCI layout in build/oci (no daemon)"
 	@echo "  install          PREFIX, DESTDIR as usual"
 	@echo "  vmlinux          regenerate vmlinux.h from Debian's kernels (KERNEL_PKG=)"
 

@@ -1,24 +1,78 @@
 #!/bin/bash
-# The container examples (tools/container) pass options that exist and parse: their argument
-# lists, run through slotscope's own parser (with --version last, after every one is checked),
-# exit 0; a misspelt option in them would exit 64. The DaemonSet and the Containerfile agree.
+# The Kubernetes manifests (tools/container) pass options that exist and parse, and hold what a
+# cluster needs: the DaemonSet's argument list, run through slotscope's own parser (with --version
+# last, after every one is checked), exits 0 (a misspelt option would exit 64); its namespace is
+# Pod Security "privileged" (what hostPID, hostNetwork and hostPath need) with no API token; the
+# pod has probes on /healthz, an explicit seccomp profile, the four capabilities it uses and no
+# others, memory from what was measured; the PodMonitor scrapes the port the DaemonSet names. The
+# PrometheusRules made from the rule files (gen-k8s) hold them unchanged (promtool checks their
+# spec as a rules file, and their unit tests pass against it); the dashboard's ConfigMap is the dashboard.
+# test_image runs the image with these arguments; test_caps (VM) runs them with these capabilities.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/lib-host.sh"
+d=$top/tools/container
 args() { grep -o "$1 *\[[^]]*\]" "$2" | head -n 1 | sed 's/^[^[]*\[//; s/\]$//' | tr -d '",'; }
-cf=$(args CMD "$top/tools/container/Containerfile")
-ds=$(args 'args:' "$top/tools/container/daemonset.yaml")
-[ -n "$cf" ] && [ "$cf" = "$ds" ] && ok "Containerfile CMD = DaemonSet args: $cf" || bad "Containerfile '$cf' vs DaemonSet '$ds'"
-# shellcheck disable=SC2086
-out=$("$O/slotscope" $cf --version 2>&1); rc=$?
-[ $rc = 0 ] && [ "${out%% *}" = slotscope ] && ok "their options parse: $out" || bad "slotscope $cf: exit $rc: $out"
-"$O/slotscope" $cf --mounts-ofx 1 --version >/dev/null 2>&1
-[ $? = 64 ] && ok "a misspelt option would fail (64)" || bad "a misspelt option was accepted"
-grep -q '"SYS_PTRACE"' "$top/tools/container/daemonset.yaml" && bad "DaemonSet adds SYS_PTRACE (as strong as root)" ||
-	ok "DaemonSet without SYS_PTRACE"
-for c in BPF PERFMON; do
-	grep -q "\"$c\"" "$top/tools/container/daemonset.yaml" && ok "DaemonSet adds CAP_$c" || bad "DaemonSet lacks $c"
+ds=$(args 'args:' "$d/daemonset.yaml")
+yq() { python3 -c 'import sys, yaml, json; print(json.dumps(list(yaml.safe_load_all(open(sys.argv[1])))))' "$1"; }
+if ! command -v python3 >/dev/null || ! python3 -c 'import yaml' 2>/dev/null; then
+	bad "python3-yaml missing: make deps-test"
+	exit 1
+fi
+for f in namespace daemonset podmonitor; do
+	yq "$d/$f.yaml" >"/tmp/ss-$f.json.$$" 2>&1 && ok "$f.yaml is YAML" || bad "$f.yaml: $(cat "/tmp/ss-$f.json.$$")"
 done
-grep -q 'drop: \["ALL"\]' "$top/tools/container/daemonset.yaml" && ok "DaemonSet drops every other capability" || bad "DaemonSet keeps capabilities"
+j() { jq -r "$2" "/tmp/ss-$1.json.$$"; }
+trap 'rm -f /tmp/ss-*.json.$$' EXIT
+pod='.[0].spec.template.spec' c='.[0].spec.template.spec.containers[0]'
+[ "$(j namespace '.[0].metadata.labels["pod-security.kubernetes.io/enforce"]')" = privileged ] &&
+	ok "namespace: Pod Security privileged (hostPID, hostNetwork, hostPath)" || bad "namespace: no privileged Pod Security label"
+[ "$(j namespace '.[1].automountServiceAccountToken')" = false ] && [ "$(j daemonset "$pod.automountServiceAccountToken")" = false ] &&
+	ok "no ServiceAccount token, in the account and the pod" || bad "a ServiceAccount token is mounted"
+[ "$(j daemonset "$pod.serviceAccountName")" = "$(j namespace '.[1].metadata.name')" ] && ok "the pod's ServiceAccount is the one made" ||
+	bad "ServiceAccount: $(j daemonset "$pod.serviceAccountName")"
+for p in startupProbe livenessProbe readinessProbe; do
+	[ "$(j daemonset "$c.$p.httpGet.path")" = /healthz ] && ok "$p on /healthz" || bad "no $p on /healthz"
+done
+[ -n "$(j daemonset "$c.securityContext.seccompProfile.type // empty")" ] &&
+	ok "seccompProfile: $(j daemonset "$c.securityContext.seccompProfile.type")" || bad "no seccompProfile"
+[ "$(j daemonset "$c.securityContext.capabilities.add | sort | join(\",\")")" = BPF,PERFMON,SETGID,SETUID ] &&
+	ok "capabilities: BPF, PERFMON (to load), SETUID, SETGID (to become nobody), nothing else" ||
+	bad "capabilities: $(j daemonset "$c.securityContext.capabilities.add")"
+[ "$(j daemonset "$c.securityContext.capabilities.drop | join(\",\")")" = ALL ] && ok "every other capability dropped" || bad "capabilities kept"
+[ "$(j daemonset "$c.securityContext.allowPrivilegeEscalation")" = false ] && ok "no privilege escalation (no_new_privs)" || bad "privilege escalation allowed"
+mem=$(j daemonset "$c.resources.requests.memory")
+[ "${mem%Mi}" -ge 46 ] 2>/dev/null && ok "memory request $mem: the measured ~46 MiB (RSS and maps)" || bad "memory request $mem below the measured ~46 MiB"
+[ "$(j daemonset "$c.ports[0].containerPort")" = "$(echo "$ds" | sed -n 's/.*--listen :\([0-9]*\).*/\1/p')" ] &&
+	ok "the container port is --listen's" || bad "port $(j daemonset "$c.ports[0].containerPort") vs args $ds"
+[ "$(j podmonitor '.[0].spec.podMetricsEndpoints[0].port')" = "$(j daemonset "$c.ports[0].name")" ] &&
+	[ "$(j podmonitor '.[0].spec.selector.matchLabels | tojson')" = "$(j daemonset '.[0].spec.template.metadata.labels | tojson')" ] &&
+	ok "the PodMonitor selects the pods and scrapes their port" || bad "PodMonitor does not match the DaemonSet"
+[ "$(j podmonitor '.[0].metadata.namespace')" = "$(j namespace '.[0].metadata.name')" ] && ok "all in one namespace" || bad "namespaces differ"
+k=$(mktemp -d)
+TOOLS=$O/tools
+[ -x "$TOOLS/promtool" ] || "$top/tools/fetch-tools.sh" "$TOOLS" >/dev/null || exit 1
+if "$d/gen-k8s" "$k"; then
+	for r in slotscope slotscope-fleet; do
+		python3 -c 'import sys, yaml; o = yaml.safe_load(open(sys.argv[1])); assert o["kind"] == "PrometheusRule"
+yaml.safe_dump(o["spec"], open(sys.argv[2], "w"))' "$k/$r.prometheusrule.yaml" "$k/$r.rules.yml" || bad "$r: not a PrometheusRule"
+		out=$("$TOOLS/promtool" check rules "$k/$r.rules.yml" 2>&1) && ok "PrometheusRule $r: its spec passes promtool check rules" || bad "$r: $out"
+		# the rule files' own unit tests, against the spec taken back out of the object
+		sed "s|$r.rules.yml|$k/$r.rules.yml|" "$top/tools/prometheus/$r.rules.test.yml" >"$k/$r.test.yml"
+		out=$(cd "$top/tools/prometheus" && "$TOOLS/promtool" test rules "$k/$r.test.yml" 2>&1) &&
+			ok "PrometheusRule $r: the rules' unit tests pass on it" || bad "$r unit tests: $out"
+	done
+	python3 -c 'import sys, json, yaml; o = yaml.safe_load(open(sys.argv[1]))
+assert json.loads(o["data"]["slotscope.json"]) == json.load(open(sys.argv[2]))' "$k/dashboard.configmap.yaml" \
+		"$top/tools/grafana/slotscope.json" && ok "the dashboard's ConfigMap holds the dashboard" || bad "dashboard ConfigMap"
+else
+	bad "gen-k8s failed"
+fi
+rm -rf "$k"
+# shellcheck disable=SC2086
+out=$("$O/slotscope" $ds --version 2>&1); rc=$?
+[ $rc = 0 ] && [ "${out%% *}" = slotscope ] && ok "their options parse: $out" || bad "slotscope $ds: exit $rc: $out"
+"$O/slotscope" $ds --mounts-ofx 1 --version >/dev/null 2>&1
+[ $? = 64 ] && ok "a misspelt option would fail (64)" || bad "a misspelt option was accepted"
 grep -q '^      hostNetwork: true$' "$top/tools/container/daemonset.yaml" && ok "DaemonSet in the host's network namespace" ||
 	bad "DaemonSet without hostNetwork: transports would map to the pod's devices"
 grep -q '^        - operator: Exists$' "$top/tools/container/daemonset.yaml" && ok "DaemonSet tolerates every taint (GPU nodes)" ||
@@ -29,9 +83,9 @@ grep -q '^        - operator: Exists$' "$top/tools/container/daemonset.yaml" && 
 if command -v unshare >/dev/null && unshare -n true 2>/dev/null; then
 	d=$(mktemp -d)
 	# shellcheck disable=SC2086
-	timeout 3 unshare -n "$O/slotscope" ${ds/\/textfile/$d} --procfs-root / --sysfs-root / 2>"$d/other.err"
+	timeout 3 unshare -n "$O/slotscope" ${ds/:9868/127.0.0.1:0} --procfs-root / --sysfs-root / 2>"$d/other.err"
 	# shellcheck disable=SC2086
-	timeout 3 "$O/slotscope" ${ds/\/textfile/$d} --procfs-root / --sysfs-root / 2>"$d/host.err"
+	timeout 3 "$O/slotscope" ${ds/:9868/127.0.0.1:0} --procfs-root / --sysfs-root / 2>"$d/host.err"
 	n=$(grep -c 'whose mounts are read, is in another network namespace: .*hostNetwork: true' "$d/other.err")
 	[ "$n" = 1 ] && ok "another network namespace: said in one line" || bad "another network namespace: $(cat "$d/other.err")"
 	grep -q 'network namespace' "$d/host.err" && bad "the host's namespace taken for another" || ok "the host's network namespace: nothing said"

@@ -56,6 +56,29 @@ check_eq "nobody + unit caps: WRITE bytes = mountstats delta" "$(ss_op /tmp/n.js
 trace root /tmp/r.json
 check_eq "root: WRITE ops = mountstats delta" "$(ss_op /tmp/r.json /mnt/t WRITE .count)" $((o1 - o0))
 check_eq "root: WRITE bytes = mountstats delta" "$(ss_op /tmp/r.json /mnt/t WRITE .bytes_sent)" $((b1 - b0))
+# the DaemonSet's way (tools/container/daemonset.yaml): uid 0 with only its added capabilities
+# (bounding set and all), serving --listen: once attached it is nobody, holding nothing
+ds_caps=$(sed -n 's/^ *add: \[\(.*\)\]$/\1/p' /src/tools/container/daemonset.yaml | tr -d '" ' | tr 'A-Z' 'a-z' |
+	sed 's/\([a-z_]*\)/cap_\1/g')
+check_eq "the DaemonSet's capabilities" "$ds_caps" "cap_bpf,cap_perfmon,cap_setuid,cap_setgid"
+drop=$(capsh --print | sed -n 's/^Bounding set =//p' | tr ',' '\n' | grep -vxF "$(echo "$ds_caps" | tr ',' '\n')" | tr '\n' ',' | sed 's/,$//')
+capsh --drop="$drop" --caps="$ds_caps+eip" -- -c "exec $bin -q 0.5 -d 30 --listen 127.0.0.1:9868" 2>/tmp/ds.err &
+ds=$!
+i=0
+until [ "$(busybox wget -qO- http://127.0.0.1:9868/healthz 2>/dev/null)" = "ok: tracing" ] || [ $i -ge 300 ]; do sleep 0.2; i=$((i + 1)); done
+check_eq "DaemonSet caps: tracing" "$(busybox wget -qO- http://127.0.0.1:9868/healthz)" "ok: tracing"
+st() { sed -n "s/^$1:[[:space:]]*//p" /proc/$ds/status | awk '{ print $1 }'; }
+check_eq "DaemonSet caps, after attach: uid (real, then effective)" "$(sed -n 's/^Uid:[[:space:]]*//p' /proc/$ds/status | awk '{ print $1, $2 }')" "65534 65534"
+check_eq "DaemonSet caps, after attach: CapEff" "$(st CapEff)" 0000000000000000
+check_eq "DaemonSet caps, after attach: CapPrm" "$(st CapPrm)" 0000000000000000
+check_eq "DaemonSet caps, after attach: CapAmb" "$(st CapAmb)" 0000000000000000
+# the bounding set stays the pod's (emptying it takes CAP_SETPCAP): no_new_privs and a uid that
+# is not 0 leave nothing in it to regain
+check_eq "DaemonSet caps, after attach: NoNewPrivs" "$(st NoNewPrivs)" 1
+echo "note DaemonSet caps: $(grep -E '^(Uid|Gid|CapEff|CapPrm|CapAmb|CapBnd|NoNewPrivs)' /proc/$ds/status | tr '\t\n' ' ')"
+kill -TERM $ds
+wait $ds
+check_eq "DaemonSet caps: exit at SIGTERM" $? 0
 for c in bpf perfmon; do
 	other=$(echo "$caps" | tr ',' '\n' | grep -vx "cap_$c" | tr '\n' ',' | sed 's/,$//')
 	as_nobody "$other" "$bin -q -d 1 2>/tmp/miss.err"

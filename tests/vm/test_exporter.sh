@@ -9,7 +9,7 @@ rxe_up || exit 1
 # an exporter started before any NFS mount (a node that mounts per job): it waits, then reports
 # the mounts that come; at a clean stop its textfile goes
 mkdir -p /tmp/early
-slotscope -q 0.3 --prom-file /tmp/early/e.prom --listen 127.0.0.1:9868 2>/tmp/early.err &
+slotscope -q 0.3 --prom-file /tmp/early/e.prom --listen 127.0.0.1:9868 --prom-per-transport 2>/tmp/early.err &
 early=$!
 cat >/tmp/prom.yml <<EOF
 global: { scrape_interval: 1s, evaluation_interval: 1s }
