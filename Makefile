@@ -47,7 +47,19 @@ HAVE_SPEED_EX := $(shell printf '\043include <infiniband/verbs.h>\nint x = sizeo
 	$(CC) -x c -c -o /dev/null - 2>/dev/null && echo -DHAVE_ACTIVE_SPEED_EX)
 CPPFLAGS += $(HAVE_SPEED_EX)
 # BPF_PROG() expands to an unused ctx parameter, so no -Wextra here
-BPF_CFLAGS := -g -O2 -mcpu=v3 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) -I$(VMLINUX_DIR) -I. -Ibpf -MMD -MP
+# build paths out of every object (the debug info's, the BPF objects' BTF line info): the SRPM
+# rebuilt in another directory links the same binary, build ID and all
+REPRO_FLAGS := -ffile-prefix-map=$(CURDIR)=.
+BPF_CFLAGS := -g -O2 -mcpu=v3 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) -I$(VMLINUX_DIR) -I. -Ibpf -MMD -MP \
+	$(REPRO_FLAGS)
+# The release hardening, in the one compile the .deb and the RPM share: Debian's hardening=+all
+# (dpkg-buildflags) and RHEL's %optflags and %build_ldflags together (stack protector and clash
+# protection, FORTIFY, format checks, CET's IBT and shadow stack on x86, BTI and PAC on arm64,
+# full RELRO, BIND_NOW; PIE is gcc's default on both). The packages build with these and no
+# flags of their own, so the same source makes the same binary whichever package builds it.
+HARDEN_CFLAGS := -fstack-protector-strong -fstack-clash-protection -D_FORTIFY_SOURCE=2 -Wformat \
+	-Werror=format-security $(if $(filter arm64,$(ARCH)),-mbranch-protection=standard,-fcf-protection) $(REPRO_FLAGS)
+HARDEN_LDFLAGS := -Wl,-z,relro -Wl,-z,now
 
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)
 SKELS     := $(patsubst bpf/%.bpf.c,$(O)/%.skel.h,$(BPF_SRCS))
@@ -141,6 +153,8 @@ $(O)/%.o: %.c | check-deps
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D) && $(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -c $< -o $@
 
+$(O)/user/%.o: CFLAGS += $(HARDEN_CFLAGS)
+$(O)/slotscope $(O)/slotscope-faults: LDFLAGS += $(HARDEN_LDFLAGS)
 $(O)/slotscope: $(O)/user/main.o $(LIB_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
@@ -480,6 +494,26 @@ uninstall:
 packages: deb
 	$(Q)$(MAKE) --no-print-directory rpm RPM_PREBUILT=$(abspath $(O)/deb/src/build)
 
+# The source RPM rebuilt as a RHEL site would (rpmbuild --rebuild, in a directory of its own;
+# --nodeps: this machine's toolchain): its binary must be the RPM's, byte for byte (not in CI: a
+# whole compile; its last result is in docs/fleet.md)
+.PHONY: srpm-check
+srpm-check: rpm
+	$(call msg,SRPM,$(O)/srpm-check)
+	$(Q)rm -rf $(O)/srpm-check && mkdir -p $(O)/srpm-check/x $(O)/srpm-check/y
+	$(Q)rpmbuild --rebuild --nodeps --define '_topdir $(abspath $(O)/srpm-check)' \
+		$(if $(CROSS),--define 'slotscope_make_args ARCH=$(ARCH)' --define 'slotscope_strip $(CROSS)strip') \
+		--target $(RPM_ARCH) $(O)/rpm/SRPMS/slotscope-$(VERSION)-*.src.rpm >$(O)/srpm-check/build.log 2>&1 || \
+		{ tail -30 $(O)/srpm-check/build.log; exit 1; }
+	$(Q)rpm2cpio $(O)/rpm/RPMS/*/slotscope-$(VERSION)-*.rpm | (cd $(O)/srpm-check/x && cpio -id --quiet)
+	$(Q)rpm2cpio $(O)/srpm-check/RPMS/*/slotscope-$(VERSION)-*.rpm | (cd $(O)/srpm-check/y && cpio -id --quiet)
+	$(Q)a=$$(sha256sum <$(O)/srpm-check/x/usr/sbin/slotscope) b=$$(sha256sum <$(O)/srpm-check/y/usr/sbin/slotscope); \
+		[ "$$a" = "$$b" ] && echo "  SRPM     rebuilt: the same binary (sha256 $${a%% *})" || \
+		{ echo "srpm-check: the rebuilt binary differs ($${a%% *} vs $${b%% *})"; exit 1; }
+	$(Q)(cd $(O)/srpm-check/x && find . | sort) >$(O)/srpm-check/x.files && \
+		(cd $(O)/srpm-check/y && find . | sort) >$(O)/srpm-check/y.files && \
+		diff $(O)/srpm-check/x.files $(O)/srpm-check/y.files && echo "  SRPM     rebuilt: the same files"
+
 # The Debian package, built from a copy of the tree (dpkg-buildpackage writes beside it):
 # $(O)/deb/slotscope_*.deb, its lintian report, and its files unpacked in $(O)/deb/root.
 deb: | deps-test
@@ -501,13 +535,14 @@ RPM_ARCH := $(if $(filter arm64,$(ARCH)),aarch64,x86_64)
 .PHONY: rpm
 rpm: | deps-test
 	$(call msg,RPM,$(O)/rpm)
-	$(Q)rm -rf $(O)/rpm && mkdir -p $(O)/rpm/SOURCES
+	$(Q)rm -rf $(O)/rpm && mkdir -p $(O)/rpm/SOURCES $(O)/rpm/SPECS
 	$(Q)tar -c --exclude=./build --exclude='./build-*' --exclude=./.git --exclude='./$(O)' \
 		--transform 's,^\.,slotscope-$(VERSION),' . | gzip -n >$(O)/rpm/SOURCES/slotscope-$(VERSION).tar.gz
-	$(Q)rpmbuild -bb --nodeps --define '_topdir $(abspath $(O)/rpm)' --define 'slotscope_version $(VERSION)' \
+	$(Q)sed 's/@VERSION@/$(VERSION)/' packaging/rpm/slotscope.spec >$(O)/rpm/SPECS/slotscope.spec
+	$(Q)rpmbuild -ba --nodeps --define '_topdir $(abspath $(O)/rpm)' \
 		$(if $(CROSS),--define 'slotscope_make_args ARCH=$(ARCH)' --define 'slotscope_strip $(CROSS)strip') \
 		$(if $(RPM_PREBUILT),--define 'slotscope_prebuilt $(RPM_PREBUILT)') \
-		--target $(RPM_ARCH) packaging/rpm/slotscope.spec >$(O)/rpm/build.log 2>&1 || { tail -30 $(O)/rpm/build.log; exit 1; }
+		--target $(RPM_ARCH) $(O)/rpm/SPECS/slotscope.spec >$(O)/rpm/build.log 2>&1 || { tail -30 $(O)/rpm/build.log; exit 1; }
 	$(Q)$(if $(RPM_PREBUILT),rpm2cpio $(O)/rpm/RPMS/*/slotscope-*.rpm | (cd $(O)/rpm && cpio -id --quiet ./usr/sbin/slotscope) && \
 		[ "$$(readelf -n $(RPM_PREBUILT)/slotscope | grep 'Build ID')" = "$$(readelf -n $(O)/rpm/usr/sbin/slotscope | grep 'Build ID')" ] || \
 		{ echo "rpm: its binary is not the one $(RPM_PREBUILT) linked (another link: see $(O)/rpm/build.log)"; exit 1; })

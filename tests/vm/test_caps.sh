@@ -62,11 +62,11 @@ ds_caps=$(sed -n 's/^ *add: \[\(.*\)\]$/\1/p' /src/tools/container/daemonset.yam
 	sed 's/\([a-z_]*\)/cap_\1/g')
 check_eq "the DaemonSet's capabilities" "$ds_caps" "cap_bpf,cap_perfmon,cap_setuid,cap_setgid"
 drop=$(capsh --print | sed -n 's/^Bounding set =//p' | tr ',' '\n' | grep -vxF "$(echo "$ds_caps" | tr ',' '\n')" | tr '\n' ',' | sed 's/,$//')
-capsh --drop="$drop" --caps="$ds_caps+eip" -- -c "exec $bin -q 0.5 -d 30 --listen 127.0.0.1:9868" 2>/tmp/ds.err &
+capsh --drop="$drop" --caps="$ds_caps+eip" --shell=/bin/sh -- -c "exec $bin -q 0.5 -d 30 --listen 127.0.0.1:9868" 2>/tmp/ds.err &
 ds=$!
 i=0
 until [ "$(busybox wget -qO- http://127.0.0.1:9868/healthz 2>/dev/null)" = "ok: tracing" ] || [ $i -ge 300 ]; do sleep 0.2; i=$((i + 1)); done
-check_eq "DaemonSet caps: tracing" "$(busybox wget -qO- http://127.0.0.1:9868/healthz)" "ok: tracing"
+check_eq "DaemonSet caps: tracing" "$(busybox wget -qO- http://127.0.0.1:9868/healthz)" "ok: tracing" || sed 's/^/    | /' /tmp/ds.err
 st() { sed -n "s/^$1:[[:space:]]*//p" /proc/$ds/status | awk '{ print $1 }'; }
 check_eq "DaemonSet caps, after attach: uid (real, then effective)" "$(sed -n 's/^Uid:[[:space:]]*//p' /proc/$ds/status | awk '{ print $1, $2 }')" "65534 65534"
 check_eq "DaemonSet caps, after attach: CapEff" "$(st CapEff)" 0000000000000000
