@@ -1063,7 +1063,11 @@ static void test_options(void **state)
 		const char *argv[8];
 		const char *says;
 	} bad[] = {
-		{ { "slotscope", "--prom-rollup", NULL }, "--prom-rollup shapes the Prometheus textfile only: give --prom-file" },
+		{ { "slotscope", "--prom-rollup", NULL },
+		  "--prom-rollup shapes the Prometheus metrics only: give --prom-file PATH or --listen ADDR:PORT too" },
+		{ { "slotscope", "--prom-per-transport", NULL }, "--prom-per-transport undoes --listen's per-mount default" },
+		{ { "slotscope", "--listen", ":9", "--prom-per-transport", "--prom-rollup", NULL },
+		  "--prom-per-transport and --prom-rollup ask for opposite rows" },
 		{ { "slotscope", "--prom-mount-exclude", "/home/*", NULL }, "--prom-mount-exclude shapes" },
 		{ { "slotscope", "--prom-file", "/tmp/x.prom", "--prom-mount-include", "home/*", NULL },
 		  "invalid --prom-mount-include 'home/*': mount points are absolute paths" },
