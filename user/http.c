@@ -19,10 +19,13 @@ struct body {
 	char data[];
 };
 
+/* a connection reads its head, then sends its answer, then drains what the client still sends */
+enum conn_state { READING, ANSWERING, DRAINING };
+
 struct conn {
 	int fd;				/* -1: free */
-	double deadline;
-	bool answering;
+	double accepted, deadline;
+	enum conn_state state;
 	size_t inlen;
 	char in[HTTP_HEAD_MAX];
 	char head[320];			/* status line, headers, and a short answer's text */
@@ -34,6 +37,7 @@ struct conn {
 struct http_server {
 	int lfd, port;
 	double stale_s, published, timeout_s;
+	double paused_until;		/* accept failed for want of fds or memory: not polled until then */
 	bool tracing;
 	struct body *cur;
 	struct http_stats st;
@@ -57,11 +61,11 @@ static int split_spec(const char *spec, char *host, size_t hlen, char *port, siz
 		return -EINVAL;
 	errno = 0;
 	p = strtoul(colon + 1, &end, 10);
-	if (errno || *end || p > 65535 || colon[1] == '-' || colon[1] == '+')
+	if (errno || *end || p > 65535 || colon[1] < '0' || colon[1] > '9')
 		return -EINVAL;
 	snprintf(port, plen, "%lu", p);
 	n = (size_t)(colon - spec);
-	if (n >= 2 && spec[0] == '[' && spec[n - 1] == ']') {
+	if (n >= 3 && spec[0] == '[' && spec[n - 1] == ']') {
 		spec++;
 		n -= 2;
 	} else if (memchr(spec, ':', n)) {
@@ -112,7 +116,8 @@ int http_open(struct http_server **out, const char *spec, double stale_s, char *
 		hints.ai_family = AF_INET6;
 		gai = getaddrinfo(NULL, port, &hints, &res);
 		fd = gai ? -EAFNOSUPPORT : bind_one(res);
-		freeaddrinfo(gai ? NULL : res);
+		if (!gai)
+			freeaddrinfo(res);
 		res = NULL;
 		if (fd == -EAFNOSUPPORT || fd == -EADDRNOTAVAIL) {
 			hints.ai_family = AF_INET;
@@ -177,6 +182,15 @@ int http_publish(struct http_server *h, const char *body, size_t len, bool traci
 	return 0;
 }
 
+/*
+ * The head must come within HTTP_HEAD_TIMEOUT_S of the accept (a scrape sends it at once): a
+ * client that holds a connection without asking cannot keep one for the whole HTTP_TIMEOUT_S.
+ */
+static double head_deadline(const struct http_server *h, double now)
+{
+	return now + (h->timeout_s < HTTP_HEAD_TIMEOUT_S ? h->timeout_s : HTTP_HEAD_TIMEOUT_S);
+}
+
 static void conn_close(struct conn *c)
 {
 	close(c->fd);
@@ -194,10 +208,10 @@ static void answer_text(struct conn *c, int code, const char *reason, const char
 				      code, reason, strlen(text), extra, text);
 	if (c->headlen >= sizeof(c->head))
 		c->headlen = sizeof(c->head) - 1;
-	c->answering = true;
+	c->state = ANSWERING;
 }
 
-static void answer(struct http_server *h, struct conn *c, int parsed, const struct http_req *r)
+static void answer_for(struct http_server *h, struct conn *c, int parsed, const struct http_req *r)
 {
 	char text[96];
 	double age;
@@ -231,8 +245,6 @@ static void answer(struct http_server *h, struct conn *c, int parsed, const stru
 		} else {
 			answer_text(c, 200, "OK", "", h->tracing ? "ok: tracing\n" : "ok: waiting for NFS\n");
 		}
-		if (r->method == HTTP_HEAD)
-			c->headlen = (size_t)(strstr(c->head, "\r\n\r\n") + 4 - c->head);
 		return;
 	}
 	if (!h->cur) {
@@ -246,7 +258,20 @@ static void answer(struct http_server *h, struct conn *c, int parsed, const stru
 	c->headlen = (size_t)snprintf(c->head, sizeof(c->head),
 				      "HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4; charset=utf-8\r\n"
 				      "Content-Length: %zu\r\nConnection: close\r\n\r\n", h->cur->len);
-	c->answering = true;
+	c->state = ANSWERING;
+}
+
+/* the answer to a head (@parsed, http_parse()'s); to HEAD, the same without its text (RFC 9110 9.3.2) */
+static void answer(struct http_server *h, struct conn *c, int parsed, const struct http_req *r)
+{
+	char *end;
+
+	answer_for(h, c, parsed, r);
+	if (parsed > 0 && r->method == HTTP_HEAD && (end = strstr(c->head, "\r\n\r\n")))
+		c->headlen = (size_t)(end + 4 - c->head);
+	c->deadline = clock_s(CLOCK_MONOTONIC) + h->timeout_s;
+	if (c->deadline > c->accepted + h->timeout_s)
+		c->deadline = c->accepted + h->timeout_s;
 }
 
 /* as much of the answer as the socket takes; true when the connection is done with */
@@ -275,6 +300,41 @@ static bool send_some(struct conn *c)
 	}
 }
 
+/*
+ * The answer is queued: our side is shut, and what the client still sends (a body, a pipelined
+ * request, the rest of a head too large) is read and dropped until it closes, briefly: closing
+ * with unread data would reset the connection and lose the answer's unsent end.
+ */
+static void drain(struct conn *c)
+{
+	double until = clock_s(CLOCK_MONOTONIC) + 1;
+
+	if (shutdown(c->fd, SHUT_WR)) {
+		conn_close(c);
+		return;
+	}
+	c->state = DRAINING;
+	if (until < c->deadline)
+		c->deadline = until;
+}
+
+static void drain_some(struct conn *c)
+{
+	char sink[1024];
+	ssize_t n;
+
+	/* bounded: the next poll comes back for more */
+	for (int i = 0; i < 16; i++) {
+		n = recv(c->fd, sink, sizeof(sink), MSG_DONTWAIT);
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+			conn_close(c);
+			return;
+		}
+		if (n < 0)
+			return;
+	}
+}
+
 static void read_some(struct http_server *h, struct conn *c)
 {
 	struct http_req r = { 0 };
@@ -293,10 +353,29 @@ static void read_some(struct http_server *h, struct conn *c)
 	if (parsed == 0)
 		return;
 	answer(h, c, parsed, &r);
-	/* nothing more is read: the answer ends the connection */
-	shutdown(c->fd, SHUT_RD);
 	if (send_some(c))
-		conn_close(c);
+		drain(c);
+}
+
+/* a free slot; else the one longest waiting for its head, closed (a client that holds
+ * connections without asking cannot keep the next scrape out); else none */
+static struct conn *slot_for_new(struct http_server *h)
+{
+	struct conn *oldest = NULL;
+
+	for (size_t i = 0; i < HTTP_CONNS; i++) {
+		struct conn *c = &h->c[i];
+
+		if (c->fd < 0)
+			return c;
+		if (c->state == READING && (!oldest || c->accepted < oldest->accepted))
+			oldest = c;
+	}
+	if (oldest) {
+		h->st.evicted++;
+		conn_close(oldest);
+	}
+	return oldest;
 }
 
 static void accept_all(struct http_server *h)
@@ -304,20 +383,28 @@ static void accept_all(struct http_server *h)
 	/* at most one round of the table: a flood is taken a poll at a time, not for ever */
 	for (size_t tries = 0; tries <= HTTP_CONNS; tries++) {
 		int fd = accept4(h->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-		struct conn *c = NULL;
+		double now = clock_s(CLOCK_MONOTONIC);
+		struct conn *c;
 
-		if (fd < 0)
+		if (fd < 0) {
+			/*
+			 * out of fds or memory: the connection stays queued and the socket readable,
+			 * which would wake every poll at once: the socket rests a second
+			 */
+			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+				h->paused_until = now + 1;
 			return;
-		for (size_t i = 0; i < HTTP_CONNS && !c; i++)
-			if (h->c[i].fd < 0)
-				c = &h->c[i];
+		}
+		c = slot_for_new(h);
 		if (!c) {
 			h->st.refused++;
 			close(fd);
 			continue;
 		}
 		c->fd = fd;
-		c->deadline = clock_s(CLOCK_MONOTONIC) + h->timeout_s;
+		c->state = READING;
+		c->accepted = now;
+		c->deadline = head_deadline(h, now);
 	}
 }
 
@@ -327,13 +414,19 @@ size_t http_pollfds(struct http_server *h, struct pollfd *fds, size_t max, doubl
 
 	if (!h || !max)
 		return 0;
+	/* the listening socket is always first (http_serve() accepts before it reads) */
 	fds[n++] = (struct pollfd){ .fd = h->lfd, .events = POLLIN };
+	if (h->paused_until > clock_s(CLOCK_MONOTONIC)) {
+		fds[0].fd = -1;
+		if (h->paused_until < *deadline)
+			*deadline = h->paused_until;
+	}
 	for (size_t i = 0; i < HTTP_CONNS && n < max; i++) {
 		const struct conn *c = &h->c[i];
 
 		if (c->fd < 0)
 			continue;
-		fds[n++] = (struct pollfd){ .fd = c->fd, .events = c->answering ? POLLOUT : POLLIN };
+		fds[n++] = (struct pollfd){ .fd = c->fd, .events = c->state == ANSWERING ? POLLOUT : POLLIN };
 		if (c->deadline < *deadline)
 			*deadline = c->deadline;
 	}
@@ -366,9 +459,11 @@ void http_serve(struct http_server *h, const struct pollfd *fds, size_t n)
 		c = conn_of(h, fds[i].fd);
 		if (!c)
 			continue;
-		if (c->answering) {
+		if (c->state == ANSWERING) {
 			if (send_some(c))
-				conn_close(c);
+				drain(c);
+		} else if (c->state == DRAINING) {
+			drain_some(c);
 		} else {
 			read_some(h, c);
 		}
@@ -376,7 +471,9 @@ void http_serve(struct http_server *h, const struct pollfd *fds, size_t n)
 	now = clock_s(CLOCK_MONOTONIC);
 	for (size_t i = 0; i < HTTP_CONNS; i++)
 		if (h->c[i].fd >= 0 && now >= h->c[i].deadline) {
-			h->st.timeouts++;
+			/* a drained connection's end is not a timeout: its answer went */
+			if (h->c[i].state != DRAINING)
+				h->st.timeouts++;
 			conn_close(&h->c[i]);
 		}
 }

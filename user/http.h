@@ -13,15 +13,18 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* connections served at once; one more is accepted and closed at once */
+/* connections served at once */
 #define HTTP_CONNS 16
 /* seconds a connection may take, from accept to the last byte of the answer (a scrape's default) */
 #define HTTP_TIMEOUT_S 10.0
+/* seconds it may take to send its head; when every connection is taken, the one longest reading
+ * its head is closed for a new one */
+#define HTTP_HEAD_TIMEOUT_S 3.0
 
 struct http_server;
 
 struct http_stats {
-	unsigned long long requests, refused, timeouts, bad;
+	unsigned long long requests, refused, evicted, timeouts, bad;
 };
 
 /*

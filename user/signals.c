@@ -109,8 +109,9 @@ void sig_wait_until(double deadline)
 		ts.tv_nsec = (long)((left - (double)ts.tv_sec) * 1e9);
 		if (ts.tv_nsec >= 1000000000L)
 			ts.tv_nsec = 999999999L;
-		if (ppoll(n ? fds : NULL, n, &ts, &old) >= 0)
-			http_serve(served, fds, n);
+		/* on EINTR no revents are set: http_serve() then only times out what is due */
+		ppoll(n ? fds : NULL, n, &ts, &old);
+		http_serve(served, fds, n);
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
 }
