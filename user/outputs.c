@@ -91,19 +91,33 @@ int outputs_check(const struct run *s)
 	return 0;
 }
 
-/* the exposition --listen serves from now on; the last one stays when this one fails */
-static void publish(struct run *s, const struct prom_input *in)
+/* the exposition made once into memory when --listen serves it: the textfile gets the same bytes */
+struct rendered {
+	char *buf;
+	size_t len;
+};
+
+static int render(const struct prom_input *in, struct rendered *r)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	FILE *f = open_memstream(&r->buf, &r->len);
 	bool ok = f && !out_prom_fn(f, in) && !ferror(f);
 
 	if (f && fclose(f))
 		ok = false;
-	if (!ok || http_publish(s->http, buf, len, in->cum != NULL))
-		pr_debug("out of memory: /metrics keeps the last exposition\n");
-	free(buf);
+	if (!ok) {
+		free(r->buf);
+		*r = (struct rendered){ 0 };
+	}
+	return ok ? 0 : -ENOMEM;
+}
+
+/* outfile_write's writer of what render() made; a short write shows in ferror() */
+static int put_rendered(FILE *f, const void *arg)
+{
+	const struct rendered *r = arg;
+
+	fwrite(r->buf, 1, r->len, f);
+	return 0;
 }
 
 void outputs_prom(struct run *s, const struct view *totals, const struct view *iv,
@@ -113,13 +127,17 @@ void outputs_prom(struct run *s, const struct view *totals, const struct view *i
 				 .detail = s->o.prom_detail, .rollup = s->o.prom.rollup,
 				 .version = SLOTSCOPE_VERSION,
 				 .kernel = s->kernel };
+	struct rendered r = { 0 };
+	bool made = s->http && !render(&in, &r);
 	int err;
 
-	if (s->http)
-		publish(s, &in);
+	if (s->http && (!made || http_publish(s->http, r.buf, r.len, totals != NULL)))
+		pr_debug("out of memory: /metrics keeps the last exposition\n");
+	err = !s->o.prom_file ? 0 : made ? outfile_write(&s->out[OUT_PROM], put_rendered, &r) :
+	      outfile_write(&s->out[OUT_PROM], out_prom_fn, &in);
+	free(r.buf);
 	if (!s->o.prom_file)
 		return;
-	err = outfile_write(&s->out[OUT_PROM], out_prom_fn, &in);
 	if (err == -EBUSY && err != s->prom_err)
 		pr_err("cannot write %s: another slotscope (pid %d) writes it now; tracing goes on\n",
 		       s->o.prom_file, s->out[OUT_PROM].lock_pid);
