@@ -97,6 +97,7 @@ UNITDIR    ?= /lib/systemd/system
 SYSCONFDIR ?= /etc
 SYSUSERSDIR ?= /usr/lib/sysusers.d
 TMPFILESDIR ?= /usr/lib/tmpfiles.d
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 DOC_PAGES := $(notdir $(wildcard docs/*.md))
 
 ifeq ($(V),1)
@@ -475,9 +476,10 @@ install: all
 	$(Q)install -D -m 0644 tools/systemd/60-slotscope.conf $(DESTDIR)$(DATADIR)/sysctl/60-slotscope.conf
 	$(Q)install -D -m 0644 tools/systemd/slotscope.sysusers $(DESTDIR)$(SYSUSERSDIR)/slotscope.conf
 	$(Q)install -D -m 0644 tools/systemd/slotscope.tmpfiles $(DESTDIR)$(TMPFILESDIR)/slotscope.conf
+	$(Q)install -D -m 0644 tools/completion/slotscope.bash $(DESTDIR)$(BASHCOMPDIR)/slotscope
 
 uninstall:
-	$(Q)rm -f $(DESTDIR)$(SBINDIR)/slotscope $(DESTDIR)$(MANDIR)/man8/slotscope.8 \
+	$(Q)rm -f $(DESTDIR)$(SBINDIR)/slotscope $(DESTDIR)$(MANDIR)/man8/slotscope.8 $(DESTDIR)$(BASHCOMPDIR)/slotscope \
 		$(DESTDIR)$(UNITDIR)/slotscope.service $(DESTDIR)$(SYSCONFDIR)/default/slotscope \
 		$(DESTDIR)$(DATADIR)/prometheus/slotscope.rules.yml $(DESTDIR)$(DATADIR)/grafana/slotscope.json \
 		$(DESTDIR)$(DATADIR)/prometheus/slotscope-fleet.rules.yml \

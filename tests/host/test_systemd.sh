@@ -11,7 +11,7 @@ want="etc/default/slotscope lib/systemd/system/slotscope.service usr/sbin/slotsc
 usr/share/man/man8/slotscope.8 usr/share/slotscope/grafana/slotscope.json usr/share/doc/slotscope/README.md
 usr/share/slotscope/prometheus/slotscope.rules.yml usr/share/slotscope/prometheus/slotscope-fleet.rules.yml
 usr/share/slotscope/sysctl/60-slotscope.conf
-usr/lib/sysusers.d/slotscope.conf usr/lib/tmpfiles.d/slotscope.conf
+usr/lib/sysusers.d/slotscope.conf usr/lib/tmpfiles.d/slotscope.conf usr/share/bash-completion/completions/slotscope
 $(cd "$top/docs" && ls *.md | sed 's|^|usr/share/doc/slotscope/|')"
 got=$(cd "$dest" && find . -type f | sed 's|^\./||' | sort | tr '\n' ' ')
 [ "$got" = "$(echo $want | tr ' ' '\n' | sort | tr '\n' ' ')" ] && ok "make install DESTDIR: $got" || bad "make install laid out: $got"
