@@ -132,6 +132,11 @@ deps-test:
 	$(call apt_install,$(BUILD_DEBS) $(TEST_DEBS))
 deps-vm:
 	$(call apt_install,$(BUILD_DEBS) $(VM_DEBS))
+# the packages' own build dependencies, no more (no qemu, no chromium): make deb, make rpm
+PKG_DEBS := dpkg-dev debhelper lintian fakeroot rpm rpmlint
+.PHONY: deps-pkg
+deps-pkg:
+	$(call apt_install,$(BUILD_DEBS) $(PKG_DEBS))
 # a build names what is missing and installs nothing
 check-deps:
 	@missing="$(call missing_debs,$(BUILD_DEBS))"; \
@@ -518,7 +523,7 @@ srpm-check: rpm
 
 # The Debian package, built from a copy of the tree (dpkg-buildpackage writes beside it):
 # $(O)/deb/slotscope_*.deb, its lintian report, and its files unpacked in $(O)/deb/root.
-deb: | deps-test
+deb: | deps-pkg
 	$(call msg,DEB,$(O)/deb)
 	$(Q)rm -rf $(O)/deb && mkdir -p $(O)/deb/src
 	$(Q)tar -c --exclude=./build --exclude='./build-*' --exclude=./.git --exclude='./$(O)' . | tar -x -C $(O)/deb/src
@@ -535,7 +540,7 @@ deb: | deps-test
 # ID of the RPM's binary, which must be that tree's.
 RPM_ARCH := $(if $(filter arm64,$(ARCH)),aarch64,x86_64)
 .PHONY: rpm
-rpm: | deps-test
+rpm: | deps-pkg
 	$(call msg,RPM,$(O)/rpm)
 	$(Q)rm -rf $(O)/rpm && mkdir -p $(O)/rpm/SOURCES $(O)/rpm/SPECS
 	$(Q)tar -c --exclude=./build --exclude='./build-*' --exclude=./.git --exclude='./$(O)' \
