@@ -326,7 +326,8 @@ test-kernels: all $(foreach k,$(KERNELS),$(call vm_img,$(k))/initrd.cpio)
 # The container image for amd64 and arm64, an OCI image layout (tools/container/build-oci); no
 # daemon or registry: skopeo copy --all oci:$(O)/oci:$(VERSION) docker://REGISTRY/slotscope:$(VERSION)
 .PHONY: image
-image: $(O)/slotscope arm64 | deps-test
+image: $(O)/slotscope | deps-test
+	$(Q)$(MAKE) --no-print-directory ARCH=arm64 O=$(O)/arm64 all
 	$(call msg,OCI,$(O)/oci)
 	$(Q)tools/container/build-oci $(O)/oci $(VERSION) amd64=$(O)/slotscope arm64=$(O)/arm64/slotscope >/dev/null
 

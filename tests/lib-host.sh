@@ -5,3 +5,14 @@ case $O in /*) ;; *) O=$top/$O ;; esac
 fails=0
 ok() { echo "ok   $*"; }
 bad() { echo "FAIL $*"; fails=$((fails + 1)); }
+# free_ports N: N free ports on loopback, all bound at once so that none repeats (one python
+# start: they cost ~0.4 s each)
+free_ports() {
+	python3 - "$1" <<'EOF'
+import socket, sys
+socks = [socket.socket() for _ in range(int(sys.argv[1]))]
+for s in socks:
+    s.bind(("127.0.0.1", 0))
+print(" ".join(str(s.getsockname()[1]) for s in socks))
+EOF
+}

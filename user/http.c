@@ -269,9 +269,7 @@ static void answer(struct http_server *h, struct conn *c, int parsed, const stru
 	answer_for(h, c, parsed, r);
 	if (parsed > 0 && r->method == HTTP_HEAD && (end = strstr(c->head, "\r\n\r\n")))
 		c->headlen = (size_t)(end + 4 - c->head);
-	c->deadline = clock_s(CLOCK_MONOTONIC) + h->timeout_s;
-	if (c->deadline > c->accepted + h->timeout_s)
-		c->deadline = c->accepted + h->timeout_s;
+	c->deadline = c->accepted + h->timeout_s;
 }
 
 /* as much of the answer as the socket takes; true when the connection is done with */

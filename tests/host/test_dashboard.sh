@@ -28,7 +28,7 @@ for f in "$RULES_DIR"/*.rules.yml; do
 done
 [ -n "$rules" ] || { bad "no rules file in $RULES_DIR"; exit 1; }
 printf 'global: {}\nrule_files:\n%s' "$rules" >"$dir/prometheus.yml"
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+port=$(free_ports 1)
 "$TOOLS/prometheus" --config.file="$dir/prometheus.yml" --storage.tsdb.path="$dir/data" \
 	--web.listen-address=127.0.0.1:$port >"$dir/prometheus.log" 2>&1 &
 pid=$!

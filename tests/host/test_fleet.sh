@@ -23,16 +23,6 @@ dir=$(mktemp -d -p /dev/shm 2>/dev/null || mktemp -d)
 pids=
 cleanup() { kill $pids 2>/dev/null; wait 2>/dev/null; rm -rf "$dir"; }
 trap cleanup EXIT
-# free ports, all bound at once so that none repeats (one python start: they cost ~0.4 s each)
-free_ports() {
-	python3 - "$1" <<'EOF'
-import socket, sys
-socks = [socket.socket() for _ in range(int(sys.argv[1]))]
-for s in socks:
-    s.bind(("127.0.0.1", 0))
-print(" ".join(str(s.getsockname()[1]) for s in socks))
-EOF
-}
 
 # it runs until the cleanup kills it: a slow Prometheus start must not outlive its data
 "$O/tests/fleetgen" "$dir" $NODES 3600 2>"$dir/fleetgen.err" &

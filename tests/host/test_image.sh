@@ -57,7 +57,7 @@ rc=$?
 [ $rc = 77 ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] && ok "runc, no sunrpc: exit 77, one line: $out" || bad "runc no sunrpc: exit $rc: $out"
 # the DaemonSet's arguments, in the host's network namespace: /healthz while it waits for NFS
 cp "$work/base.json" "$bundle/config.json"
-port=$((30000 + RANDOM % 20000))
+port=$(free_ports 1)
 spec ".process.user = {uid: 0, gid: 0} | .process.noNewPrivileges = true | .process.capabilities = {bounding: $caps, effective: $caps, permitted: $caps} | .linux.namespaces |= map(select(.type != \"network\")) | .process.args = [\"/usr/sbin/slotscope\", \"-q\", \"1\", \"--listen\", \"127.0.0.1:$port\", \"--procfs-root\", \"/\", \"--sysfs-root\", \"/\"]"
 (cd "$bundle" && runc run -d ss-hz >/dev/null 2>"$work/hz.err")
 for _ in $(seq 50); do curl -s -o "$work/hz" "http://127.0.0.1:$port/healthz" && break; sleep 0.2; done

@@ -36,7 +36,7 @@ got=$(exec 3<>"/dev/tcp/127.0.0.1/$port" && printf 'GET /metrics HTTP/9.9\r\n\r\
 [ "$got" = "HTTP/1.1 505 HTTP Version Not Supported" ] && ok "HTTP/9.9: $got" || bad "HTTP/9.9: '$got'"
 
 # a real Prometheus: scrapes it every second and evaluates the project's rules on what it reads
-pport=$((port + 1))
+pport=$(free_ports 1)
 cat >"$work/prometheus.yml" <<EOF
 global: { scrape_interval: 1s, evaluation_interval: 1s }
 rule_files: [ "$top/tools/prometheus/slotscope.rules.yml" ]
@@ -44,14 +44,9 @@ scrape_configs:
   - job_name: slotscope
     static_configs: [ { targets: [ "127.0.0.1:$port" ] } ]
 EOF
-for _ in 1 2 3; do
-	"$TOOLS/prometheus" --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/tsdb" \
-		--web.listen-address="127.0.0.1:$pport" >"$work/prom.log" 2>&1 &
-	pp=$!
-	sleep 2
-	kill -0 $pp 2>/dev/null && break
-	pport=$((pport + 7))
-done
+"$TOOLS/prometheus" --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/tsdb" \
+	--web.listen-address="127.0.0.1:$pport" >"$work/prom.log" 2>&1 &
+pp=$!
 pids+=($pp)
 q() { curl -s --get "http://127.0.0.1:$pport/api/v1/query" --data-urlencode "query=$1" | jq -r "$2"; }
 for _ in $(seq 60); do
