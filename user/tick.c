@@ -174,7 +174,8 @@ static void window_jobs(struct run *r, struct window *w, const struct view *v)
 {
 	__u32 dir = w->kind == WIN_CHECKPOINT ? JOB_WRITE : JOB_READ, devs[64];
 	const struct snapshot *from = w->jobs_from.ts_ns ? &w->jobs_from : &w->start;
-	struct jobs_in in = { .from = from, .to = &w->last, .devs = devs, .dir = dir,
+	struct jobs_in in = { .from = from, .to = w->jobs_to.ts_ns ? &w->jobs_to : &w->last,
+			      .devs = devs, .dir = dir,
 			      .cg = r->cg.root[0] ? &r->cg : NULL, .since_ns = from->ts_ns };
 	struct task_seen *tasks = NULL;
 
@@ -285,8 +286,8 @@ static int trace_tick(struct run *r, struct trace *t)
 		for (int k = 0; k < WIN_KINDS; k++) {
 			ev[k] = window_step(&t->win[k], v, &t->prev.snap, &cur.snap, &t->prev.links,
 					    &cur.links, v->wall);
-			if (ev[k] == WIN_STARTED && window_jobs_from(&t->win[k], &t->before))
-				pr_debug("out of memory: a window's jobs count from its first interval\n");
+			if (window_jobs_track(&t->win[k], ev[k], &t->before, &t->prev.snap, &cur.snap))
+				pr_debug("out of memory: a window's jobs count within its busy intervals\n");
 		}
 		/* before the textfile: it names the last window's job */
 		for (int k = 0; k < WIN_KINDS; k++)

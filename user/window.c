@@ -16,6 +16,7 @@ void window_init(struct window *c, const struct window_opts *o, enum win_kind ki
 static void drop_window(struct window *c)
 {
 	snapshot_free(&c->jobs_from);
+	snapshot_free(&c->jobs_to);
 	snapshot_free(&c->start);
 	snapshot_free(&c->last);
 	link_sample_free(&c->lstart);
@@ -209,16 +210,70 @@ const struct window_sat_view *window_view_sat(const struct window_view *cv, __u6
 	return NULL;
 }
 
-int window_jobs_from(struct window *c, const struct snapshot *before)
+static int keep_jobio(struct snapshot *to, const struct snapshot *from)
 {
-	const struct snapshot s = { .ts_ns = before->ts_ns, .jobio = before->jobio, .njobio = before->njobio };
+	const struct snapshot s = { .ts_ns = from->ts_ns, .jobio = from->jobio, .njobio = from->njobio };
 
-	snapshot_free(&c->jobs_from);
-	return snapshot_dup(&c->jobs_from, &s);
+	snapshot_free(to);
+	return from->ts_ns ? snapshot_dup(to, &s) : 0;
+}
+
+/* whether this kind's NFS file I/O moved from @a to @b: its bytes and calls, summed */
+static bool io_moved(const struct window *c, const struct snapshot *a, const struct snapshot *b)
+{
+	__u32 dir = c->kind == WIN_RESTORE ? JOB_READ : JOB_WRITE;
+	__u64 sa[2] = { 0 }, sb[2] = { 0 };
+
+	for (size_t i = 0; i < a->njobio; i++)
+		if (a->jobio[i].k.dir == dir) {
+			sa[0] += a->jobio[i].v.bytes;
+			sa[1] += a->jobio[i].v.calls;
+		}
+	for (size_t i = 0; i < b->njobio; i++)
+		if (b->jobio[i].k.dir == dir) {
+			sb[0] += b->jobio[i].v.bytes;
+			sb[1] += b->jobio[i].v.calls;
+		}
+	return sa[0] != sb[0] || sa[1] != sb[1];
+}
+
+int window_jobs_track(struct window *c, enum window_event ev, const struct snapshot *before,
+		      const struct snapshot *prev, const struct snapshot *cur)
+{
+	bool moved = io_moved(c, prev, cur);
+	int err;
+
+	if (ev == WIN_STARTED) {
+		snapshot_free(&c->jobs_to);
+		err = keep_jobio(&c->jobs_from, c->lead.ts_ns && c->lead_n <= WINDOW_LEAD_MAX ?
+				 &c->lead : before);
+		snapshot_free(&c->lead);
+		c->lead_n = 0;
+		return err;
+	}
+	if (ev == WIN_ENDED || (c->active && c->quiet)) {
+		/* a quiet interval after the last busy one: its calls are the window's if any */
+		return moved ? keep_jobio(&c->jobs_to, cur) : 0;
+	}
+	if (c->active) {
+		snapshot_free(&c->jobs_to);
+		return 0;
+	}
+	if (moved) {
+		if (c->lead_n < UINT32_MAX)
+			c->lead_n++;
+		return 0;
+	}
+	/* still for an interval: unless it moved since, the lead kept has cur's counts */
+	if (c->lead.ts_ns && !c->lead_n)
+		return 0;
+	c->lead_n = 0;
+	return keep_jobio(&c->lead, cur);
 }
 
 void window_free(struct window *c)
 {
 	drop_window(c);
+	snapshot_free(&c->lead);
 	jobs_free(&c->ended_jobs);
 }

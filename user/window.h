@@ -62,11 +62,15 @@ struct window {
 	double start_mono, end_mono;	/* CLOCK_MONOTONIC: durations, whatever the wall clock does */
 	struct snapshot start, last;	/* around the burst */
 	/*
-	 * The NFS file I/O counts (jobio) and clock of the snapshot one interval before start: a
-	 * burst's write calls fill the page cache before its RPCs, maybe in the interval before
-	 * the first busy one. ts_ns 0: none kept (start's stand).
+	 * The NFS file I/O counts (jobio) and clock a window's jobs count from and to. A burst's
+	 * write calls come before its RPCs, and a slow start's in quiet intervals before the first
+	 * busy one: from where this kind's I/O last stood still for an interval (lead), if within
+	 * WINDOW_LEAD_MAX intervals of the start, else the snapshot one interval before it. To the
+	 * quiet tail's last interval that moved any (jobs_to), else the last busy one. ts_ns 0:
+	 * none kept (start's and last's stand).
 	 */
-	struct snapshot jobs_from;
+	struct snapshot jobs_from, jobs_to, lead;
+	unsigned int lead_n;		/* intervals since lead, each with this kind's I/O */
 	struct link_sample lstart, llast;
 	size_t nsat;
 	struct window_sat sat[WINDOW_SAT_MAX];
@@ -74,8 +78,15 @@ struct window {
 
 enum window_event { WIN_NONE, WIN_STARTED, WIN_ENDED };
 
-/* a window just started (WIN_STARTED): its jobs count from @before's jobio. 0 or -ENOMEM */
-int window_jobs_from(struct window *c, const struct snapshot *before);
+#define WINDOW_LEAD_MAX 8
+
+/*
+ * After window_step() returned @ev for the interval @prev .. @cur: where the window's jobs count
+ * from and to (@before: the snapshot before @prev, ts 0 if none). 0 or -ENOMEM (the window's
+ * bounds stand in).
+ */
+int window_jobs_track(struct window *c, enum window_event ev, const struct snapshot *before,
+		      const struct snapshot *prev, const struct snapshot *cur);
 
 void window_init(struct window *c, const struct window_opts *o, enum win_kind kind);
 /*

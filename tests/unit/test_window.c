@@ -209,34 +209,77 @@ static void test_burst_bounds(void **state)
 }
 
 /*
- * A window's jobs count from the snapshot before its first interval (the caller's, given at
- * WIN_STARTED): a copy of its NFS file I/O counts and clock, freed with the window; none kept
- * (ts 0) means its start stands.
+ * Where a window's jobs count from and to. Each interval: MB/s the RPCs wrote (the window's
+ * rule) and the write calls' bytes (jobio) it moved. From where the calls last stood still for an
+ * interval, if within WINDOW_LEAD_MAX intervals of the start, else the snapshot one interval
+ * before it; to the quiet tail's last interval with calls, else the last busy one.
  */
-static void test_jobs_from(void **state)
+struct lead_case {
+	const char *name;
+	size_t n;
+	double mbps[16];
+	__u64 calls_mb[16];		/* the write calls' MB in the interval */
+	int from, to;			/* snapshot indexes (interval i runs from i to i + 1); -1: none */
+	enum window_event last;		/* the last interval's event */
+};
+
+static void test_jobs_lead_tail(void **state)
 {
-	static const struct step s[] = {
-		{ 0, 0, 0, 0, WIN_NONE, false },
-		{ 500, 0, 4, 1, WIN_STARTED, false },
+	static const struct lead_case cases[] = {
+		{ "slow start, calls in quiet intervals", 6, { 0, 1, 1, 500, 1, 0 }, { 0, 1, 1, 500, 1, 0 },
+		  1, 5, WIN_ENDED },
+		{ "busy at once after a still interval", 4, { 0, 500, 0, 0 }, { 0, 500, 0, 0 }, 1, -1, WIN_ENDED },
+		{ "calls in the interval before the RPCs", 4, { 0, 0, 500, 0 }, { 0, 3, 497, 0 }, 1, -1, WIN_NONE },
+		{ "never still: one interval before", 4, { 1, 1, 500, 0 }, { 1, 1, 500, 0 }, 1, -1, WIN_NONE },
+		{ "a lead-in over WINDOW_LEAD_MAX intervals: one before", 12,
+		  { 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 500, 0 }, { 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 500, 0 },
+		  9, -1, WIN_NONE },
+		{ "a still tail: the last busy interval", 3, { 500, 0, 0 }, { 500, 0, 0 }, -1, -1, WIN_ENDED },
 	};
-	struct feed *f = calloc(1, sizeof(*f));
-	struct jobio_snap j[2] = { { .k = { .cgid = 7, .dir = JOB_WRITE }, .v = { .bytes = 4 << 20 } },
-				   { .k = { .cgid = 8, .dir = JOB_WRITE }, .v = { .bytes = 1 } } };
-	struct snapshot before = { .ts_ns = 1000000000ull, .jobio = j, .njobio = 2 };
+	struct window_opts o = { .threshold_Bps = 100 * MB, .restore_threshold_Bps = 100 * MB,
+			       .quiet_intervals = 2, .no_jobs = true };
 
 	(void)state;
-	run(f, s, 2);
-	assert_int_equal(f->c.jobs_from.ts_ns, 0);
-	assert_int_equal(window_jobs_from(&f->c, &before), 0);
-	assert_int_equal(f->c.jobs_from.ts_ns, before.ts_ns);
-	assert_int_equal(f->c.jobs_from.njobio, 2);
-	assert_ptr_not_equal(f->c.jobs_from.jobio, j);
-	assert_memory_equal(f->c.jobs_from.jobio, j, sizeof(j));
-	assert_int_equal(f->c.jobs_from.nxprts, 0);
-	window_free(&f->c);
-	assert_int_equal(f->c.jobs_from.ts_ns, 0);
-	assert_null(f->c.jobs_from.jobio);
-	free(f);
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		const struct lead_case *lc = &cases[c];
+		struct snapshot snaps[17] = { 0 };
+		struct jobio_snap j[17];
+		struct snapshot none = { 0 };
+		struct window w;
+		enum window_event ev = WIN_NONE;
+		__u64 sum = 0;
+
+		window_init(&w, &o, WIN_CHECKPOINT);
+		for (size_t i = 0; i <= lc->n; i++) {
+			j[i] = (struct jobio_snap){ .k = { .cgid = 7, .dir = JOB_WRITE },
+						    .v = { .bytes = sum, .calls = sum / 65536 } };
+			snaps[i] = (struct snapshot){ .ts_ns = (__u64)(i + 1) * 1000000000ull,
+						      .jobio = &j[i], .njobio = 1 };
+			if (i < lc->n)
+				sum += lc->calls_mb[i] * (__u64)MB;
+		}
+		for (size_t i = 0; i < lc->n; i++) {
+			struct view v = { .interval_s = 1, .ts_s = (double)i + 2 };
+
+			v.bytes_written = (__u64)(lc->mbps[i] * MB);
+			ev = window_step(&w, &v, &snaps[i], &snaps[i + 1], NULL, NULL, 1000.0 + (double)i);
+			assert_int_equal(window_jobs_track(&w, ev, i ? &snaps[i - 1] : &none, &snaps[i],
+							   &snaps[i + 1]), 0);
+		}
+		print_message("%s\n", lc->name);
+		assert_int_equal(ev, lc->last);
+		assert_int_equal(w.jobs_from.ts_ns, lc->from < 0 ? 0 : snaps[lc->from].ts_ns);
+		assert_int_equal(w.jobs_to.ts_ns, lc->to < 0 ? 0 : snaps[lc->to].ts_ns);
+		if (lc->from >= 0) {
+			assert_int_equal(w.jobs_from.njobio, 1);
+			assert_ptr_not_equal(w.jobs_from.jobio, &j[lc->from]);
+			assert_int_equal(w.jobs_from.jobio[0].v.bytes, j[lc->from].v.bytes);
+		}
+		window_free(&w);
+		assert_null(w.jobs_from.jobio);
+		assert_null(w.jobs_to.jobio);
+		assert_null(w.lead.jobio);
+	}
 }
 
 static void test_hysteresis_one_burst(void **state)
@@ -324,7 +367,7 @@ int main(void)
 		cmocka_unit_test(test_window_render),
 		cmocka_unit_test(test_burst_bounds),
 		cmocka_unit_test(test_hysteresis_one_burst),
-		cmocka_unit_test(test_jobs_from),
+		cmocka_unit_test(test_jobs_lead_tail),
 		cmocka_unit_test(test_open_burst_ends_with_trace),
 		cmocka_unit_test(test_wall_clock_step),
 	};
