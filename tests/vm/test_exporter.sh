@@ -1,26 +1,18 @@
 # The exporter on a real checkpoint write: the Prometheus textfile is rewritten every interval and
 # a reader looping meanwhile never sees a partial file; the folded stacks and the SVG are written
 # at exit. test_exporter.host checks the files with promtool, node_exporter and xmllint. The
-# early exporter also serves them (--listen): a real Prometheus scrapes it and evaluates the
-# project's rules on what it reads, and /metrics is the textfile of the same tick.
+# early exporter also serves them (--listen): a real Prometheus (on the host) scrapes it and
+# evaluates the project's rules on what it reads, and /metrics is the textfile of the same tick.
 #% needs: prometheus
 nfsd_start >/dev/null || exit 1
 rxe_up || exit 1
 # an exporter started before any NFS mount (a node that mounts per job): it waits, then reports
 # the mounts that come; at a clean stop its textfile goes
 mkdir -p /tmp/early
-slotscope -q 0.3 --prom-file /tmp/early/e.prom --listen 127.0.0.1:9868 --prom-per-transport 2>/tmp/early.err &
+# on every address: the host's Prometheus (tools/vm/run) scrapes it through the forward to eth0
+slotscope -q 0.3 --prom-file /tmp/early/e.prom --listen :9868 --prom-per-transport 2>/tmp/early.err &
 early=$!
-cat >/tmp/prom.yml <<EOF
-global: { scrape_interval: 1s, evaluation_interval: 1s }
-rule_files: [ /src/tools/prometheus/slotscope.rules.yml ]
-scrape_configs:
-  - job_name: slotscope
-    static_configs: [ { targets: [ "127.0.0.1:9868" ] } ]
-EOF
-prometheus --config.file=/tmp/prom.yml --storage.tsdb.path=/tmp/tsdb --web.listen-address=127.0.0.1:9090 \
-	>/tmp/prom.log 2>&1 &
-prom=$!
+[ -n "${PROM_URL:-}" ] || { echo "FAIL no PROM_URL: run by tools/vm/run (#% needs: prometheus)"; exit 1; }
 sleep 1
 mount_tcp /mnt/t 3 16 || exit 1
 mount_rdma /mnt/r 3 || exit 1
@@ -63,7 +55,7 @@ check_eq "early exporter: RDMA transport named with its port" \
 	"$(grep -c '^slotscope_transport_info{.*proto="rdma".*rdma_device="rxe0",port="1"' /tmp/e.prom)" 1
 
 # what Prometheus read of the early exporter, and the rules it evaluated on it
-pq() { busybox wget -qO- "http://127.0.0.1:9090/api/v1/query?query=$1" | jq -r "$2"; }
+pq() { busybox wget -qO- "$PROM_URL/api/v1/query?query=$1" | jq -r "$2"; }
 i=0
 until [ "$(pq 'slotscope_tracing' '.data.result[0].value[1]' 2>/dev/null)" = 1 ] || [ $i -ge 60 ]; do sleep 1; i=$((i + 1)); done
 sleep 3
@@ -76,8 +68,7 @@ check_eq "Prometheus: the TCP mount's WRITEs scraped = the textfile's" \
 check_gt "Prometheus: a recording rule over the scrapes (slotscope:slot_full_ratio:rate5m series)" \
 	"$(pq 'slotscope%3Aslot_full_ratio%3Arate5m' '.data.result | length')" 0
 check_eq "Prometheus: every rule evaluated without error" \
-	"$(busybox wget -qO- http://127.0.0.1:9090/api/v1/rules | jq '[.data.groups[].rules[] | select(.health != "ok")] | length')" 0
-kill $prom
+	"$(busybox wget -qO- $PROM_URL/api/v1/rules | jq '[.data.groups[].rules[] | select(.health != "ok")] | length')" 0
 # /metrics is the textfile of the same tick: a scrape between two equal reads of the file
 same=0
 for _ in 1 2 3 4 5; do
