@@ -15,6 +15,7 @@ static struct run_opts env = {
 	.procfs_root = "/",
 	.sysfs_root = "/",
 	.win = { .threshold_Bps = 10e6, .restore_threshold_Bps = 10e6, .quiet_intervals = 2 },
+	.prom_max_series = PROM_MAX_SERIES_DEFAULT,
 };
 static bool have_interval;
 
@@ -40,7 +41,8 @@ static const char args_doc[] = "[INTERVAL [COUNT]]";
 enum { OPT_PROCFS = 1000, OPT_SYSFS, OPT_NO_RDMA, OPT_CKPT_MBPS, OPT_CKPT_QUIET, OPT_PROM,
        OPT_FOLDED, OPT_SVG, OPT_USER, OPT_MAX_INFLIGHT, OPT_PROM_DETAIL, OPT_PROM_KEEP,
        OPT_MOUNTS_OF, OPT_RESTORE_MBPS, OPT_NO_JOBS, OPT_RUN_UNTRACED, OPT_PROM_ROLLUP,
-       OPT_PROM_INCLUDE, OPT_PROM_EXCLUDE, OPT_BTF, OPT_MAKE_BTF, OPT_LISTEN, OPT_PROM_PER_XPRT };
+       OPT_PROM_INCLUDE, OPT_PROM_EXCLUDE, OPT_BTF, OPT_MAKE_BTF, OPT_LISTEN, OPT_PROM_PER_XPRT,
+       OPT_PROM_MAX_SERIES };
 
 static bool make_btf, per_transport;
 
@@ -78,6 +80,9 @@ static const struct argp_option options[] = {
 	{ "prom-per-transport", OPT_PROM_PER_XPRT, NULL, 0,
 	  "With --listen: a transport's series (labels server, proto, xprt) rather than a mount's, "
 	  "--listen's default", 0 },
+	{ "prom-max-series", OPT_PROM_MAX_SERIES, "N", 0,
+	  "Textfile and /metrics: at most N series; past it, the mounts seen last are left out "
+	  "(default 5000; 0: no cap)", 0 },
 	{ "prom-mount-include", OPT_PROM_INCLUDE, "GLOB", 0,
 	  "Textfile: only mounts whose mount point matches GLOB (fnmatch; repeatable)", 0 },
 	{ "prom-mount-exclude", OPT_PROM_EXCLUDE, "GLOB", 0,
@@ -249,6 +254,12 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_SVG:
 		env.svg_file = arg;
+		break;
+	case OPT_PROM_MAX_SERIES:
+		if (parse_num(arg, 0, 10000000, &v) || v != (double)(size_t)v)
+			argp_error(state, "invalid --prom-max-series '%s': give a whole number from 0 (no cap) "
+				   "to 10000000", arg);
+		env.prom_max_series = (size_t)v;
 		break;
 	case OPT_MAX_INFLIGHT:
 		if (parse_num(arg, 1, 1 << 22, &v) || v != (unsigned int)v)

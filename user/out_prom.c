@@ -551,6 +551,9 @@ int out_prom(FILE *f, const struct prom_input *in)
 		       "Times a transport's slots in use disagreed with the kernel's own count (num_reqs) and were set to it.");
 		fprintf(f, "slotscope_level_corrections_total %llu\n",
 			(unsigned long long)in->cum->counters[CNT_LEVEL_CORRECTIONS]);
+		family(f, "exposition_mounts_left_out", "gauge",
+		       "Mounts this exposition leaves out to stay within its series cap (--prom-max-series).");
+		fprintf(f, "slotscope_exposition_mounts_left_out %zu\n", in->mounts_capped);
 	}
 	family(f, "last_update_timestamp_seconds", "gauge", "When this file was written.");
 	fprintf(f, "slotscope_last_update_timestamp_seconds %.3f\n", in->now_wall);

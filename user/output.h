@@ -24,6 +24,7 @@ struct prom_input {
 	double now_wall;
 	bool detail;			/* --prom-detail: every op, stage and wait kind; RDMA hw counters */
 	bool rollup;			/* --prom-rollup: cum->rows instead of its transports */
+	size_t mounts_capped;		/* mounts the series cap left out of cum (prom_cap.h) */
 	const char *version, *kernel;
 };
 

@@ -97,21 +97,7 @@ struct rendered {
 	size_t len;
 };
 
-static int render(const struct prom_input *in, struct rendered *r)
-{
-	FILE *f = open_memstream(&r->buf, &r->len);
-	bool ok = f && !out_prom_fn(f, in) && !ferror(f);
-
-	if (f && fclose(f))
-		ok = false;
-	if (!ok) {
-		free(r->buf);
-		*r = (struct rendered){ 0 };
-	}
-	return ok ? 0 : -ENOMEM;
-}
-
-/* outfile_write's writer of what render() made; a short write shows in ferror() */
+/* outfile_write's writer of what prom_cap_render() made; a short write shows in ferror() */
 static int put_rendered(FILE *f, const void *arg)
 {
 	const struct rendered *r = arg;
@@ -128,13 +114,20 @@ void outputs_prom(struct run *s, const struct view *totals, const struct view *i
 				 .version = SLOTSCOPE_VERSION,
 				 .kernel = s->kernel };
 	struct rendered r = { 0 };
-	bool made = s->http && !render(&in, &r);
+	size_t was = s->cap.left_out;
+	bool made = !prom_cap_render(&s->cap, &in, &r.buf, &r.len);
 	int err;
 
+	if (s->cap.left_out && !was && !s->cap.said) {
+		pr_warn("the exposition is over --prom-max-series %zu: %zu mount%s left out, the last seen "
+			"(slotscope_exposition_mounts_left_out); raise it, or --prom-rollup, or "
+			"--prom-mount-exclude\n", s->cap.max, s->cap.left_out, s->cap.left_out > 1 ? "s" : "");
+		s->cap.said = true;
+	}
 	if (s->http && (!made || http_publish(s->http, r.buf, r.len, totals != NULL)))
 		pr_debug("out of memory: /metrics keeps the last exposition\n");
-	err = !s->o.prom_file ? 0 : made ? outfile_write(&s->out[OUT_PROM], put_rendered, &r) :
-	      outfile_write(&s->out[OUT_PROM], out_prom_fn, &in);
+	/* what was not made whole is not written: the last complete file stays */
+	err = !s->o.prom_file ? 0 : made ? outfile_write(&s->out[OUT_PROM], put_rendered, &r) : -ENOMEM;
 	free(r.buf);
 	if (!s->o.prom_file)
 		return;

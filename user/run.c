@@ -221,6 +221,7 @@ int run_new(struct run **out, const struct run_opts *o)
 		s->out[i].dirfd = s->out[i].lockfd = -1;
 	s->o = *o;
 	s->ledger.no_rows = !s->o.prom.rollup;
+	s->cap.max = s->o.prom_max_series;
 	linkmap_init(&s->links, s->o.procfs_root, s->o.sysfs_root);
 	if (!s->o.mounts_of)
 		s->o.mounts_of = "self";
@@ -330,6 +331,7 @@ void run_free(struct run *s)
 	heat_free(&s->heat);
 	cgroups_free(&s->cg);
 	ledger_free(&s->ledger);
+	prom_cap_free(&s->cap);
 	linkmap_free(&s->links);
 	outputs_close(s);
 	mounts_free(&s->mounts_now);

@@ -15,6 +15,8 @@
 enum exit_code { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 64, EXIT_NOPERM = 77 };
 
 #define MAX_MOUNT_FILTERS 16
+/* --prom-max-series's default (prom_cap.h) */
+#define PROM_MAX_SERIES_DEFAULT 5000
 
 struct run_opts {
 	double interval;	/* seconds between printed reports; 0 = only the summary */
@@ -32,6 +34,7 @@ struct run_opts {
 	bool prom_detail;	/* every op, stage and wait kind in the textfile */
 	bool prom_keep;		/* leave the textfile at exit (else it is removed) */
 	struct prom_mounts prom;	/* the textfile's mounts: filters, --prom-rollup */
+	size_t prom_max_series;	/* --prom-max-series: 0, none */
 	const char *folded_file;
 	const char *svg_file;
 	const char *user;

@@ -13,6 +13,7 @@
 #include "output.h"
 #include "prove.h"
 #include "rdma.h"
+#include "prom_cap.h"
 #include "run.h"
 #include "window.h"
 
@@ -42,6 +43,7 @@ struct run {
 	struct linkmap links;		/* each transport's link, asked of the kernel */
 	struct outfile out[OUTS];	/* by enum out_kind; dirfd -1 when not asked for */
 	struct http_server *http;	/* --listen; NULL when not asked for */
+	struct prom_cap cap;		/* --prom-max-series: the mounts shown, first seen first */
 	char kernel[65];		/* uname release, for slotscope_build_info */
 	struct heat_map heat;		/* for --svg */
 	struct cgroups cg;		/* cgroup v2 ids to paths, for the windows' jobs */

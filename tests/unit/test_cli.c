@@ -38,6 +38,9 @@ static void test_usage(void **state)
 	assert_non_null(strstr(err, "invalid --duration '-5'"));
 	assert_int_equal(run(-1, err, sizeof(err), "2", "x"), 64);
 	assert_non_null(strstr(err, "invalid COUNT 'x'"));
+	assert_int_equal(run(-1, err, sizeof(err), "--prom-max-series=1.5", NULL), 64);
+	assert_non_null(strstr(err, "invalid --prom-max-series '1.5'"));
+	assert_int_equal(run(-1, err, sizeof(err), "--prom-max-series=-1", NULL), 64);
 	assert_int_equal(run(-1, err, sizeof(err), "--ckpt-threshold", "fast"), 64);
 	assert_int_equal(run(-1, err, sizeof(err), "--bogus", NULL), 64);
 	assert_int_equal(run(-1, err, sizeof(err), "--version", NULL), 0);

@@ -32,4 +32,15 @@ echo "note rollup rows: $(grep -c '^slotscope_slot_acquires_total' /tmp/r.prom),
 check_gt "transport acquires (rollup run)" "$acq" 0
 check_eq "--prom-rollup: /mnt/a's row = the shared transport's acquires" "$(row /mnt/a)" "$acq"
 check_eq "--prom-rollup: no row for /mnt/b (its transport counts under /mnt/a)" "$(row /mnt/b)" ""
+# --prom-max-series below the node's own: both mounts left out whole (their ops, totals and the
+# transport), said once, and the node's series kept
+slotscope --prom-file /tmp/c.prom --prom-keep --prom-max-series 1 0.5 -- \
+	sh -c ". /src/tools/vm/lib.sh; writers /mnt/a/a 1 1; writers /mnt/b/b 1 1; sleep 1" >/dev/null 2>/tmp/c.err
+check_eq "--prom-max-series 1: exit status" $? 0
+check_ge "--prom-max-series 1: mounts left out" \
+	"$(awk '$1 == "slotscope_exposition_mounts_left_out" { print $2 }' /tmp/c.prom)" 2
+check_eq "--prom-max-series 1: no series of a mount or transport" \
+	"$(grep -v '^#' /tmp/c.prom | grep -cE 'mountpoint=|xprt=')" 0
+check_eq "--prom-max-series 1: the node's own kept" "$(grep -c '^slotscope_tracing 1$' /tmp/c.prom)" 1
+check_eq "--prom-max-series 1: said once" "$(grep -c 'over --prom-max-series 1:' /tmp/c.err)" 1
 exit $CHECK_FAILED

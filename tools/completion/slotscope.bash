@@ -34,7 +34,7 @@ _slotscope() {
 		mapfile -t COMPREPLY < <(compgen -W ":9868 127.0.0.1:9868" -- "$cur")
 		return ;;
 	-d | --duration | --ckpt-threshold | --restore-threshold | --ckpt-quiet | --max-inflight | \
-		--prom-mount-include | --prom-mount-exclude)
+		--prom-max-series | --prom-mount-include | --prom-mount-exclude)
 		return ;;
 	esac
 	if [[ $cur == -* ]]; then
