@@ -76,6 +76,8 @@ static void add_wait(struct wait_view *s, const struct wait_view *w)
 static void xprt_sum_add(struct xprt_sum *e, const struct view *iv, const struct xprt_view *x)
 {
 	e->last_s = iv->ts_s;
+	if (!e->active_s || x->n.acquires || x->n.sends || x->ops || x->in_use_shown)
+		e->active_s = iv->ts_s;
 	xprt_counts_add(&e->n, &x->n);
 	e->retrans += x->retrans;
 	e->ops += x->ops;
@@ -517,6 +519,8 @@ int ledger_view(const struct ledger *l, const struct view *iv, const struct moun
 		for (size_t j = 0; j < iv->nxprts; j++)
 			if (is_series(&t, &iv->xprts[j]))
 				xprt_sum_add(&t, iv, &iv->xprts[j]);
+		if (iv->ts_s - t.active_s > LEDGER_IDLE_S)
+			continue;
 		o = &out->xprts[out->nxprts++];
 		*o = *x;
 		put_sums(o, &t);

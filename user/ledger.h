@@ -21,12 +21,19 @@
  * the mount table has it, RPCs or none (an idle mount is not gone).
  */
 #define LEDGER_GONE_MAX 64
+/*
+ * A live transport that has taken no slot, sent nothing and held none for this long (the
+ * per-job mounts' transports the kernel keeps a while, a mount's spare nconnect ones) leaves the
+ * per-transport exposition; its next RPC brings it back, its counters where they were.
+ */
+#define LEDGER_IDLE_S 300
 
 /* a transport series (server, protocol, kernel id): its counters summed over intervals */
 struct xprt_sum {
 	char addr[ADDR_LEN];
 	__u32 ident, id;
 	double last_s;			/* end of the last interval it was in */
+	double active_s;		/* ...in which it took a slot, sent, or held one (or its first) */
 	struct xprt_counts n;
 	__u64 retrans;
 	__u64 ops, bytes_written, bytes_read;

@@ -347,11 +347,32 @@ static void test_ledger(void **state)
 	assert_int_equal(series(&out, 1, "10.0.0.2")->n.acquires, 4 + 4 + 1);
 	ledger_view_free(&out);
 	assert_int_equal(ledger_add(&l, &b->v, NULL), 0);
+	/*
+	 * idle (no slot taken, nothing sent or held) for LEDGER_IDLE_S: out of the exposition; its
+	 * next RPC brings it back with its counters where they were
+	 */
+	b->x[0].n.acquires = 0;
+	for (double t = 105; t <= 104 + LEDGER_IDLE_S + 1; t++) {
+		b->v.ts_s = t;
+		assert_int_equal(ledger_view(&l, &b->v, NULL, NULL, &out), 0);
+		if (t - 104 <= LEDGER_IDLE_S)
+			assert_non_null(series(&out, 1, "10.0.0.2"));
+		else
+			assert_null(series(&out, 1, "10.0.0.2"));
+		ledger_view_free(&out);
+		assert_int_equal(ledger_add(&l, &b->v, NULL), 0);
+	}
+	b->x[0].n.acquires = 2;
+	b->v.ts_s = 500;
+	assert_int_equal(ledger_view(&l, &b->v, NULL, NULL, &out), 0);
+	assert_int_equal(series(&out, 1, "10.0.0.2")->n.acquires, 4 + 4 + 1 + 2);
+	ledger_view_free(&out);
+	assert_int_equal(ledger_add(&l, &b->v, NULL), 0);
 	/* more series gone than are remembered: those gone longest are forgotten */
 	for (int i = 0; i < LEDGER_GONE_MAX + 5; i++) {
 		b->v.nxprts = 0;
 		add_xprt(b, 100 + i, "10.0.0.9", "/mnt/z");
-		b->v.ts_s = 200 + i;
+		b->v.ts_s = 600 + i;
 		assert_int_equal(ledger_add(&l, &b->v, NULL), 0);
 	}
 	assert_int_equal(l.nx, LEDGER_GONE_MAX + 1);
