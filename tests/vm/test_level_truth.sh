@@ -5,7 +5,8 @@
 # (xprt_request_init), a hand-off when xprt_free_slot() gives the request to the first task on
 # the backlog (__xprt_set_rq() to a task with none: the slot never becomes free, and the woken
 # task's own xprt_request_init, which may run much later, is not a take), a free when
-# xprt_free_slot() returns without one. The levels are rebuilt from that log by awk. (The truth
+# xprt_free_slot() returns without one, stamped at its entry (stamped at its return, a take of the
+# request just freed, on another CPU, came first now and then: 17 of 16). The levels are rebuilt from that log by awk. (The truth
 # before booked a hand-off at the woken task's xprt_request_init and judged it at xprt_release by
 # the backlog's length: a slot handed to a task that queued after that judgment read as a free
 # and a take as late as the woken task ran. Once in six runs on 6.12 it read 2.4 points of a full
@@ -21,14 +22,14 @@ kfunc:sunrpc:xprt_request_init {
 	if (@handed_to[args->task]) { delete(@handed_to[args->task]); }
 	else { printf("A %llu %u\n", nsecs, args->task->tk_xprt->id); }
 }
-kfunc:sunrpc:xprt_free_slot { @freeing[tid] = 1; }
+kfunc:sunrpc:xprt_free_slot { @freeing[tid] = nsecs; }
 kfunc:sunrpc:__xprt_set_rq /@freeing[tid] && args->task->tk_rqstp == 0/ {
 	@handed_to[args->task] = 1;
 	@handed[tid] = 1;
 	printf("H %llu %u\n", nsecs, args->task->tk_xprt->id);
 }
 kretfunc:sunrpc:xprt_free_slot {
-	if (!@handed[tid]) { printf("F %llu %u\n", nsecs, args->xprt->id); }
+	if (!@handed[tid]) { printf("F %llu %u\n", @freeing[tid], args->xprt->id); }
 	delete(@handed[tid]);
 	delete(@freeing[tid]);
 }
