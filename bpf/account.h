@@ -311,6 +311,8 @@ static __always_inline __u32 account_acquire(struct xprt_stats *x, enum acq_trac
 					return xprt_level_bucket(x, lvl + 1 > 0 ? lvl + 1 : 1, x->limit);
 				}
 			}
+			/* four swaps lost: the word is busy; the take counts as before (a plain take's
+			 * level_cap() takes an excess off) */
 		}
 	} else if (x->ident == IDENT_RDMA && x->handing &&
 		   !(x->flags & (XF_LIMIT_ASSUMED | XF_LIMIT_INFERRED))) {
@@ -446,23 +448,23 @@ static __always_inline __u32 level_cap(struct xprt_stats *x, __u64 w, __u32 h, _
 				       __u64 now, __u32 e)
 {
 	__s32 lvl = OCC_LEVEL(w), cap = (__s32)num_reqs - (own ? 1 : 0);
-	__u32 d, dh;
+	__u32 d;
 
-	if (lvl <= cap || cap < 0)
-		return 0;
 	/*
-	 * Pending hand-offs go first; a level over num_reqs with none pending is a take counted
-	 * twice (or a release missed), and the bound holds all the same. The compare-and-swap on
-	 * the hand-offs, even of none, proves no release was judged meanwhile.
+	 * Pending hand-offs only: a level over num_reqs with none pending may be a release that
+	 * skipped its hook, whose request's next use (its inflight entry still there) counts
+	 * nothing and so puts it right; taken off here, that use would leave the level one low.
 	 */
+	if (lvl <= cap || !h || cap < 0)
+		return 0;
 	d = (__u32)(lvl - cap);
-	dh = d > h ? h : d;
-	if (__sync_val_compare_and_swap(&x->handing, h, h - dh) != h)
+	if (d > h)
+		d = h;
+	if (__sync_val_compare_and_swap(&x->handing, h, h - d) != h)
 		return 0;
 	if (__sync_val_compare_and_swap(&x->occ, w, w - ((__u64)d << 32)) != w) {
 		/* the level moved meanwhile: the credits go back, the next take checks again */
-		if (dh)
-			__sync_fetch_and_add(&x->handing, dh);
+		__sync_fetch_and_add(&x->handing, d);
 		return 0;
 	}
 	slot_moved(x, w, -(int)d, now, e);
