@@ -151,6 +151,8 @@ bool window_finish(struct window *c, double now_wall, double now_mono)
 {
 	if (!c->active)
 		return false;
+	/* the trace's end is the window's: its jobs count to the caller's last snapshot */
+	snapshot_free(&c->jobs_to);
 	c->end_wall = now_wall;
 	c->end_mono = now_mono;
 	window_ended(c);
@@ -253,7 +255,12 @@ int window_jobs_track(struct window *c, enum window_event ev, const struct snaps
 	}
 	if (ev == WIN_ENDED || (c->active && c->quiet)) {
 		/* a quiet interval after the last busy one: its calls are the window's if any */
-		return moved ? keep_jobio(&c->jobs_to, cur) : 0;
+		err = moved ? keep_jobio(&c->jobs_to, cur) : 0;
+		if (ev != WIN_ENDED || err)
+			return err;
+		/* the next window counts from no earlier than where this one's count ends */
+		c->lead_n = 0;
+		return keep_jobio(&c->lead, cur);
 	}
 	if (c->active) {
 		snapshot_free(&c->jobs_to);
@@ -264,9 +271,12 @@ int window_jobs_track(struct window *c, enum window_event ev, const struct snaps
 			c->lead_n++;
 		return 0;
 	}
-	/* still for an interval: unless it moved since, the lead kept has cur's counts */
-	if (c->lead.ts_ns && !c->lead_n)
+	/* still for an interval: unless it moved since, the lead kept has cur's counts (and
+	 * takes cur's clock: the processes a window names are those seen since) */
+	if (c->lead.ts_ns && !c->lead_n) {
+		c->lead.ts_ns = cur->ts_ns;
 		return 0;
+	}
 	c->lead_n = 0;
 	return keep_jobio(&c->lead, cur);
 }

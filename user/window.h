@@ -96,7 +96,10 @@ void window_init(struct window *c, const struct window_opts *o, enum win_kind ki
 enum window_event window_step(struct window *c, const struct view *v, const struct snapshot *prev,
 			  const struct snapshot *cur, const struct link_sample *lprev,
 			  const struct link_sample *lcur, double now_wall);
-/* the trace ends at @now_wall: an open burst ends with it; true when there is one to report */
+/*
+ * the trace ends at @now_wall: an open burst ends with it, its jobs counted to the caller's last
+ * snapshot (c->last); true when there is one to report
+ */
 bool window_finish(struct window *c, double now_wall, double now_mono);
 /* link utilization (%) of a transport while it was saturated; -1 when never saturated or no rate */
 double window_sat_util(const struct window *c, __u64 key, double *secs);

@@ -235,6 +235,11 @@ static void test_jobs_lead_tail(void **state)
 		  { 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 500, 0 }, { 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 500, 0 },
 		  9, -1, WIN_NONE },
 		{ "a still tail: the last busy interval", 3, { 500, 0, 0 }, { 500, 0, 0 }, -1, -1, WIN_ENDED },
+		/* the first window counts to 3 (its tail's calls): the next one from there, not from 2 */
+		{ "back to back: from where the last one's count ended", 4, { 500, 0, 5, 500 },
+		  { 500, 0, 5, 500 }, 3, -1, WIN_STARTED },
+		{ "open at the end with a tail's calls (then finished: to the end)", 3, { 0, 500, 5 },
+		  { 0, 500, 5 }, 1, 3, WIN_NONE },
 	};
 	struct window_opts o = { .threshold_Bps = 100 * MB, .restore_threshold_Bps = 100 * MB,
 			       .quiet_intervals = 2, .no_jobs = true };
@@ -274,6 +279,11 @@ static void test_jobs_lead_tail(void **state)
 			assert_int_equal(w.jobs_from.njobio, 1);
 			assert_ptr_not_equal(w.jobs_from.jobio, &j[lc->from]);
 			assert_int_equal(w.jobs_from.jobio[0].v.bytes, j[lc->from].v.bytes);
+		}
+		/* the trace's end is an open window's: its jobs count to the caller's last snapshot */
+		if (w.active) {
+			assert_true(window_finish(&w, 2000, 100));
+			assert_int_equal(w.jobs_to.ts_ns, 0);
 		}
 		window_free(&w);
 		assert_null(w.jobs_from.jobio);
