@@ -89,7 +89,18 @@ static void test_cap(void **state)
 	add_mount(g, "/mnt/a", 0, 4);
 	add_mount(g, "/mnt/c", 20, 1);
 	add_mount(g, "/mnt/b", 10, 2);
+	/* b's transports shared with the new mount, which the model now puts them under: still b's */
+	for (size_t i = 0; i < g->v.nxprts; i++)
+		if (g->x[i].id == 10 || g->x[i].id == 11) {
+			g->x[i].prom_mount = "/mnt/0";
+			g->x[i].nmounts = 2;
+			g->x[i].mounts[0].mountpoint = "/mnt/0";
+			g->x[i].mounts[1].mountpoint = "/mnt/b";
+		}
 	exposed(&c, g, "", &s);
+	assert_int_equal(count_series(s, "", NULL), c.max);
+	assert_int_equal(count_series(s, "xprt=\"10\"", NULL), XPRT);
+	assert_int_equal(count_series(s, "xprt=\"30\"", NULL), 0);
 	assert_int_equal(count_series(s, "mountpoint=\"/mnt/a\"", "xprt="), MOUNT);
 	assert_int_equal(count_series(s, "mountpoint=\"/mnt/b\"", "xprt="), MOUNT);
 	assert_int_equal(count_series(s, "mountpoint=\"/mnt/0\"", NULL), 0);
