@@ -265,7 +265,8 @@ enum acq_track {
 static __always_inline __u32 account_acquire(struct xprt_stats *x, enum acq_track how, enum acq_via via,
 					     __u32 cap, __u64 now, __u32 e)
 {
-	bool handoff = via != ACQ_PLAIN;
+	bool handoff = via != ACQ_PLAIN, added = false;
+	__u64 w = 0;
 	__s32 level;
 
 	if (how == ACQ_UNTRACKED) {
@@ -293,26 +294,29 @@ static __always_inline __u32 account_acquire(struct xprt_stats *x, enum acq_trac
 		 */
 		if (cap) {
 			/*
-			 * The level read and the slot added as one compare-and-swap: a take
-			 * counted on another CPU in between (a plain one, from the free list,
-			 * while this hand-off runs) would otherwise take it past num_reqs (6.12,
-			 * tracepoints: a peak of 17 of 16 once in 36 runs).
+			 * The level read and the slot added as one compare-and-swap: a take counted
+			 * on another CPU in between would otherwise take it past num_reqs (6.12,
+			 * tracepoints: a peak of 17 of 16 once in 36 runs). One swap, not a loop:
+			 * a loop's copies took 7.2's verifier past its million instructions on
+			 * __xprt_set_rq's program; a lost swap reads the level once more and adds.
 			 */
-			for (int i = 0; i < 4; i++) {
-				__u64 w = x->occ;
-				__s32 lvl = OCC_LEVEL(w);
+			__u64 seen = x->occ;
+			__s32 lvl = OCC_LEVEL(seen);
 
+			if (lvl > 0 && (__u32)lvl >= cap) {
+				handing_take(x);
+				return xprt_level_bucket(x, lvl, x->limit);
+			}
+			if (__sync_val_compare_and_swap(&x->occ, seen, seen + (1ull << 32)) == seen) {
+				w = seen;
+				added = true;
+			} else {
+				lvl = OCC_LEVEL(x->occ);
 				if (lvl > 0 && (__u32)lvl >= cap) {
 					handing_take(x);
 					return xprt_level_bucket(x, lvl, x->limit);
 				}
-				if (__sync_val_compare_and_swap(&x->occ, w, w + (1ull << 32)) == w) {
-					slot_moved(x, w, 1, now, e);
-					return xprt_level_bucket(x, lvl + 1 > 0 ? lvl + 1 : 1, x->limit);
-				}
 			}
-			/* four swaps lost: the word is busy; the take counts as before (a plain take's
-			 * level_cap() takes an excess off) */
 		}
 	} else if (x->ident == IDENT_RDMA && x->handing &&
 		   !(x->flags & (XF_LIMIT_ASSUMED | XF_LIMIT_INFERRED))) {
@@ -325,13 +329,16 @@ static __always_inline __u32 account_acquire(struct xprt_stats *x, enum acq_trac
 		 * Not over TCP, whose plain takes at a full table are not all such (test_level_truth
 		 * moved 1.3 points), nor against an assumed pool, which only such a level corrects.
 		 */
-		__u64 w = x->occ;
-		__s32 lvl = OCC_LEVEL(w);
+		__u64 word = x->occ;
+		__s32 lvl = OCC_LEVEL(word);
 
-		if (OCC_LIMIT(w) && lvl >= (__s32)OCC_LIMIT(w) && handing_take(x))
-			return xprt_level_bucket(x, lvl, OCC_LIMIT(w));
+		if (OCC_LIMIT(word) && lvl >= (__s32)OCC_LIMIT(word) && handing_take(x))
+			return xprt_level_bucket(x, lvl, OCC_LIMIT(word));
 	}
-	level = slot_change(x, 1, now, e);
+	/* one copy of the level's move (the verifier walks each copy): the swap's word, or the add's */
+	if (!added)
+		w = __sync_fetch_and_add(&x->occ, (__u64)1 << 32);
+	level = slot_moved(x, w, 1, now, e);
 	return xprt_level_bucket(x, level > 0 ? level : 1, x->limit);
 }
 
