@@ -114,11 +114,10 @@ void outputs_prom(struct run *s, const struct view *totals, const struct view *i
 				 .version = SLOTSCOPE_VERSION,
 				 .kernel = s->kernel };
 	struct rendered r = { 0 };
-	size_t was = s->cap.left_out;
 	bool made = !prom_cap_render(&s->cap, &in, &r.buf, &r.len);
 	int err;
 
-	if (s->cap.left_out && !was && !s->cap.said) {
+	if (s->cap.left_out && !s->cap.said) {
 		pr_warn("the exposition is over --prom-max-series %zu: %zu mount%s left out, the last seen "
 			"(slotscope_exposition_mounts_left_out); raise it, or --prom-rollup, or "
 			"--prom-mount-exclude\n", s->cap.max, s->cap.left_out, s->cap.left_out > 1 ? "s" : "");
