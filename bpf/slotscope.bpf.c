@@ -13,6 +13,7 @@
 #include <bpf/bpf_core_read.h>
 #include "slotscope.h"
 #include "account.h"
+#include "opcount.h"
 #include "waits.h"
 
 char LICENSE[] SEC("license") = "GPL";

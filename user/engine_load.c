@@ -9,7 +9,7 @@
 #include <sys/mman.h>
 #include <bpf/bpf.h>
 #include <linux/bpf.h>
-#include "account.h"
+#include "opcount.h"
 #include "btfmerge.h"
 #include "engine_int.h"
 #include "log.h"

@@ -11,6 +11,7 @@
 #include <linux/bpf.h>
 #include "btfmerge.h"
 #include "account.h"
+#include "opcount.h"
 #include "engine_int.h"
 #include "log.h"
 #include "util.h"

@@ -15,6 +15,7 @@
 #include <linux/types.h>
 #include <cmocka.h>
 #include "account.h"
+#include "opcount.h"
 
 static struct xprt_stats *new_xprt(__u32 ident, __u32 max_reqs, __u32 flags, __u64 now)
 {
