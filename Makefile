@@ -274,7 +274,12 @@ level-truth: all vm-image $(call vm_img,6.12)/initrd.cpio
 OLD_RUNS := tests/vm/test_old_kernel.sh@5.10
 # the core set on other NFS stacks: VAST Data's (KERNEL=vastnfs), no module BTF
 STACK_RUNS := tests/vm/stack_vastnfs.sh@vastnfs
-CORE_IMAGES := $(foreach k,default $(CORE_KERNELS) arm64 5.10,$(call vm_img,$(k))/initrd.cpio)
+# the RDMA backlog stall where the kernel has it: bookworm's 6.1.0-50 (6.1.176: a721035477fb, and
+# not yet "xprtrdma: Avoid 250 ms delay on backlog wakeup", 6.1.178); the VM suite's own run of
+# test_backlog_stall on the default kernel (6.1.192) shows none where it is fixed
+STALL_KERNEL := linux-image-6.1.0-50-amd64-unsigned
+STALL_RUNS := tests/vm/test_backlog_stall.sh@$(STALL_KERNEL)@STALL=1
+CORE_IMAGES := $(foreach k,default $(CORE_KERNELS) arm64 5.10 $(STALL_KERNEL),$(call vm_img,$(k))/initrd.cpio)
 # VAST's image builds on its own beside the rest (its stack's build is ~12 min of 2 cores; its
 # makefile runs make -j8), at the lowest priority so that it takes the VM lanes' idle time, not
 # the timing of their tests: only the stack tests, last, wait for it
@@ -317,7 +322,7 @@ test-run: test-early
 	$(Q){ t=$$(date +%s); nice -n 19 $(MAKE) --no-print-directory $(VAST_IMAGE) >$(O)/test-vast.log 2>&1; \
 		st=$$?; times >$(VAST_RC).times; echo "$$st $$(($$(date +%s) - t))" >$(VAST_RC); } &
 	$(Q)tests/run-tests.sh $(UNIT_BINS) $(filter-out $(VM_LATE),$(VM_TESTS)) @wait:$(LATE_RC):$(O)/test-late.log \
-		$(SAN_BINS) $(HOST_TESTS) $(VM_LATE) $(LEVEL_RUNS) $(filter-out $(TAIL_RUNS),$(CORE_RUNS)) \
+		$(SAN_BINS) $(HOST_TESTS) $(VM_LATE) $(LEVEL_RUNS) $(STALL_RUNS) $(filter-out $(TAIL_RUNS),$(CORE_RUNS)) \
 		@wait:$(VAST_RC):$(O)/test-vast.log $(STACK_RUNS) $(TAIL_RUNS)
 
 # Every VM test on each of KERNELS (default: 6.12 7; `default` is the default kernel); one closing line.

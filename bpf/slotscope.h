@@ -103,6 +103,13 @@ struct xprt_counts {
 	__u64 preattach_releases; /* releases of slots taken before attach: still warming up */
 	__u64 sends;		/* xprt->stat.sends (mountstats "sends") less sends_base */
 	__u64 connects;		/* xprt->stat.connect_count less connects_base: (re)connections */
+	/*
+	 * rpc_delay()s a task sat out while holding its request (WF_HELD): a slot held idle. The
+	 * backlog stall: after a hand-off from the backlog, call_reserveresult() still sees the
+	 * -ENOMEM of xprt_rdma_alloc_slot() and sleeps HZ >> 2 (a721035477fb) with the slot in hand.
+	 */
+	__u64 held_idle;
+	__u64 held_idle_ns;
 };
 #define XPRT_COUNTS	(sizeof(struct xprt_counts) / sizeof(__u64))
 
@@ -280,8 +287,10 @@ struct waiter {
 	__u64 start_ns;
 	__u64 task_start;	/* task->tk_start: tells a live task from a dead one at its address */
 	__u32 kind;
-	__u32 __pad;
+	__u32 flags;		/* WF_* */
 };
+/* a delay begun with the task's request (a slot) in hand: its time is a slot held idle */
+#define WF_HELD		1
 
 _Static_assert(sizeof(struct wait_hist) == 8 * (3 + LAT_BUCKETS), "wait_hist ABI");
 _Static_assert(sizeof(struct op_key) == 24, "op_key ABI");
@@ -306,7 +315,7 @@ struct cg_name {
 
 _Static_assert(sizeof(struct job_key) == 16 && sizeof(struct job_io) == 24 &&
 	       sizeof(struct job_task) == 16, "job ABI");
-_Static_assert(sizeof(struct xprt_stats) == 1776 + 3 * 8 * LEVEL_BUCKETS &&
+_Static_assert(sizeof(struct xprt_stats) == 1792 + 3 * 8 * LEVEL_BUCKETS &&
 	       __builtin_offsetof(struct xprt_stats, key) == sizeof(struct xprt_stats) - 8, "xprt_stats ABI");
 
 #endif

@@ -134,6 +134,9 @@ static __always_inline int FN(wait_begin)(struct rpc_task *task, struct rpc_wait
 	if (kind >= WAIT_KINDS)
 		return 0;
 	w.kind = kind;
+	/* whatever queued it (rpc_delay(), or the tracepoint's "delayq"), a delay with a request in hand */
+	if (kind == WAIT_DELAY && RD(task, tk_rqstp))
+		w.flags = WF_HELD;
 	w.start_ns = bpf_ktime_get_ns();
 	w.task_start = (__u64)RD(task, tk_start);
 	x = FN(get_xprt)(xprt, w.start_ns);

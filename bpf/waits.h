@@ -68,8 +68,13 @@ static __always_inline enum wait_step wait_close(const struct waiter *w, __u64 t
 /* a wait of @w that ended at @end, on its transport @x */
 static __always_inline void wait_account(struct xprt_stats *x, const struct waiter *w, __u64 end)
 {
-	if (w->kind < WAIT_KINDS && end > w->start_ns)
-		hist_add(&x->waits[w->kind], end - w->start_ns);
+	if (w->kind >= WAIT_KINDS || end <= w->start_ns)
+		return;
+	hist_add(&x->waits[w->kind], end - w->start_ns);
+	if (w->flags & WF_HELD) {
+		__sync_fetch_and_add(&x->n.held_idle, 1);
+		__sync_fetch_and_add(&x->n.held_idle_ns, end - w->start_ns);
+	}
 }
 
 /*

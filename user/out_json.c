@@ -60,6 +60,8 @@ static void verdict_json(struct jw *w, const struct xprt_view *x)
 	jw_str(w, "knob", d->cls == V_IDLE ? NULL : d->knob);
 	jw_dbl(w, "achieved_Bps", d->achieved_Bps);
 	jw_dbl(w, "ceiling_Bps", d->ceiling_Bps);
+	jw_dbl(w, "held_idle_share", d->held_idle_share);
+	jw_dbl(w, "stall_ceiling_Bps", d->stall_ceiling_Bps);
 	jw_dbl(w, "link_Bps", d->link_Bps);
 	jw_dbl(w, "full_pct", d->full_pct);
 	jw_dbl(w, "link_util_pct", d->link_util_pct);

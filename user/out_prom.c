@@ -188,6 +188,8 @@ GETTER(g_at_limit, x->at_limit_ns / 1e9)
 GETTER(g_busy, x->busy_ns / 1e9)
 GETTER(g_acquires, x->n.acquires)
 GETTER(g_handoffs, x->n.handoffs)
+GETTER(g_held, x->n.held_idle)
+GETTER(g_held_s, x->n.held_idle_ns / 1e9)
 GETTER(g_sends, x->n.sends)
 GETTER(g_connects, x->n.connects)
 GETTER(g_retrans, x->retrans)
@@ -209,6 +211,9 @@ static const struct {
 	{ "slot_busy_seconds_total", "Time with at least one slot in use.", g_busy, true },
 	{ "slot_acquires_total", "Slots taken, handoffs included.", g_acquires, true },
 	{ "slot_handoffs_total", "Slots handed from a release straight to a waiter.", g_handoffs, true },
+	{ "slot_idle_held_total", "Delays a task sat out holding its slot (the RDMA backlog stall).",
+	  g_held, true },
+	{ "slot_idle_held_seconds_total", "Slot-seconds held idle in those delays.", g_held_s, true },
 	{ "sends_total", "Successful RPC transmissions (mountstats sends).", g_sends, true },
 	{ "connects_total", "Transport (re)connections (mountstats connect_count).", g_connects, true },
 	{ "retransmissions_total", "Transmissions beyond an RPC's first, over its ops.", g_retrans, true },

@@ -64,6 +64,14 @@ static void classify(const struct view *v, const struct xprt_view *x, struct ver
 	 */
 	if (data_ops && data_rtt > 0)
 		d->ceiling_Bps = (double)x->limit * (data_bytes / data_ops) / (data_rtt / data_ops / 1e9);
+	/*
+	 * A slot held idle through a delay stretches its cycle from the RTT to the RTT and the
+	 * delay: the same Little's law with the idle time in the slots' busy time
+	 */
+	if (x->n.held_idle_ns && x->mean_in_use > 0 && x->span_ns > 0)
+		d->held_idle_share = (double)x->n.held_idle_ns / (x->mean_in_use * x->span_ns);
+	if (x->n.held_idle_ns && data_ops && data_rtt > 0)
+		d->stall_ceiling_Bps = (double)x->limit * data_bytes * 1e9 / (data_rtt + (double)x->n.held_idle_ns);
 	d->link_Bps = x->link.rate_gbps * 1e9 / 8;
 	d->link_util_pct = x->link.util_pct;
 	d->full_pct = x->full_pct;
@@ -96,6 +104,31 @@ static void classify(const struct view *v, const struct xprt_view *x, struct ver
 		snprintf(d->why, sizeof(d->why), "the link carries %.0f%% of its %s", d->link_util_pct,
 			 fmt_rate(c, sizeof(c), d->link_Bps, d->link_Bps));
 		snprintf(d->knob, sizeof(d->knob), "the network is the limit: a faster link or more ports");
+		return;
+	}
+	/*
+	 * A tenth of the slot-time in use held idle in delays: more slots or connections would
+	 * only hold more of them so (each handed-off slot waits its 250 ms); the kernel's fix does
+	 */
+	if (d->held_idle_share >= 0.1) {
+		const struct wait_view *dw = &x->waits[WAIT_DELAY];
+
+		d->cls = V_STALL;
+		snprintf(d->why, sizeof(d->why), "%llu delays held a slot idle (p50 %.0f ms): %.0f%% of "
+			 "the slot-time in use; all %u slots in use %.0f%% of the busy time; %s of ceiling %s "
+			 "with the delays, %s without", (unsigned long long)x->n.held_idle, dw->p50_ns / 1e6,
+			 100 * d->held_idle_share, x->limit, d->full_pct,
+			 fmt_rate(a, sizeof(a), d->achieved_Bps, d->achieved_Bps),
+			 d->stall_ceiling_Bps > 0 ? fmt_rate(b, sizeof(b), d->stall_ceiling_Bps, d->stall_ceiling_Bps) : "?",
+			 d->ceiling_Bps > 0 ? fmt_rate(c, sizeof(c), d->ceiling_Bps, d->ceiling_Bps) : "?");
+		if (x->ident == IDENT_RDMA)
+			snprintf(d->knob, sizeof(d->knob), "a kernel with \"xprtrdma: Avoid 250 ms delay on "
+				 "backlog wakeup\" (6.1.178, 6.12.97, 7.1); until then keep the backlog from "
+				 "forming: raise rdma_slot_table_entries (now %ld) or %s", t->rdma_slots, nc);
+		else
+			snprintf(d->knob, sizeof(d->knob), "tasks sit out rpc_delay() with a slot in hand (the "
+				 "kernel's retry after -ENOMEM, -ENOBUFS or a refused connection): look at "
+				 "the client's memory and the connection");
 		return;
 	}
 	/* the wait that takes the largest share of the ops' time names the limit */

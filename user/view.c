@@ -11,7 +11,7 @@
 const char *const wait_kind_names[WAIT_KINDS] = { "slot", "send", "session", "delay" };
 const char *const verdict_names[VERDICTS] = {
 	"idle", "client-bound", "slot-bound", "credit-bound", "session-slot-bound",
-	"connection-bound", "server-bound", "link-bound",
+	"connection-bound", "server-bound", "link-bound", "backlog-stall",
 };
 const char *const stage_names[STAGES] = { "queue", "rtt", "execute" };
 const char *const op_part_names[OP_PARTS] = { "slot-wait", "queue", "rtt", "other" };
@@ -45,7 +45,8 @@ const char *proto_name(__u32 ident)
 }
 
 const char *const xprt_count_names[XPRT_COUNTS] = {
-	"acquires", "handoffs", "releases", "preattach_releases", "sends", "connects",
+	"acquires", "handoffs", "releases", "preattach_releases", "sends", "connects", "held_idle",
+	"held_idle_ns",
 };
 
 /* the counts as the array they are: every member a __u64, in order */

@@ -165,7 +165,7 @@ struct what_if {
 
 /* What limits a transport's throughput, with the numbers behind it and the knob that moves it. */
 enum verdict_class {
-	V_IDLE, V_CLIENT, V_SLOT, V_CREDIT, V_SESSION, V_SEND, V_SERVER, V_LINK, VERDICTS
+	V_IDLE, V_CLIENT, V_SLOT, V_CREDIT, V_SESSION, V_SEND, V_SERVER, V_LINK, V_STALL, VERDICTS
 };
 
 struct verdict {
@@ -173,6 +173,12 @@ struct verdict {
 	double secs;			/* time the view covers */
 	double achieved_Bps;		/* READ + WRITE payload per second */
 	double ceiling_Bps;		/* Little's law: limit x bytes per op / mean RTT; 0 unknown */
+	/*
+	 * Slots held idle (rpc_delay() with a request in hand: the backlog stall): their share of
+	 * the slot-time in use, and the ceiling with that idle time in each slot's cycle (0: none)
+	 */
+	double held_idle_share;
+	double stall_ceiling_Bps;
 	double link_Bps;		/* link rate; 0 unknown */
 	double full_pct;		/* share of busy time with every slot in use */
 	double link_util_pct;

@@ -13,7 +13,7 @@
 #include "prom_cap.h"
 #include "promfix.h"
 
-#define XPRT 61
+#define XPRT 64
 #define MOUNT 41
 #define NODE 31
 

@@ -361,6 +361,7 @@ static const char *const summed[] = {
 	"slotscope_slots_in_use", "slotscope_slot_limit", "slotscope_backlog_tasks",
 	"slotscope_credits_granted", "slotscope_credits_in_use", "slotscope_slot_limit_seconds_total",
 	"slotscope_slot_busy_seconds_total", "slotscope_slot_acquires_total", "slotscope_slot_handoffs_total",
+	"slotscope_slot_idle_held_total", "slotscope_slot_idle_held_seconds_total",
 	"slotscope_sends_total", "slotscope_connects_total", "slotscope_retransmissions_total",
 	"slotscope_link_busy_bytes_total",
 };

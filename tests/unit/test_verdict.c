@@ -21,30 +21,38 @@ struct row {
 	bool v41, no_ops;
 	enum verdict_class want;
 	const char *knob;		/* a piece the knob must hold */
+	double held_ms;			/* delays sat out with a slot in hand, per op */
 };
 
 static const struct row rows[] = {
-	{ "nothing completed", IDENT_TCP, 0, 0, 0, 0, 0, 0, 0, 0, 0, false, true, V_IDLE, NULL },
-	{ "link at 90 %", IDENT_RDMA, 10, 2, 5, 0, 0, 90, 90, 0, 0, false, false, V_LINK, "faster link" },
+	{ "nothing completed", IDENT_TCP, 0, 0, 0, 0, 0, 0, 0, 0, 0, false, true, V_IDLE, NULL, 0 },
+	{ "link at 90 %", IDENT_RDMA, 10, 2, 5, 0, 0, 90, 90, 0, 0, false, false, V_LINK, "faster link", 0 },
 	{ "session-slot waits", IDENT_TCP, 10, 2, 0, 0, 5, 0, 0, 0, 0, true, false, V_SESSION,
-	  "max_session_slots (nfs module, now 64" },
+	  "max_session_slots (nfs module, now 64", 0 },
 	{ "TCP slots full", IDENT_TCP, 10, 2, 5, 0, 0, 60, 0, 0, 0, false, false, V_SLOT,
-	  "raise tcp_max_slot_table_entries (now 16)" },
+	  "raise tcp_max_slot_table_entries (now 16)", 0 },
 	{ "RDMA slots full", IDENT_RDMA, 10, 2, 5, 0, 0, 60, 10, 64, 10, false, false, V_SLOT,
-	  "raise rdma_slot_table_entries (now 128" },
+	  "raise rdma_slot_table_entries (now 128", 0 },
 	{ "NFSv4.1 slots full", IDENT_TCP, 10, 2, 5, 0, 0, 60, 0, 0, 0, true, false, V_SLOT,
-	  "tcp_max_slot_table_entries does not apply to NFSv4.1+" },
+	  "tcp_max_slot_table_entries does not apply to NFSv4.1+", 0 },
 	{ "slot waits, rarely full: not slot-bound", IDENT_TCP, 10, 8, 5, 0, 0, 10, 0, 0, 0, false, false,
-	  V_SERVER, "look at the server" },
+	  V_SERVER, "look at the server", 0 },
 	{ "RDMA credits all in use", IDENT_RDMA, 10, 2, 0, 5, 0, 0, 10, 64, 64, false, false, V_CREDIT,
-	  "grants 64 credits" },
+	  "grants 64 credits", 0 },
 	{ "RDMA send waits, credits to spare", IDENT_RDMA, 10, 2, 0, 5, 0, 0, 10, 64, 20, false, false,
-	  V_SEND, "spread them over more" },
-	{ "TCP send queue", IDENT_TCP, 10, 2, 0, 5, 0, 0, 0, 0, 0, false, false, V_SEND, "nconnect=N" },
+	  V_SEND, "spread them over more", 0 },
+	{ "TCP send queue", IDENT_TCP, 10, 2, 0, 5, 0, 0, 0, 0, 0, false, false, V_SEND, "nconnect=N", 0 },
 	{ "RTT is most of the time", IDENT_TCP, 10, 6, 0.5, 0, 0, 5, 0, 0, 0, false, false, V_SERVER,
-	  "the RTT (6.00 ms)" },
+	  "the RTT (6.00 ms)", 0 },
 	{ "neither waits nor RTT", IDENT_TCP, 10, 1, 0.5, 0, 0, 5, 0, 0, 0, false, false, V_CLIENT,
-	  "the writer itself" },
+	  "the writer itself", 0 },
+	{ "RDMA slots held idle after hand-offs", IDENT_RDMA, 10, 2, 5, 0, 0, 60, 10, 64, 10, false, false,
+	  V_STALL, "Avoid 250 ms delay on backlog wakeup", 30 },
+	{ "TCP slots held idle in delays", IDENT_TCP, 10, 2, 5, 0, 0, 60, 0, 0, 0, false, false,
+	  V_STALL, "rpc_delay() with a slot in hand", 30 },
+	/* a few such delays: under a tenth of the slot-time, the slots still name the limit */
+	{ "RDMA slots full, a delay now and then", IDENT_RDMA, 10, 2, 5, 0, 0, 60, 10, 64, 10, false, false,
+	  V_SLOT, "raise rdma_slot_table_entries", 1 },
 };
 
 /*
@@ -78,6 +86,10 @@ static int row_view(const struct row *w, struct model_out *m)
 	x->waits[WAIT_SLOT].count = w->slot_ms > 0 ? 100 : 0;
 	x->waits[WAIT_SEND].sum_ns = (__u64)(w->send_ms * 1e6 * 100);
 	x->waits[WAIT_SESSION].sum_ns = (__u64)(w->session_ms * 1e6 * 100);
+	x->n.held_idle = w->held_ms > 0 ? 100 : 0;
+	x->n.held_idle_ns = (__u64)(w->held_ms * 1e6 * 100);
+	x->waits[WAIT_DELAY].sum_ns = x->n.held_idle_ns;
+	x->waits[WAIT_DELAY].count = x->n.held_idle;
 	if (!w->no_ops)
 		fx_op(&b, 1, 2, 7, "WRITE", 100, (__u64)(w->exec_ms * 1e6),
 		      (__u64)(w->rtt_ms * 1e6))->bytes_sent = 100000000;
@@ -113,10 +125,34 @@ static void test_every_class(void **state)
 		assert_true(seen[c]);
 }
 
+/*
+ * The stall's numbers: the share of the slot-time in use held idle, and Little's law with each
+ * slot's cycle the RTT and its delay: 16 slots x 100 MB / (100 x 2 ms + 100 x 30 ms)
+ */
+static void test_stall_ceiling(void **state)
+{
+	const struct row *w = &rows[sizeof(rows) / sizeof(rows[0]) - 3];
+	struct model_out m;
+	struct xprt_view *x;
+	struct verdict d;
+
+	(void)state;
+	assert_int_equal(row_view(w, &m), 0);
+	x = &m.view.xprts[0];
+	d = x->verdict;
+	assert_int_equal(d.cls, V_STALL);
+	assert_true(fabs(d.stall_ceiling_Bps - 16 * 1e8 / 3.2) < 1);
+	assert_true(fabs(d.ceiling_Bps - 16 * 1e8 / 0.2) < 1);
+	assert_true(fabs(d.held_idle_share - 3e9 / (x->mean_in_use * x->span_ns)) < 1e-9);
+	assert_non_null(strstr(d.why, "100 delays held a slot idle"));
+	model_out_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_class),
+		cmocka_unit_test(test_stall_ceiling),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

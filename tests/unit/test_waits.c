@@ -135,10 +135,34 @@ static void test_account_edges(void **state)
 	assert_int_equal(h->max_ns, 1ull << 50);
 	assert_int_equal(h->count, n + 1);
 	assert_int_equal(h->sum_ns, sum + 5);
-	/* only the wait's own kind moves */
+	/* only the wait's own kind moves, and no delay without a request in hand is a slot held idle */
 	for (int k = 0; k < WAIT_KINDS; k++)
 		if (k != WAIT_DELAY)
 			assert_int_equal(x->waits[k].count, 0);
+	assert_int_equal(x->n.held_idle + x->n.held_idle_ns, 0);
+	free(x);
+}
+
+/*
+ * A delay sat out with a request in hand (the backlog stall): counted as a delay and as a slot
+ * held idle, both with its whole length; one that ends before it began adds to neither.
+ */
+static void test_held_idle(void **state)
+{
+	struct xprt_stats *x = calloc(1, sizeof(*x));
+	struct waiter held = { .start_ns = 1000, .kind = WAIT_DELAY, .flags = WF_HELD };
+	struct waiter bare = { .start_ns = 1000, .kind = WAIT_DELAY };
+
+	(void)state;
+	assert_non_null(x);
+	wait_account(x, &held, 1000 + 250000000);
+	wait_account(x, &bare, 1000 + 3000000);
+	wait_account(x, &held, 1000 + 251000000);
+	wait_account(x, &held, 999);
+	assert_int_equal(x->waits[WAIT_DELAY].count, 3);
+	assert_int_equal(x->waits[WAIT_DELAY].sum_ns, 504000000);
+	assert_int_equal(x->n.held_idle, 2);
+	assert_int_equal(x->n.held_idle_ns, 501000000);
 	free(x);
 }
 
@@ -206,6 +230,7 @@ int main(void)
 		cmocka_unit_test(test_close),
 		cmocka_unit_test(test_account),
 		cmocka_unit_test(test_account_edges),
+		cmocka_unit_test(test_held_idle),
 		cmocka_unit_test(test_send_wait),
 		cmocka_unit_test(test_queued),
 		cmocka_unit_test(test_waiting_counts),
