@@ -318,6 +318,18 @@ static __always_inline __u32 account_acquire(struct xprt_stats *x, enum acq_trac
 				}
 			}
 		}
+	} else if (cap && x->handing) {
+		/*
+		 * A plain take over TCP or UDP, its own request counted in @cap (num_reqs): a level
+		 * already at @cap counts it as a pending hand-off level_raise() put back, whose credit
+		 * it takes. level_cap() should have taken such a level down first, but its swap fails
+		 * when another CPU moved the level meanwhile, and the add then went one past the
+		 * kernel's count (6.12, tracepoints: a peak of 17 of 16, once in 80 runs).
+		 */
+		__s32 lvl = OCC_LEVEL(x->occ);
+
+		if (lvl > 0 && (__u32)lvl >= cap && handing_take(x))
+			return xprt_level_bucket(x, lvl, x->limit);
 	} else if (x->ident == IDENT_RDMA && x->handing &&
 		   !(x->flags & (XF_LIMIT_ASSUMED | XF_LIMIT_INFERRED))) {
 		/*

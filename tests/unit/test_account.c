@@ -755,6 +755,40 @@ static void test_level_cap(void **state)
 	free(x);
 }
 
+/*
+ * level_cap()'s swap lost to a change on another CPU: the plain take that follows finds the level
+ * already at num_reqs (its own request counted by a raise's pending credit) and takes that credit
+ * instead of adding: never one past the kernel's count (6.12, tracepoints: a peak of 17 of 16).
+ * With no credit pending it adds, as a level over num_reqs then says nothing of which count is off.
+ */
+static void test_plain_take_capped(void **state)
+{
+	struct xprt_stats *x = new_xprt(IDENT_TCP, 16, 0, 0);
+
+	(void)state;
+	for (int i = 0; i < 15; i++)
+		account_acquire(x, ACQ_NEW, ACQ_PLAIN, 16, 10, 1);
+	/* a hand-off's raise counts the 16th request, allocated but not yet announced */
+	assert_int_equal(level_raise(x, 16, 2, 20, 1), 1);
+	assert_int_equal(x->in_use, 16);
+	assert_int_equal(x->handing, 1);
+	/* the 16th's own take, its level_cap() lost (not called): at num_reqs, it takes the credit */
+	account_acquire(x, ACQ_NEW, ACQ_PLAIN, 16, 30, 1);
+	assert_int_equal(x->in_use, 16);
+	assert_int_equal(x->handing, 0);
+	assert_int_equal(x->peak, 16);
+	assert_int_equal(x->n.acquires, 16);
+	/* no credit: the take adds, whatever num_reqs says */
+	account_acquire(x, ACQ_NEW, ACQ_PLAIN, 16, 40, 1);
+	assert_int_equal(x->in_use, 17);
+	/* without num_reqs (RDMA: cap 0) nothing is judged */
+	x->handing = 1;
+	account_acquire(x, ACQ_NEW, ACQ_PLAIN, 0, 50, 1);
+	assert_int_equal(x->in_use, 18);
+	assert_int_equal(x->handing, 1);
+	free(x);
+}
+
 /* the procs whose call data leads to a superblock, and none that only share READ's letters */
 static void test_op_is_page_io(void **state)
 {
@@ -868,6 +902,7 @@ int main(void)
 		cmocka_unit_test(test_raise_then_freed_handoff),
 		cmocka_unit_test(test_level_raise_attach),
 		cmocka_unit_test(test_level_cap),
+		cmocka_unit_test(test_plain_take_capped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
