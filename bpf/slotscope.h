@@ -289,7 +289,10 @@ struct waiter {
 	__u32 kind;
 	__u32 flags;		/* WF_* */
 };
-/* a delay begun with the task's request (a slot) in hand: its time is a slot held idle */
+/*
+ * a delay begun with the task's request (a slot) in hand, its reply not in: its time is a slot
+ * held idle
+ */
 #define WF_HELD		1
 
 _Static_assert(sizeof(struct wait_hist) == 8 * (3 + LAT_BUCKETS), "wait_hist ABI");

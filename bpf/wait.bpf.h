@@ -134,9 +134,17 @@ static __always_inline int FN(wait_begin)(struct rpc_task *task, struct rpc_wait
 	if (kind >= WAIT_KINDS)
 		return 0;
 	w.kind = kind;
-	/* whatever queued it (rpc_delay(), or the tracepoint's "delayq"), a delay with a request in hand */
-	if (kind == WAIT_DELAY && RD(task, tk_rqstp))
-		w.flags = WF_HELD;
+	/*
+	 * Whatever queued it (rpc_delay(), or the tracepoint's "delayq"), a delay with a request in
+	 * hand. Not one whose reply is in: an RPC's completion delaying its retry (NFSv3 JUKEBOX,
+	 * NFSv4 DELAY, from rpc_call_done), whose request rpc_exit_task() releases right after.
+	 */
+	if (kind == WAIT_DELAY) {
+		struct rpc_rqst *rq = RD(task, tk_rqstp);
+
+		if (rq && !RD(rq, rq_reply_bytes_recvd))
+			w.flags = WF_HELD;
+	}
 	w.start_ns = bpf_ktime_get_ns();
 	w.task_start = (__u64)RD(task, tk_start);
 	x = FN(get_xprt)(xprt, w.start_ns);

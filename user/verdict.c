@@ -107,8 +107,9 @@ static void classify(const struct view *v, const struct xprt_view *x, struct ver
 		return;
 	}
 	/*
-	 * A tenth of the slot-time in use held idle in delays: more slots or connections would
-	 * only hold more of them so (each handed-off slot waits its 250 ms); the kernel's fix does
+	 * A tenth of the slot-time in use held idle in delays: the slots are not short, they sit
+	 * idle. On RDMA each is the 250 ms after a hand-off from the backlog: the kernel's fix
+	 * removes it; until then, only keeping the backlog from forming (more slots) avoids it.
 	 */
 	if (d->held_idle_share >= 0.1) {
 		const struct wait_view *dw = &x->waits[WAIT_DELAY];
@@ -123,8 +124,9 @@ static void classify(const struct view *v, const struct xprt_view *x, struct ver
 			 d->ceiling_Bps > 0 ? fmt_rate(c, sizeof(c), d->ceiling_Bps, d->ceiling_Bps) : "?");
 		if (x->ident == IDENT_RDMA)
 			snprintf(d->knob, sizeof(d->knob), "a kernel with \"xprtrdma: Avoid 250 ms delay on "
-				 "backlog wakeup\" (6.1.178, 6.12.97, 7.1); until then keep the backlog from "
-				 "forming: raise rdma_slot_table_entries (now %ld) or %s", t->rdma_slots, nc);
+				 "backlog wakeup\" (6.1.178, 6.12.97, 7.1); until then raise "
+				 "rdma_slot_table_entries (now %ld), or nconnect (proto=rdma: ~6.9)",
+				 t->rdma_slots);
 		else
 			snprintf(d->knob, sizeof(d->knob), "tasks sit out rpc_delay() with a slot in hand (the "
 				 "kernel's retry after -ENOMEM, -ENOBUFS or a refused connection): look at "

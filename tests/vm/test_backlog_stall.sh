@@ -7,10 +7,14 @@
 # -ENOMEM: while the backlog is not empty, xprt_throttle_congested() queues the others with
 # -EAGAIN, so a backlog kept long stalls once per episode, and a burst a little larger than the
 # table (an O_DIRECT write of more RPCs than slots, as a checkpoint writer's) stalls at every one.
-# Both, on two transports in one trace: 96 writers on 128 slots (a long backlog), and 2 O_DIRECT
-# writers of 1 MiB writes in 64 KiB WRITEs on 8 slots. The truth is bpftrace's: each rpc_delay()
+# Both, on two transports in one trace: 96 writers on 128 slots (a long backlog), and an O_DIRECT
+# writer of 1 MiB writes in 64 KiB WRITEs on 8 slots (each write's 9th WRITE finds the pool empty
+# with no backlog: two such writers kept it from emptying between writes, and stalled at half of
+# them, 6 to 11 of 12). The truth is bpftrace's: each rpc_delay()
 # entered with a request in hand until the delayed task runs __rpc_atrun(), and whether a
-# hand-off from the backlog (__xprt_set_rq() to a task with none) came before it. Per transport,
+# hand-off from the backlog (__xprt_set_rq() to a task with none) came before it; a delay whose
+# request has its reply in (an RPC's completion delaying its retry, released right after) holds
+# no slot. Per transport,
 # slotscope's held_idle must equal its count and held_idle_ns its sum (within 1 %); its verdict
 # names the stall exactly when a tenth of the slot-time in use was held so. STALL=1: the kernel has
 # the stall (the burst's transport must show it and be named backlog-stall); STALL=0: it has the
@@ -27,7 +31,7 @@ mkdir -p /mnt/b/d || exit 1
 cat >/tmp/truth.bt <<'BT'
 BEGIN { printf("READY\n"); }
 kfunc:sunrpc:__xprt_set_rq /args->task->tk_rqstp == 0/ { @handed[args->task] = 1; }
-kfunc:sunrpc:rpc_delay /args->task->tk_rqstp/ {
+kfunc:sunrpc:rpc_delay /args->task->tk_rqstp != 0 && args->task->tk_rqstp->rq_reply_bytes_recvd == 0/ {
 	@start[args->task] = nsecs;
 	@after_handoff[args->task] = @handed[args->task];
 }
@@ -44,7 +48,12 @@ bt=$!
 i=0
 until grep -q READY /tmp/bt.out || [ $i -ge 240 ]; do sleep 0.5; i=$((i + 1)); done
 grep -q READY /tmp/bt.out || { echo "FAIL bpftrace did not attach:"; cat /tmp/bt.out; exit 1; }
-slotscope --json -- sh -c ". /src/tools/vm/lib.sh; writers /mnt/r/c 96 1 && writers /mnt/b/d 2 6 direct; sleep 1" \
+# LONG=0: the bursts alone (on 6.1.176 the long backlog's 96 writers lost the wire to the server,
+# virtio-net's transmit queue stuck for minutes, in 2 runs of 5 beside another VM: the kernel's
+# soft-RoCE, not what is counted here)
+long="writers /mnt/r/c 96 1 &&"
+[ "${LONG:-1}" = 1 ] || long=
+slotscope --json -- sh -c ". /src/tools/vm/lib.sh; $long writers /mnt/b/d 1 8 direct; sleep 1" \
 	>/tmp/s.json || exit 1
 stop_tracer $bt || echo "note bpftrace ignored SIGINT and SIGTERM for 40 s: killed"
 check_eq "no events lost by bpftrace" "$(grep -c 'Lost' /tmp/bt.out)" 0
@@ -90,7 +99,7 @@ held_stall() {
 		check_eq "$1: the kernel did not stall (truth)" "$t_n" 0
 	fi
 }
-held_stall "long backlog (128 slots, 96 writers)" 192.168.100.1 0
-held_stall "bursts (8 slots, 2 O_DIRECT writers)" 192.168.100.3 1
+[ -z "$long" ] || held_stall "long backlog (128 slots, 96 writers)" 192.168.100.1 0
+held_stall "bursts (8 slots, an O_DIRECT writer)" 192.168.100.3 1
 [ "$CHECK_FAILED" = 0 ] || cp /tmp/bt.out /tmp/s.json /out/ 2>/dev/null
 exit $CHECK_FAILED
