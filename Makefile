@@ -278,7 +278,7 @@ STACK_RUNS := tests/vm/stack_vastnfs.sh@vastnfs
 # not yet "xprtrdma: Avoid 250 ms delay on backlog wakeup", 6.1.178); the VM suite's own run of
 # test_backlog_stall on the default kernel (6.1.192) shows none where it is fixed
 STALL_KERNEL := linux-image-6.1.0-50-amd64-unsigned
-STALL_RUNS := tests/vm/test_backlog_stall.sh@$(STALL_KERNEL)@STALL=1
+STALL_RUNS := tests/vm/test_backlog_stall.sh@$(STALL_KERNEL)@STALL=1@LONG=0
 CORE_IMAGES := $(foreach k,default $(CORE_KERNELS) arm64 5.10 $(STALL_KERNEL),$(call vm_img,$(k))/initrd.cpio)
 # VAST's image builds on its own beside the rest (its stack's build is ~12 min of 2 cores; its
 # makefile runs make -j8), at the lowest priority so that it takes the VM lanes' idle time, not
@@ -392,6 +392,38 @@ bench: all $(foreach k,$(BENCH_KERNELS),$(call vm_img,$(k))/initrd.cpio)
 	done
 	$(Q)cp $(O)/bench.txt bench/rounds.txt
 	$(Q)$(MAKE) --no-print-directory bench-report
+# Instructions per RPC, counted by qemu's TCG plugin interface (bench/insncount.c, built against
+# the plugin header of Debian's qemu source: bench/qemu-header.sh) in a guest whose vCPUs run one
+# at a time: bench/insn.sh ROUNDS rounds (default 3) on each of BENCH_KERNELS, bench/insn.awk per
+# write, bench/insn-rounds.txt and bench/INSN.md (~15 minutes per kernel under TCG)
+.PHONY: bench-insn
+$(O)/qemu-plugin/qemu-plugin.h: bench/qemu-header.sh
+	$(Q)bench/qemu-header.sh $(O)/qemu-plugin
+$(O)/insncount.so: bench/insncount.c $(O)/qemu-plugin/qemu-plugin.h
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O2 -Wall -Wextra -shared -fPIC -I$(O)/qemu-plugin $< -o $@
+$(O)/insnmark: bench/insnmark.S
+	$(call msg,AS,$@)
+	$(Q)$(CC) -nostdlib -static $< -o $@
+INSN_REL = $(patsubst $(CURDIR)/%,%,$(abspath $(O)))
+bench-insn: all $(O)/insncount.so $(O)/insnmark $(foreach k,$(BENCH_KERNELS),$(call vm_img,$(k))/initrd.cpio)
+	$(Q)rm -f $(O)/insn.txt
+	$(Q)for k in $(BENCH_KERNELS); do \
+	  kk=$$([ $$k = default ] || echo $$k); img=$$([ -z "$$kk" ] && echo $(O)/vm || echo $(O)/vm/k/$$k); \
+	  KERNEL=$$kk SLOTSCOPE_NO_MAKE=1 VM_TIMEOUT=5400 VM_QUIET=1 O=$(O) \
+	    VM_PLUGIN=$(abspath $(O))/insncount.so,out=$(abspath $(O))/insn-$$k.out \
+	    tools/vm/run bench/insn.sh $(or $(ROUNDS),3) /src/$(INSN_REL)/insnmark || \
+	    { echo "make bench-insn failed on $$k:"; grep -ah 'BENCH-FAIL' $$img/runs/insn/console.log | tr -d '\r'; \
+	      echo "(the console: $$img/runs/insn/console.log)"; exit 1; }; \
+	  grep -ah '^\(RANGE\|INSN\|WAITS\) ' $$img/runs/insn/console.log | tr -d '\r' >$(O)/insn-$$k.lines; \
+	  grep -h '^WAITS ' $(O)/insn-$$k.lines >>$(O)/insn.txt; \
+	  gawk -f bench/insn.awk $(O)/insn-$$k.lines $(O)/insn-$$k.out >>$(O)/insn.txt || exit 1; \
+	done
+	$(Q)cp $(O)/insn.txt bench/insn-rounds.txt
+	$(Q){ echo "# Instructions per RPC, counted"; echo; \
+	  echo "Reproduce: \`make bench-insn ROUNDS=$(or $(ROUNDS),3)\` ($$(date -u +%F), qemu $$(dpkg-query -W -f '$${Version}' qemu-system-x86) TCG, 2 vCPUs run one at a time, the insncount plugin)."; \
+	  echo; awk -f bench/insn-report.awk bench/insn-rounds.txt; echo; echo "Raw rounds: bench/insn-rounds.txt"; } >bench/INSN.md
+	$(Q)cat bench/INSN.md
 # An A/B of slotscope builds on the path every RPC takes, in one boot of KERNEL's image:
 # bench/ab.sh with BINS (binaries under the source tree, e.g. "build/ab/old build/slotscope"),
 # ROUNDS interleaved rounds (default 3); each program's median ns per run (bench/ab.awk).

@@ -1,0 +1,78 @@
+# bench/insn.sh ROUNDS MARK (in the VM, under the insncount TCG plugin: `make bench-insn`): the
+# guest instructions each tracer costs per RPC. Time under TCG moves 1.5-2x from round to round;
+# instructions are what the guest executed, whatever the host's speed.
+#
+# For NFSv3 over TCP and RDMA (bench/common.sh's mounts), ROUNDS rounds of: untraced, slotscope
+# in the function design and in the tracepoint design, the bpftrace script with the same probes,
+# and a one-map counter; each over two writes: "serial" (one writer, O_DIRECT 64 KiB writes, one
+# RPC in flight: nothing waits) and "waits" (96 writers x 1 MiB, fsync'd: the send queue and the
+# slot table are contended, so waits open and close). MARK (bench/insnmark.S) runs before and
+# after each write: the plugin reads its counts there. Lines:
+#   RANGE kernel mnt mode round addr size name   (each BPF program, trampoline and dispatcher loaded)
+#   INSN kernel mnt mode round write mark_from mark_to rpcs program_runs
+#   WAITS kernel mnt mode round waits handoffs   (slotscope's own count over both writes)
+# bench/insn.awk joins them with the plugin's output.
+ROUNDS=${1:-3}
+MARK=$2
+K=$(uname -r)
+[ -x "$MARK" ] || { echo "BENCH-FAIL no mark program at '$MARK'"; exit 1; }
+. /src/bench/common.sh
+marks=0
+mark() { "$MARK"; marks=$((marks + 1)); }
+# the BPF code loaded now, as the JIT laid it out: kallsyms' bpf_prog_<tag>_<name>,
+# bpf_trampoline_* and bpf_dispatcher_* symbols, each program's with the size bpftool gives for
+# its tag ("-" for the others: bench/insn.awk takes them to the next symbol, at most a page)
+ranges() {
+	bpftool prog show --json 2>/dev/null | jq -r '.[] | select(.bytes_jited != null) | "\(.tag) \(.bytes_jited)"' >/tmp/jited
+	grep -E ' (bpf_prog_|bpf_trampoline_|bpf_dispatcher_)' /proc/kallsyms | sort |
+		awk -v k="$K" -v m="$1" -v mode="$2" -v r="$3" '
+		FNR == NR { size[$1] = $2; next }
+		{
+			s = "-"
+			if ($3 ~ /^bpf_prog_/) { split($3, p, "_"); if (!(p[3] in size)) next; s = size[p[3]] }
+			print "RANGE", k, m, mode, r, $1, s, $3
+		}' /tmp/jited -
+}
+tracer() {	# MODE: starts it, prints its pid (nothing for none)
+	case $1 in
+	none) ;;
+	slotscope) slotscope_bg functions /tmp/insn.json --json ;;
+	slotscope-tp) slotscope_bg tracepoints /tmp/insn.json --json ;;
+	bpftrace) bpftrace /tmp/same.bt >/dev/null 2>&1 & wait_tracer 5 bpftrace ;;
+	counter) bpftrace -e 'tracepoint:sunrpc:xprt_transmit { @c = count(); }' >/dev/null 2>&1 &
+		wait_tracer 1 bpftrace ;;
+	esac
+}
+for m in /mnt/tcp /mnt/rdma; do
+	r=1
+	while [ $r -le "$ROUNDS" ]; do
+		for mode in none slotscope slotscope-tp bpftrace counter; do
+			rm -f /tmp/insn.json
+			pid=$(tracer $mode) || { echo "BENCH-FAIL $m $mode round $r: the tracer did not start"; exit 1; }
+			sleep 1
+			ranges $m $mode $r
+			for w in serial waits; do
+				r0=$(rpcs $m)
+				set -- $(bpfstat); c0=$2
+				from=$marks
+				mark
+				if [ $w = serial ]; then
+					dd if=/dev/zero of=$m/ckpt.serial bs=64k count=512 oflag=direct 2>/dev/null
+				else
+					writers $m 96 1 >/dev/null
+				fi
+				mark
+				r1=$(rpcs $m)
+				set -- $(bpfstat); c1=$2
+				echo "INSN $K $m $mode $r $w $from $((marks - 1)) $((r1 - r0)) $((c1 - c0))"
+				rm -f $m/ckpt.*
+				sync
+			done
+			[ -z "$pid" ] || stop "$pid" || exit 1
+			set -- $(waits /tmp/insn.json)
+			echo "WAITS $K $m $mode $r $1 $2"
+		done
+		r=$((r + 1))
+	done
+done
+umount /mnt/rdma /mnt/tcp
