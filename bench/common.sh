@@ -34,12 +34,12 @@ up() { cut -d' ' -f1 /proc/uptime; }
 progs_of() { cat /proc/$1/fdinfo/* 2>/dev/null | awk '$1 == "prog_id:" {print $2}' | sort -u | grep -c .; }
 # wait_tracer N NAME: the pid of the tracer NAME just started, once it holds N programs of its
 # own (not a count over every program loaded: the last tracer's may still be unloading). A tracer
-# that does not get there in 120 s (of uptime: bpftool and jq take time too) fails the bench.
+# that does not get there in TRACER_WAIT s (120; bench/insn.sh, its vCPUs one at a time under a plugin, 900) (of uptime: bpftool and jq take time too) fails the bench.
 wait_tracer() {
-	end=$(($(cut -d. -f1 /proc/uptime) + 120)) tp=
+	end=$(($(cut -d. -f1 /proc/uptime) + ${TRACER_WAIT:-120})) tp=
 	until [ -n "$tp" ] && [ "$(progs_of "$tp")" -ge "$1" ]; do
 		[ "$(cut -d. -f1 /proc/uptime)" -lt $end ] ||
-			{ echo "BENCH-FAIL tracer $2 did not load $1 programs of its own in 120 s" >&2; return 1; }
+			{ echo "BENCH-FAIL tracer $2 did not load $1 programs of its own in ${TRACER_WAIT:-120} s" >&2; return 1; }
 		tp=$(pidof "$2" | cut -d' ' -f1)
 		sleep 0.2
 	done

@@ -16,6 +16,8 @@ ROUNDS=${1:-3}
 MARK=$2
 K=$(uname -r)
 [ -x "$MARK" ] || { echo "BENCH-FAIL no mark program at '$MARK'"; exit 1; }
+# bpftrace's start (its LLVM) under one vCPU at a time and the plugin took over 120 s
+TRACER_WAIT=900
 . /src/bench/common.sh
 marks=0
 mark() { "$MARK"; marks=$((marks + 1)); }
@@ -24,7 +26,7 @@ mark() { "$MARK"; marks=$((marks + 1)); }
 # its tag ("-" for the others: bench/insn.awk takes them to the next symbol, at most a page)
 ranges() {
 	bpftool prog show --json 2>/dev/null | jq -r '.[] | select(.bytes_jited != null) | "\(.tag) \(.bytes_jited)"' >/tmp/jited
-	grep -E ' (bpf_prog_|bpf_trampoline_|bpf_dispatcher_)' /proc/kallsyms | sort |
+	grep -E ' (bpf_prog_|bpf_trampoline_|bpf_dispatcher_)[^ ]*[[:space:]]+\[bpf\]$' /proc/kallsyms | sort |
 		awk -v k="$K" -v m="$1" -v mode="$2" -v r="$3" '
 		FNR == NR { size[$1] = $2; next }
 		{
@@ -46,11 +48,12 @@ tracer() {	# MODE: starts it, prints its pid (nothing for none)
 for m in /mnt/tcp /mnt/rdma; do
 	r=1
 	while [ $r -le "$ROUNDS" ]; do
-		for mode in none slotscope slotscope-tp bpftrace counter; do
+		# not "mode": lib.sh's writers sets that one
+		for tr in none slotscope slotscope-tp bpftrace counter; do
 			rm -f /tmp/insn.json
-			pid=$(tracer $mode) || { echo "BENCH-FAIL $m $mode round $r: the tracer did not start"; exit 1; }
+			pid=$(tracer $tr) || { echo "BENCH-FAIL $m $tr round $r: the tracer did not start"; exit 1; }
 			sleep 1
-			ranges $m $mode $r
+			ranges $m $tr $r
 			for w in serial waits; do
 				r0=$(rpcs $m)
 				set -- $(bpfstat); c0=$2
@@ -64,13 +67,13 @@ for m in /mnt/tcp /mnt/rdma; do
 				mark
 				r1=$(rpcs $m)
 				set -- $(bpfstat); c1=$2
-				echo "INSN $K $m $mode $r $w $from $((marks - 1)) $((r1 - r0)) $((c1 - c0))"
+				echo "INSN $K $m $tr $r $w $from $((marks - 1)) $((r1 - r0)) $((c1 - c0))"
 				rm -f $m/ckpt.*
 				sync
 			done
 			[ -z "$pid" ] || stop "$pid" || exit 1
 			set -- $(waits /tmp/insn.json)
-			echo "WAITS $K $m $mode $r $1 $2"
+			echo "WAITS $K $m $tr $r $1 $2"
 		done
 		r=$((r + 1))
 	done
