@@ -14,16 +14,17 @@ static void flag(struct verdict *d, const char *msg)
 
 static void pathologies(const struct view *v, const struct xprt_view *x, struct verdict *d)
 {
-	const struct wait_view *dw = &x->waits[WAIT_DELAY];
 	char msg[200];
 
-	/* a721035477fb: after -ENOMEM from xprt_rdma_alloc_slot, call_reserveresult() sleeps HZ/4
-	 * although the woken task already has its slot */
-	if (x->ident == IDENT_RDMA && dw->count && x->waits[WAIT_SLOT].count &&
-	    dw->p50_ns > 180e6 && dw->p50_ns < 350e6) {
-		snprintf(msg, sizeof(msg), "%llu slot waits were followed by a ~250 ms rpc_delay "
+	/*
+	 * a721035477fb: after -ENOMEM from xprt_rdma_alloc_slot, call_reserveresult() sleeps HZ/4
+	 * although the woken task already has its slot: the held-idle count, not a guess from the
+	 * delays' median, says when (below the backlog-stall verdict's tenth too)
+	 */
+	if (x->ident == IDENT_RDMA && x->n.held_idle) {
+		snprintf(msg, sizeof(msg), "%llu delays held a slot idle, %.1f%% of the slot-time "
 			 "(a721035477fb; fixed by \"xprtrdma: Avoid 250 ms delay on backlog wakeup\")",
-			 (unsigned long long)dw->count);
+			 (unsigned long long)x->n.held_idle, 100 * d->held_idle_share);
 		flag(d, msg);
 	}
 	if (x->ident == IDENT_RDMA && x->cwnd && x->cwnd <= 1 && x->waits[WAIT_SEND].count) {
