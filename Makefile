@@ -51,7 +51,7 @@ CPPFLAGS += $(HAVE_SPEED_EX)
 # rebuilt in another directory links the same binary, build ID and all
 REPRO_FLAGS := -ffile-prefix-map=$(CURDIR)=.
 BPF_CFLAGS := -g -O2 -mcpu=v3 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) -I$(VMLINUX_DIR) -I. -Ibpf -MMD -MP \
-	$(REPRO_FLAGS)
+	$(REPRO_FLAGS) $(if $(BPF_PAD),-DSLOTSCOPE_PAD=$(BPF_PAD))
 # The release hardening, in the one compile the .deb and the RPM share: Debian's hardening=+all
 # (dpkg-buildflags) and RHEL's %optflags and %build_ldflags together (stack protector and clash
 # protection, FORTIFY, format checks, CET's IBT and shadow stack on x86, BTI and PAC on arm64,
@@ -84,7 +84,7 @@ VM_DEBS := qemu-system-x86 qemu-system-data cpio xz-utils zstd kmod gawk debian-
 TEST_DEBS := $(VM_DEBS) libcmocka-dev python3 libcap2-bin \
 	libxml2-utils libclang-rt-14-dev chromium systemd dpkg-dev debhelper lintian fakeroot rpm rpmlint kmod \
 	qemu-system-arm qemu-user-static gcc-aarch64-linux-gnu libc6-dev-arm64-cross libbpf-dev:arm64 libelf-dev:arm64 \
-	zlib1g-dev:arm64 libibverbs-dev:arm64 jq curl umoci runc python3-yaml
+	zlib1g-dev:arm64 libibverbs-dev:arm64 jq curl umoci runc python3-yaml debootstrap
 
 # install: PREFIX and DESTDIR as usual; the unit and the defaults where Debian keeps them
 PREFIX     ?= /usr
@@ -247,6 +247,9 @@ $(O)/vm/k/%/initrd.cpio: $(VM_IMAGE_DEPS) | deps-test
 	$(Q)tools/vm/build-image $(O)/vm '$*'
 # VAST's stack over the default kernel: built from ../shared/vendor (tools/vm/build-vastnfs)
 $(O)/vm/k/vastnfs/initrd.cpio: tools/vm/build-vastnfs
+# Debian 12 by debootstrap, systemd its PID 1, on the default kernel (tools/vm/build-sysroot)
+$(O)/vm/k/systemd/initrd.cpio: tools/vm/build-sysroot $(O)/vm/initrd.cpio | deps-test
+	$(Q)tools/vm/build-sysroot $(O)/vm
 # SCRIPT@KERNEL[@VAR=VAL] runs of tests/run-tests.sh; CORE_RUNS: the core tests on each
 # CORE_KERNELS, the tracepoint design with the fallback attach on the default kernel (raw_tp), and
 # the tracepoint design on 6.12 (tp_btf; the VM suite and test_fallback load it on the default
@@ -302,8 +305,9 @@ SAN_BINS := $(patsubst $(O)/%,$(O)/san/%,$(UNIT_BINS))
 # tests at a lower priority, and the tests that need it wait for it (@wait in run-tests.sh).
 NPROC := $(shell nproc 2>/dev/null || echo 2)
 LATE_RC := $(O)/test-late.rc
-# VM tests of the late build's artifacts (test_caps: the .deb's binary)
-VM_LATE := tests/vm/test_caps.sh
+# VM tests of the late build's artifacts (test_caps: the .deb's binary; deb_systemd: the .deb
+# installed, upgraded, removed and purged under Debian 12's own systemd, KERNEL=systemd)
+VM_LATE := tests/vm/test_caps.sh tests/vm/deb_systemd.sh@systemd
 test:
 	$(Q)t0=$$(date +%s); \
 	$(MAKE) --no-print-directory deps-test && \
@@ -312,7 +316,8 @@ test:
 	TEST_T0=$$t0 $(MAKE) --no-print-directory test-run
 .PHONY: test-early test-late test-build san-bins
 test-early: unit-test-bins all vm-image tools
-test-late: packages arm64 $(CORE_IMAGES) san-bins fuzzers image
+test-late: packages arm64 $(CORE_IMAGES) $(call vm_img,systemd)/initrd.cpio san-bins fuzzers image \
+	$(O)/insncount.so $(O)/insnmark
 test-build: test-early test-late $(VAST_IMAGE)
 san-bins:
 	$(Q)$(MAKE) --no-print-directory O=$(O)/san unit-test-bins $(SAN_FLAGS)

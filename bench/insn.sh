@@ -45,11 +45,13 @@ tracer() {	# MODE: starts it, prints its pid (nothing for none)
 		wait_tracer 1 bpftrace ;;
 	esac
 }
-for m in /mnt/tcp /mnt/rdma; do
+# INSN_MOUNTS, INSN_TRACERS (comma-separated): a part of the matrix (tests/host/test_insn_guard.sh:
+# slotscope's two designs over TCP)
+for m in $(echo "${INSN_MOUNTS:-/mnt/tcp,/mnt/rdma}" | tr , ' '); do
 	r=1
 	while [ $r -le "$ROUNDS" ]; do
 		# not "mode": lib.sh's writers sets that one
-		for tr in none slotscope slotscope-tp bpftrace counter; do
+		for tr in $(echo "${INSN_TRACERS:-none,slotscope,slotscope-tp,bpftrace,counter}" | tr , ' '); do
 			rm -f /tmp/insn.json
 			pid=$(tracer $tr) || { echo "BENCH-FAIL $m $tr round $r: the tracer did not start"; exit 1; }
 			sleep 1

@@ -133,6 +133,7 @@ static __always_inline int FN(handle_stats_latency)(struct rpc_task *task, __s64
 	__u64 now;
 
 	ARMED_OR_RETURN();
+	guard_pad();
 	if (!task)
 		return 0;
 	rqst = RD(task, tk_rqstp);

@@ -18,6 +18,24 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
+/*
+ * A deliberately heavier build for the instruction guard's own check (tests/host/test_insn_guard.sh
+ * must fail on it): `make BPF_PAD=N` runs 3N more instructions on every RPC's path. Every other
+ * build has no code from it.
+ */
+#ifdef SLOTSCOPE_PAD
+static __always_inline void guard_pad(void)
+{
+	volatile __u64 n = 0;
+
+#pragma unroll
+	for (int i = 0; i < SLOTSCOPE_PAD; i++)
+		n++;
+}
+#else
+static __always_inline void guard_pad(void) {}
+#endif
+
 #define RPC_CWNDSHIFT	8	/* include/linux/sunrpc/xprt.h */
 #define RPC_BC_PA_IN_USE 1	/* bit 0 of rpc_rqst->rq_bc_pa_state */
 
