@@ -75,6 +75,8 @@ static __always_inline int FN(file_io_count)(struct file *f, long ret, __u32 dir
 	__sync_fetch_and_add(&v->calls, 1);
 	if (jobio_stamp != epoch)
 		jobio_stamp = epoch;
+	/* the file's open context is this job's: its READs' and WRITEs' time count to it */
+	job_ctx_of(f, (void *)RD(f, private_data), k.cgid, k.dev, v->uid);
 	/*
 	 * Who did it: one lookup per call, an update only when it was not seen in the last 100 ms.
 	 * Not the coarse clock, which would read no clocksource: tracing programs may not call it

@@ -355,6 +355,8 @@ static long forget_client(struct bpf_map *map, struct op_key *k, struct op_stats
 #define ___fn(n, s)		___fn2(n, s)
 #define FN(n)			___fn(n, SFX)
 
+#include "jobtime.bpf.h"
+
 #define RD DIRECT_READ
 #define SFX btf
 #include "handlers.bpf.h"

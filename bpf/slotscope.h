@@ -20,6 +20,8 @@
 #define MAX_JOBTASKS	8192	/* processes seen doing NFS file I/O, least recent forgotten first */
 #define NFS_SUPER_MAGIC	0x6969
 #define MAX_FILE_CALLS	4096	/* threads inside NFS's write or read at once (kretprobe design) */
+#define MAX_CTX_JOBS	8192	/* NFS files open and written or read, least recently seen forgotten */
+#define MAX_CTX_PENDING	1024	/* files whose RPCs ended before their first write or read returned */
 
 #define ADDR_LEN	48
 #define PORT_LEN	8
@@ -269,10 +271,32 @@ struct job_key {
 	__u32 dir;		/* JOB_WRITE, JOB_READ */
 };
 
+/*
+ * A job's RPC time, by cause: the waits (WAIT_SLOT .. WAIT_DELAY, as they end), then the RPC's
+ * round trip and its whole life (rpc_stats_latency's rtt and execute), over the READs and WRITEs
+ * that carry its files' data (#46).
+ */
+enum { JC_RTT = WAIT_KINDS, JC_TOTAL, JOB_CAUSES };
+
 struct job_io {
 	__u64 bytes;
 	__u64 calls;
 	__u32 uid;		/* of the call that made the entry */
+	__u32 __pad;
+	__u64 rpcs;		/* READs or WRITEs of its data that ended */
+	__u64 ns[JOB_CAUSES];
+};
+
+/*
+ * An NFS open file (its struct nfs_open_context, which every READ and WRITE of its pages names,
+ * whoever issues them: the writer, its fsync, the flusher) -> the job that moved its bytes.
+ * @file: the file it was seen through, which the context names as its flock_owner, so that a
+ * context reused at the same address for another file is not taken for the old one.
+ */
+struct ctx_job {
+	__u64 cgid;
+	__u64 file;
+	__u32 dev;
 	__u32 __pad;
 };
 
@@ -316,8 +340,8 @@ struct cg_name {
 	char comp[CG_DEPTH][CG_COMP];
 };
 
-_Static_assert(sizeof(struct job_key) == 16 && sizeof(struct job_io) == 24 &&
-	       sizeof(struct job_task) == 16, "job ABI");
+_Static_assert(sizeof(struct job_key) == 16 && sizeof(struct job_io) == 32 + 8 * JOB_CAUSES &&
+	       sizeof(struct job_task) == 16 && sizeof(struct ctx_job) == 24, "job ABI");
 _Static_assert(sizeof(struct xprt_stats) == 1792 + 3 * 8 * LEVEL_BUCKETS &&
 	       __builtin_offsetof(struct xprt_stats, key) == sizeof(struct xprt_stats) - 8, "xprt_stats ABI");
 

@@ -13,17 +13,20 @@ static __always_inline void FN(waiter_drop)(__u64 key, __u32 kind)
 }
 
 /*
- * A wait of @w ended at @end on @xprt (the task's own transport, a trusted pointer), whose entry
- * the caller may have at hand (@x; NULL: looked up).
+ * A wait of @w of @task ended at @end on @xprt (the task's own transport, a trusted pointer),
+ * whose entry the caller may have at hand (@x; NULL: looked up); its time is also its job's if
+ * the task is a READ or WRITE (job_time()).
  */
-static __always_inline void FN(wait_done)(struct waiter *w, struct rpc_xprt *xprt, __u64 end,
-					  struct xprt_stats *x)
+static __always_inline void FN(wait_done)(struct rpc_task *task, struct waiter *w, struct rpc_xprt *xprt,
+					  __u64 end, struct xprt_stats *x)
 {
 	if (!x)
 		x = FN(get_xprt)(xprt, end);
 
 	if (x)
 		wait_account(x, w, end);
+	if (w->kind < WAIT_KINDS && end > w->start_ns)
+		job_time_of(task, w->kind, end - w->start_ns, 0, 2);
 }
 
 /* when the send-queue wait @w ended: wait_sent_at() of its request's last transmission */
@@ -54,7 +57,7 @@ static __always_inline void FN(wait_end)(struct rpc_task *task, struct rpc_rqst 
 	if (step == WAIT_GOES_ON)
 		return;
 	if (step == WAIT_ENDED)
-		FN(wait_done)(w, RD(task, tk_xprt), end, x);
+		FN(wait_done)(task, w, RD(task, tk_xprt), end, x);
 	FN(waiter_drop)(key, w->kind);
 }
 
@@ -156,7 +159,7 @@ static __always_inline int FN(wait_begin)(struct rpc_task *task, struct rpc_wait
 			__u64 sent = old->kind == WAIT_SEND ?
 				     FN(sent_at)(old, RD(task, tk_rqstp), w.start_ns) : 0;
 
-			FN(wait_done)(old, xprt, sent ? sent : w.start_ns, x);
+			FN(wait_done)(task, old, xprt, sent ? sent : w.start_ns, x);
 		}
 		waiting_move(nwaiting, old->kind, kind);
 		bpf_map_update_elem(&waiters, &key, &w, BPF_EXIST);
@@ -206,7 +209,7 @@ static __always_inline int FN(handle_task_wakeup)(struct rpc_task *task, struct 
 		return 0;
 	if (!now)
 		now = bpf_ktime_get_ns();
-	FN(wait_done)(w, xprt, now, NULL);
+	FN(wait_done)(task, w, xprt, now, NULL);
 	bpf_map_delete_elem(&waiters, &key);
 	return 0;
 }

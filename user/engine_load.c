@@ -271,6 +271,8 @@ static int load_once(struct engine *e)
 	       (size_t)e->op_slots * (size_t)e->ncpu * sizeof(struct op_counts) > OP_SLOTS_BUDGET))
 		e->op_slots >>= 1;
 	s->rodata->op_slots = e->op_slots;
+	/* no file I/O hook names a file's job under --no-jobs: no RPC's time is looked up for one */
+	s->rodata->jobs_timed = !e->o.no_jobs;
 	bpf_map__set_max_entries(s->maps.op_pcpu, e->op_slots ? e->op_slots : 1);
 	/*
 	 * The slots' values as last read, kept between ticks (add_pcpu()): mapped at their bound,
