@@ -465,7 +465,7 @@ static bool dev_in(const struct jobs_in *in, __u32 dev)
 	return false;
 }
 
-static const struct job_io *io_before(const struct snapshot *s, const struct job_key *k)
+const struct job_io *jobio_before(const struct snapshot *s, const struct job_key *k)
 {
 	for (size_t i = 0; i < s->njobio; i++)
 		if (!memcmp(&s->jobio[i].k, k, sizeof(*k)))
@@ -489,7 +489,7 @@ static struct win_job *job_of(struct win_jobs *w, const struct job_id *id)
 	return j;
 }
 
-static void id_of(const struct jobs_in *in, __u64 cgid, struct job_id *id)
+void job_id_of(const struct jobs_in *in, __u64 cgid, struct job_id *id)
 {
 	const char *path = in->cg ? cgroups_path(in->cg, cgid) : NULL;
 
@@ -513,7 +513,7 @@ static int by_bytes(const void *a, const void *b)
 	return strcmp(x->id.id, y->id.id);
 }
 
-static struct win_job *find_job(struct win_jobs *w, const struct job_id *id)
+struct win_job *win_job_find(struct win_jobs *w, const struct job_id *id)
 {
 	for (size_t i = 0; i < w->nj; i++)
 		if (!strcmp(w->j[i].id.kind, id->kind) && !strcmp(w->j[i].id.id, id->id))
@@ -529,7 +529,7 @@ int jobs_of_window(struct win_jobs *w, const struct jobs_in *in)
 	jobs_reset(w);
 	for (size_t i = 0; i < in->to->njobio; i++) {
 		const struct jobio_snap *e = &in->to->jobio[i];
-		const struct job_io *b = io_before(in->from, &e->k);
+		const struct job_io *b = jobio_before(in->from, &e->k);
 		uint64_t d = b ? delta_u64(e->v.bytes, b->bytes) : e->v.bytes;
 		struct job_id id;
 		struct win_job *j;
@@ -537,7 +537,7 @@ int jobs_of_window(struct win_jobs *w, const struct jobs_in *in)
 
 		if (e->k.dir != in->dir || !dev_in(in, e->k.dev) || !d)
 			continue;
-		id_of(in, e->k.cgid, &id);
+		job_id_of(in, e->k.cgid, &id);
 		j = job_of(w, &id);
 		if (!j || GROW(best, capbest, w->nj, 4)) {
 			free(best);
@@ -563,8 +563,8 @@ int jobs_of_window(struct win_jobs *w, const struct jobs_in *in)
 
 		if (in->tasks[t].last_ns < in->since_ns)
 			continue;
-		id_of(in, in->tasks[t].k.cgid, &id);
-		j = find_job(w, &id);
+		job_id_of(in, in->tasks[t].k.cgid, &id);
+		j = win_job_find(w, &id);
 		if (j)
 			j->nprocs++;
 	}

@@ -86,6 +86,14 @@ const char *cgroups_path(const struct cgroups *c, __u64 id);
 bool cgroups_gone(const struct cgroups *c, __u64 id);
 void cgroups_free(struct cgroups *c);
 
+/*
+ * Where a job's READ and WRITE time went (jobtime.c): the waits in the kernel's order (WAIT_SLOT
+ * .. WAIT_DELAY), the round trip, and the rest of the RPCs' time (encoding, the client's queues,
+ * the reply's handling).
+ */
+enum { JS_SLOT, JS_SEND, JS_SESSION, JS_DELAY, JS_RTT, JS_OTHER, JS_CAUSES };
+extern const char *const job_cause_names[JS_CAUSES];
+
 struct win_job {
 	struct job_id id;
 	uint32_t uid;			/* of the writer that made its first count */
@@ -93,6 +101,10 @@ struct win_job {
 	unsigned int nprocs;		/* processes seen doing its NFS I/O in the window */
 	uint64_t bytes;			/* through NFS on the window's mounts, in its direction */
 	double share;			/* of every job's bytes; < 0: none moved */
+	uint64_t rpcs;			/* its READs or WRITEs that ended in the window */
+	double rpc_s;			/* their time, summed over them */
+	double cause_rpc_s[JS_CAUSES];	/* rpc_s by cause */
+	double cause_s[JS_CAUSES];	/* the window's duration shared out as cause_rpc_s is */
 };
 
 struct win_jobs {
@@ -115,6 +127,12 @@ struct jobs_in {
 
 /* The window's jobs, largest first, with their shares; 0 or -ENOMEM. */
 int jobs_of_window(struct win_jobs *w, const struct jobs_in *in);
+/* the job of cgroup @cgid, named through @in's hierarchy ("unknown" when it cannot be) */
+void job_id_of(const struct jobs_in *in, __u64 cgid, struct job_id *id);
+/* @w's job @id; NULL: none */
+struct win_job *win_job_find(struct win_jobs *w, const struct job_id *id);
+/* @s's counts of @k; NULL: none */
+const struct job_io *jobio_before(const struct snapshot *s, const struct job_key *k);
 void jobs_reset(struct win_jobs *w);
 void jobs_free(struct win_jobs *w);
 

@@ -349,6 +349,16 @@ static void jobs_json(struct jw *w, const struct win_jobs *js)
 			jw_dbl(w, "share", j->share);
 		else
 			jw_null(w, "share");
+		jw_u64(w, "rpcs", j->rpcs);
+		jw_obj(w, "rpc_seconds");
+		jw_dbl(w, "total", j->rpc_s);
+		for (int c = 0; c < JS_CAUSES; c++)
+			jw_dbl(w, job_cause_names[c], j->cause_rpc_s[c]);
+		jw_end_obj(w);
+		jw_obj(w, "seconds");
+		for (int c = 0; c < JS_CAUSES; c++)
+			jw_dbl(w, job_cause_names[c], j->cause_s[c]);
+		jw_end_obj(w);
 		jw_end_obj(w);
 	}
 	jw_end_arr(w);

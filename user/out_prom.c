@@ -15,6 +15,7 @@
 #include "uhist.h"
 #include "utf8.h"
 #include "verdict.h"
+#include "out_prom_int.h"
 
 /*
  * Bucket sets as log2 exponents of nanoseconds: "le" 2^e ns holds BPF buckets 0 .. e-1 exactly,
@@ -26,12 +27,12 @@ static const unsigned char wait_le[] = { 14, 15, 16, 17, 18, 19, 20, 21, 22, 23,
 static const unsigned char op_le[] = { 15, 17, 19, 21, 23, 25, 27, 29, 31 };
 
 /* a label value: the name by name_next() (utf8.h), then the text format's \\ and \" */
-static void lv(FILE *f, const char *s)
+void prom_lv(FILE *f, const char *s)
 {
 	put_name_quoted(f, s);
 }
 
-static void family(FILE *f, const char *name, const char *type, const char *help)
+void prom_family(FILE *f, const char *name, const char *type, const char *help)
 {
 	fprintf(f, "# HELP slotscope_%s %s\n# TYPE slotscope_%s %s\n", name, help, name, type);
 }
@@ -62,7 +63,7 @@ static const char *le_of(unsigned int e)
 static void xlabels(FILE *f, const struct xprt_view *x)
 {
 	put_s(f, "server=\"");
-	lv(f, x->addr);
+	prom_lv(f, x->addr);
 	put_s(f, "\",proto=\"");
 	put_s(f, proto_name(x->ident));
 	put_s(f, "\",xprt=\"");
@@ -96,15 +97,15 @@ static void series_labels(FILE *f, const struct prom_input *in, size_t i)
 		return;
 	}
 	put_s(f, "mountpoint=\"");
-	lv(f, r->mountpoint ? r->mountpoint : "");
+	prom_lv(f, r->mountpoint ? r->mountpoint : "");
 	put_s(f, "\",server=\"");
-	lv(f, r->server);
+	prom_lv(f, r->server);
 	putc_unlocked('"', f);
 }
 
 /*
  * One histogram from log2 buckets: @les exponents, every one written, then +Inf, _sum, _count.
- * @labels is written as is after the family's own: the caller writes it with lv().
+ * @labels is written as is after the family's own: the caller writes it with prom_lv().
  */
 static void histogram(FILE *f, const char *name, void (*labels)(FILE *, const void *), const void *arg,
 		      const unsigned char *les, size_t nles, const __u64 *b, __u64 sum_ns)
@@ -168,7 +169,7 @@ static void op_labels(FILE *f, const void *arg)
 	const struct op_labels *o = arg;
 
 	put_s(f, "mountpoint=\"");
-	lv(f, o->m->mountpoint);
+	prom_lv(f, o->m->mountpoint);
 	put_s(f, "\",op=\"");
 	put_s(f, o->m->name);
 	put_s(f, "\",stage=\"");
@@ -240,7 +241,7 @@ static void inflight_curve(FILE *f, const struct prom_input *in)
 	};
 
 	for (int m = 0; m < (in->detail ? 3 : 2); m++) {
-		family(f, fam[m].name, "counter", fam[m].help);
+		prom_family(f, fam[m].name, "counter", fam[m].help);
 		for (size_t i = 0; i < nseries(in); i++) {
 			const struct xprt_view *x = series_at(in, i);
 
@@ -268,7 +269,7 @@ static void transport_info(FILE *f, const struct prom_input *in)
 {
 	const struct view *cum = in->cum, *iv = in->iv;
 
-	family(f, "transport_info", "gauge",
+	prom_family(f, "transport_info", "gauge",
 	       "1 per transport, naming its link (netdev, RDMA device and port) and its mounts.");
 	for (size_t i = 0; i < cum->nxprts; i++) {
 		const struct xprt_view *x = &cum->xprts[i];
@@ -282,9 +283,9 @@ static void transport_info(FILE *f, const struct prom_input *in)
 		fputs("slotscope_transport_info{", f);
 		xlabels(f, x);
 		fputs(",netdev=\"", f);
-		lv(f, x->link.netdev);
+		prom_lv(f, x->link.netdev);
 		fputs("\",rdma_device=\"", f);
-		lv(f, p ? p->dev : "");
+		prom_lv(f, p ? p->dev : "");
 		fputs("\",port=\"", f);
 		if (p)
 			fprintf(f, "%u", p->port_num);
@@ -293,7 +294,7 @@ static void transport_info(FILE *f, const struct prom_input *in)
 			if (x->mounts[m].mountpoint) {
 				if (!first)
 					fputc(',', f);
-				lv(f, x->mounts[m].mountpoint);
+				prom_lv(f, x->mounts[m].mountpoint);
 				first = false;
 			}
 		fprintf(f, "\",limit_source=\"%s\"} 1\n", x->limit_source ? x->limit_source : "");
@@ -307,7 +308,7 @@ static void transport_info(FILE *f, const struct prom_input *in)
 static void per_transport(FILE *f, const struct prom_input *in)
 {
 	for (size_t m = 0; m < sizeof(per_xprt) / sizeof(per_xprt[0]); m++) {
-		family(f, per_xprt[m].name, per_xprt[m].counter ? "counter" : "gauge", per_xprt[m].help);
+		prom_family(f, per_xprt[m].name, per_xprt[m].counter ? "counter" : "gauge", per_xprt[m].help);
 		for (size_t i = 0; i < nseries(in); i++) {
 			const struct xprt_view *x = series_at(in, i);
 
@@ -324,9 +325,9 @@ static void per_transport(FILE *f, const struct prom_input *in)
 	}
 	for (int s = 0; s < 2; s++) {
 		if (s)
-			family(f, "wait_seconds_total", "counter", "Time spent waiting, by what was waited for.");
+			prom_family(f, "wait_seconds_total", "counter", "Time spent waiting, by what was waited for.");
 		else
-			family(f, "waits_total", "counter", "Waits ended, by what was waited for.");
+			prom_family(f, "waits_total", "counter", "Waits ended, by what was waited for.");
 		for (size_t i = 0; i < nseries(in); i++)
 			for (int k = 0; k < WAIT_KINDS && series_at(in, i); k++) {
 				const struct wait_view *w = &series_at(in, i)->waits[k];
@@ -340,7 +341,7 @@ static void per_transport(FILE *f, const struct prom_input *in)
 						(unsigned long long)w->count);
 			}
 	}
-	family(f, "wait_seconds", "histogram", in->detail
+	prom_family(f, "wait_seconds", "histogram", in->detail
 	       ? "Waits for a slot, the send queue or credits, a session slot, an rpc_delay."
 	       : "Waits for a slot (--prom-detail: every kind).");
 	for (size_t i = 0; i < nseries(in); i++)
@@ -352,7 +353,7 @@ static void per_transport(FILE *f, const struct prom_input *in)
 				  w->sum_ns);
 		}
 	inflight_curve(f, in);
-	family(f, "verdict_seconds_total", "counter",
+	prom_family(f, "verdict_seconds_total", "counter",
 	       "Time in each verdict class: what limited the transport, interval by interval.");
 	for (size_t i = 0; i < nseries(in); i++)
 		for (int c = 0; c < VERDICTS && series_at(in, i); c++) {
@@ -368,7 +369,7 @@ static void per_mount(FILE *f, const struct prom_input *in)
 {
 	const struct view *cum = in->cum;
 
-	family(f, "op_seconds", "histogram", in->detail
+	prom_family(f, "op_seconds", "histogram", in->detail
 	       ? "Per-op time by stage (queue, rtt, execute), as mountstats sums them, per mount."
 	       : "Per-op execute time of READ, WRITE and COMMIT per mount (--prom-detail: every op and stage).");
 	for (size_t i = 0; i < cum->nmops; i++) {
@@ -386,13 +387,13 @@ static void per_mount(FILE *f, const struct prom_input *in)
 	 * Per mount, the ops without a histogram, the payload and the failures. A mount's READ,
 	 * WRITE and COMMIT series exist once it has done one; the counts are the histograms' _count.
 	 */
-	family(f, "other_ops_total", "counter", "RPCs completed that have no op_seconds histogram.");
+	prom_family(f, "other_ops_total", "counter", "RPCs completed that have no op_seconds histogram.");
 	for (size_t i = 0; i < cum->nmounts; i++) {
 		const struct mount_total *t = &cum->mounts[i];
 
 		/* with --prom-detail every op has its histogram */
 		fputs("slotscope_other_ops_total{mountpoint=\"", f);
-		lv(f, t->mountpoint);
+		prom_lv(f, t->mountpoint);
 		fprintf(f, "\"} %llu\n", (unsigned long long)(in->detail ? 0 : t->other_ops));
 	}
 	{
@@ -403,28 +404,28 @@ static void per_mount(FILE *f, const struct prom_input *in)
 						    "RPCs that failed, every op." };
 
 		for (int w = 0; w < 3; w++) {
-			family(f, what[w], "counter", help[w]);
+			prom_family(f, what[w], "counter", help[w]);
 			for (size_t i = 0; i < cum->nmounts; i++) {
 				const struct mount_total *t = &cum->mounts[i];
 				__u64 val[] = { t->bytes_read, t->bytes_written, t->errors };
 
 				fprintf(f, "slotscope_%s{mountpoint=\"", what[w]);
-				lv(f, t->mountpoint);
+				prom_lv(f, t->mountpoint);
 				fprintf(f, "\"} %llu\n", (unsigned long long)val[w]);
 			}
 		}
 	}
 	/* the join of per-mount figures to a server: one per mount, ops of no mount left out */
-	family(f, "mount_info", "gauge", "1 per mount, naming the server it was mounted from (its addr= option).");
+	prom_family(f, "mount_info", "gauge", "1 per mount, naming the server it was mounted from (its addr= option).");
 	for (size_t i = 0; i < cum->nmounts; i++) {
 		const struct mount_total *t = &cum->mounts[i];
 
 		if (!t->mountpoint)
 			continue;
 		fputs("slotscope_mount_info{mountpoint=\"", f);
-		lv(f, t->mountpoint);
+		prom_lv(f, t->mountpoint);
 		fputs("\",server=\"", f);
-		lv(f, t->server);
+		prom_lv(f, t->server);
 		fputs("\"} 1\n", f);
 	}
 }
@@ -433,134 +434,71 @@ static void links(FILE *f, const struct prom_input *in)
 {
 	const struct links_view *l = &in->cum->links;
 
-	family(f, "rdma_port_rate_bytes", "gauge", "RDMA port rate, bytes/s.");
+	prom_family(f, "rdma_port_rate_bytes", "gauge", "RDMA port rate, bytes/s.");
 	for (size_t i = 0; i < l->nports; i++)
 		if (l->ports[i].port) {
 			fputs("slotscope_rdma_port_rate_bytes{rdma_device=\"", f);
-			lv(f, l->ports[i].dev);
+			prom_lv(f, l->ports[i].dev);
 			fprintf(f, "\",port=\"%u\"} %.9g\n", l->ports[i].port_num,
 				l->ports[i].port->rate_gbps * 1e9 / 8);
 		}
 	for (int rx = 0; rx < 2; rx++) {
-		family(f, rx ? "rdma_rx_bytes_total" : "rdma_tx_bytes_total", "counter",
+		prom_family(f, rx ? "rdma_rx_bytes_total" : "rdma_tx_bytes_total", "counter",
 		       rx ? "Bytes received on the RDMA port (PMA counters or its netdev), since attach."
 			  : "Bytes sent on the RDMA port (PMA counters or its netdev), since attach.");
 		for (size_t i = 0; i < l->nports; i++)
 			if (l->ports[i].have_bytes) {
 				fprintf(f, "slotscope_rdma_%s_bytes_total{rdma_device=\"", rx ? "rx" : "tx");
-				lv(f, l->ports[i].dev);
+				prom_lv(f, l->ports[i].dev);
 				fprintf(f, "\",port=\"%u\"} %llu\n", l->ports[i].port_num,
 					(unsigned long long)(rx ? l->ports[i].rx_bytes : l->ports[i].tx_bytes));
 			}
 	}
 	if (!in->detail)
 		return;
-	family(f, "rdma_hw_stat_total", "counter", "Every hw_counters/ entry of the port, by name.");
+	prom_family(f, "rdma_hw_stat_total", "counter", "Every hw_counters/ entry of the port, by name.");
 	for (size_t i = 0; i < l->nports; i++)
 		for (size_t c = 0; c < l->ports[i].nhw; c++) {
 			fputs("slotscope_rdma_hw_stat_total{rdma_device=\"", f);
-			lv(f, l->ports[i].dev);
+			prom_lv(f, l->ports[i].dev);
 			fprintf(f, "\",port=\"%u\",counter=\"", l->ports[i].port_num);
-			lv(f, l->ports[i].hw[c].name);
+			prom_lv(f, l->ports[i].hw[c].name);
 			fprintf(f, "\"} %llu\n", (unsigned long long)l->ports[i].hw[c].v);
 		}
 }
 
-/*
- * Windows, per kind (checkpoint: write bursts; restore: read bursts): counters that grow while
- * one is open, the last one's figures, and the job behind it in an info gauge (a job label on the
- * counters would make a series per job).
- */
-static void windows(FILE *f, const struct prom_input *in)
-{
-	static const struct {
-		const char *name, *type, *help;
-	} w[] = {
-		{ "windows_total", "counter", "Windows begun (checkpoints: write bursts; restores: read bursts)." },
-		{ "window_seconds_total", "counter", "Time inside windows." },
-		{ "window_bytes_total", "counter", "Bytes inside windows: written (checkpoint) or read (restore)." },
-		{ "window_slot_bound_seconds_total", "counter",
-		  "Time inside windows in which some transport was slot-bound." },
-		{ "last_window_seconds", "gauge", "Duration of the last completed window." },
-		{ "last_window_bytes", "gauge", "Bytes written (checkpoint) or read (restore) in the last completed window." },
-		{ "last_window_slot_bound_seconds", "gauge",
-		  "Time of the last completed window in which some transport was slot-bound." },
-		{ "last_window_end_timestamp_seconds", "gauge",
-		  "When the last completed window ended (0: none yet)." },
-	};
-
-	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++) {
-		family(f, w[i].name, w[i].type, w[i].help);
-		for (int k = 0; k < WIN_KINDS; k++) {
-			const struct window *c = in->ck ? &in->ck[k] : NULL;
-			/* in the order of w[] */
-			const double v[] = { c ? (double)c->started : 0, c ? c->total.secs : 0,
-					     c ? c->total.bytes : 0, c ? c->total.slot_bound_secs : 0,
-					     c ? c->ended.secs : 0, c ? c->ended.bytes : 0,
-					     c ? c->ended.slot_bound_secs : 0, c ? c->ended_wall : 0 };
-
-			_Static_assert(sizeof(v) / sizeof(v[0]) == sizeof(w) / sizeof(w[0]),
-				       "a value per window family");
-			fprintf(f, "slotscope_%s{kind=\"%s\"} %.6f\n", w[i].name, win_kind_names[k], v[i]);
-		}
-	}
-	family(f, "last_window_job_info", "gauge",
-	       "1, labelled with the job that moved most of the last completed window's bytes "
-	       "(job_kind slurm, kubernetes, systemd, cgroup or unknown); none before the first window ends.");
-	for (int k = 0; k < WIN_KINDS; k++) {
-		const struct window *c = in->ck ? &in->ck[k] : NULL;
-		const struct win_job *j = c && c->n && c->ended_jobs.nj ? &c->ended_jobs.j[0] : NULL;
-		char uid[16] = "";
-
-		/* an info series exists once there is something to say */
-		if (!c || !c->n)
-			continue;
-		if (j && j->uid != JOB_UNKNOWN_UID)
-			snprintf(uid, sizeof(uid), "%u", j->uid);
-		/* not "job": Prometheus's own label for the scrape job (it would become exported_job) */
-		fprintf(f, "slotscope_last_window_job_info{kind=\"%s\",job_kind=\"%s\",job_id=\"",
-			win_kind_names[k], j ? j->id.kind : "unknown");
-		lv(f, j ? j->id.id : "");
-		fputs("\",job_step=\"", f);
-		lv(f, j ? j->id.step : "");
-		fprintf(f, "\",uid=\"%s\",user=\"", uid);
-		lv(f, j ? j->user : "");
-		fputs("\"} 1\n", f);
-	}
-}
-
 int out_prom(FILE *f, const struct prom_input *in)
 {
-	family(f, "build_info", "gauge", "1, labelled with slotscope's version and the running kernel.");
+	prom_family(f, "build_info", "gauge", "1, labelled with slotscope's version and the running kernel.");
 	fputs("slotscope_build_info{version=\"", f);
-	lv(f, in->version);
+	prom_lv(f, in->version);
 	fputs("\",kernel=\"", f);
-	lv(f, in->kernel);
+	prom_lv(f, in->kernel);
 	fputs("\"} 1\n", f);
-	family(f, "tracing", "gauge", "1 while attached; 0 while waiting for NFS (sunrpc) to appear.");
+	prom_family(f, "tracing", "gauge", "1 while attached; 0 while waiting for NFS (sunrpc) to appear.");
 	fprintf(f, "slotscope_tracing %d\n", in->cum != NULL);
 	if (in->cum) {
 		per_transport(f, in);
 		per_mount(f, in);
 		links(f, in);
-		windows(f, in);
-		family(f, "drops_total", "counter", "Events not counted because a BPF map was full.");
+		prom_windows(f, in);
+		prom_family(f, "drops_total", "counter", "Events not counted because a BPF map was full.");
 		for (int c = CNT_INFLIGHT_FULL; c <= CNT_JOBS_FULL; c++)
 			fprintf(f, "slotscope_drops_total{map=\"%s\"} %llu\n", counter_names[c],
 				(unsigned long long)in->cum->counters[c]);
-		family(f, "missed_events_total", "counter",
+		prom_family(f, "missed_events_total", "counter",
 		       "Runs of slotscope's BPF programs the kernel skipped (one was already running on that CPU).");
 		fprintf(f, "slotscope_missed_events_total %llu\n",
 			(unsigned long long)in->cum->counters[CNT_RECURSION_MISSES]);
-		family(f, "level_corrections_total", "counter",
+		prom_family(f, "level_corrections_total", "counter",
 		       "Times a transport's slots in use disagreed with the kernel's own count (num_reqs) and were set to it.");
 		fprintf(f, "slotscope_level_corrections_total %llu\n",
 			(unsigned long long)in->cum->counters[CNT_LEVEL_CORRECTIONS]);
-		family(f, "exposition_mounts_left_out", "gauge",
+		prom_family(f, "exposition_mounts_left_out", "gauge",
 		       "Mounts this exposition leaves out to stay within its series cap (--prom-max-series).");
 		fprintf(f, "slotscope_exposition_mounts_left_out %zu\n", in->mounts_capped);
 	}
-	family(f, "last_update_timestamp_seconds", "gauge", "When this file was written.");
+	prom_family(f, "last_update_timestamp_seconds", "gauge", "When this file was written.");
 	fprintf(f, "slotscope_last_update_timestamp_seconds %.3f\n", in->now_wall);
 	/* a write error (ENOSPC) is the stream's: its writer reports it with its errno */
 	return 0;

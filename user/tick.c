@@ -191,8 +191,12 @@ static void window_jobs(struct run *r, struct window *w, const struct view *v)
 	if (engine_tasks(r->e, &tasks, &in.ntasks))
 		pr_debug("cannot read the processes seen: a window's jobs show none\n");
 	in.tasks = tasks;
-	if (jobs_of_window(&w->ended_jobs, &in))
+	if (jobs_of_window(&w->ended_jobs, &in)) {
 		pr_debug("out of memory: a window's jobs are left out\n");
+	} else {
+		jobs_time_of_window(&w->ended_jobs, &in, w->end_mono - w->start_mono);
+		job_totals_add(&w->job_totals, &w->ended_jobs);
+	}
 	free(tasks);
 }
 

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include "engine.h"
 #include "jobs.h"
+#include "jobtime.h"
 #include "rdma.h"
 #include "model.h"
 
@@ -49,6 +50,7 @@ struct window {
 	bool mixed;			/* the open (or last) window crossed the other threshold too */
 	bool quiet_other;		/* ...in its quiet tail, which counts if it turns busy again */
 	struct win_jobs ended_jobs;	/* the last completed window's (its caller names them) */
+	struct job_totals job_totals;	/* its jobs' time by cause, over the windows (jobtime.h) */
 	__u64 started;			/* windows begun, the open one included */
 	struct window_sums total;		/* over every window, the open one's busy part included */
 	struct window_sums cur;		/* the open (or last) window */

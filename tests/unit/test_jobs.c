@@ -15,6 +15,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include "jobs.h"
+#include "jobtime.h"
+#include "out_prom_int.h"
+#include "window.h"
 
 static void want(const char *path, const char *kind, const char *id, const char *step, uint32_t uid)
 {
@@ -199,6 +202,120 @@ static void test_window_jobs(void **state)
 	rmcg("/system.slice/slurmstepd.scope/job_4242");
 	rmcg("/system.slice/slurmstepd.scope");
 	rmcg("/system.slice");
+	rmdir(root);
+	free(f);
+}
+
+/*
+ * A window's jobs' time by cause (#46): each job's RPC time from the kernel's counts in its
+ * direction on its mounts, the rest of it what no wait nor the round trip took, the window's
+ * duration shared out the same way; totals over windows, the oldest job giving its place.
+ */
+static void nsx(struct jobio_snap *e, __u64 rpcs, __u64 slot, __u64 send, __u64 rtt, __u64 total)
+{
+	e->v.rpcs = rpcs;
+	e->v.ns[WAIT_SLOT] = slot;
+	e->v.ns[WAIT_SEND] = send;
+	e->v.ns[JC_RTT] = rtt;
+	e->v.ns[JC_TOTAL] = total;
+}
+
+static void test_jobs_time(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	struct win_jobs w = { 0 };
+	struct job_totals t = { 0 };
+	struct cgroups cg;
+	__u32 devs[] = { 33 };
+	struct jobs_in in;
+	__u64 slurm, pod;
+	double sum = 0;
+	const struct win_job *j;
+
+	(void)state;
+	snprintf(root, sizeof(root), "/tmp/slotscope-cg-XXXXXX");
+	assert_non_null(mkdtemp(root));
+	mkcg("/kubepods");
+	pod = mkcg("/kubepods/podabc");
+	mkcg("/system.slice");
+	mkcg("/system.slice/slurmstepd.scope");
+	slurm = mkcg("/system.slice/slurmstepd.scope/job_4242");
+	cgroups_init_at(&cg, root);
+	io(&f->ja[0], slurm, 33, JOB_WRITE, 1000, 1000);
+	nsx(&f->ja[0], 10, 1e9, 0, 1e9, 5e9);
+	f->a.jobio = f->ja;
+	f->a.njobio = 1;
+	/* in the window: the job's 100 WRITEs, 60 s of them, 30 waiting for a slot, 6 for the send
+	 * queue, 12 in round trips (the rest, 12 s, other); the pod's, whose parts pass its whole;
+	 * the job's reads (not a checkpoint's); a job with time but no bytes (not among them) */
+	io(&f->jb[0], slurm, 33, JOB_WRITE, 5000, 1000);
+	nsx(&f->jb[0], 110, 31e9, 6e9, 13e9, 65e9);
+	io(&f->jb[1], pod, 33, JOB_WRITE, 5000, 0);
+	nsx(&f->jb[1], 4, 3e9, 0, 2e9, 4e9);
+	io(&f->jb[2], slurm, 33, JOB_READ, 100, 1000);
+	nsx(&f->jb[2], 5, 9e9, 0, 9e9, 99e9);
+	f->b.jobio = f->jb;
+	f->b.njobio = 3;
+	assert_int_equal(cgroups_learn(&cg, &f->b, 10), 0);
+	in = (struct jobs_in){ .from = &f->a, .to = &f->b, .devs = devs, .ndevs = 1, .dir = JOB_WRITE, .cg = &cg };
+	assert_int_equal(jobs_of_window(&w, &in), 0);
+	jobs_time_of_window(&w, &in, 20);
+	assert_int_equal(w.nj, 2);
+	j = win_job_find(&w, &(struct job_id){ .kind = "slurm", .id = "4242" });
+	assert_non_null(j);
+	assert_int_equal(j->rpcs, 100);
+	assert_true(j->rpc_s == 60 && j->cause_rpc_s[JS_SLOT] == 30 && j->cause_rpc_s[JS_SEND] == 6);
+	assert_true(j->cause_rpc_s[JS_RTT] == 12 && j->cause_rpc_s[JS_OTHER] == 12);
+	for (int c = 0; c < JS_CAUSES; c++)
+		sum += j->cause_s[c];
+	assert_true(sum > 19.999 && sum < 20.001);
+	assert_true(j->cause_s[JS_SLOT] == 10 && j->cause_s[JS_RTT] == 4);
+	/* 3 s of slot waits and 2 of round trip in 4 s of RPCs: no rest, shares of the 5 */
+	j = win_job_find(&w, &(struct job_id){ .kind = "kubernetes", .id = "abc" });
+	assert_non_null(j);
+	assert_true(j->cause_rpc_s[JS_OTHER] == 0);
+	assert_true(j->cause_s[JS_SLOT] > 11.999 && j->cause_s[JS_SLOT] < 12.001);
+	/* totals: the window's, then again; seven more jobs push one out */
+	job_totals_add(&t, &w);
+	job_totals_add(&t, &w);
+	assert_int_equal(t.n, 2);
+	for (size_t i = 0; i < t.n; i++)
+		assert_true(t.t[i].cause_s[JS_SLOT] == (strcmp(t.t[i].id.id, "4242") ? 24 : 20));
+	for (int i = 0; i < JOB_TOTALS_MAX - 1; i++) {
+		struct win_job one = { .id = { .kind = "cgroup" }, .cause_s = { [JS_RTT] = 1 } };
+		struct win_jobs ws = { .j = &one, .nj = 1 };
+
+		snprintf(one.id.id, sizeof(one.id.id), "/j%d", i);
+		job_totals_add(&t, &ws);
+	}
+	/* the pod and the Slurm job were last in the same window: the first of them gave its place */
+	assert_int_equal(t.n, JOB_TOTALS_MAX);
+	for (size_t i = 0; i < t.n; i++)
+		assert_true(strcmp(t.t[i].id.id, "abc") || strcmp(t.t[i].id.kind, "kubernetes"));
+	{
+		struct window ck[WIN_KINDS];
+		struct prom_input pi = { .ck = ck };
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *o = open_memstream(&buf, &len);
+
+		memset(ck, 0, sizeof(ck));
+		ck[WIN_CHECKPOINT].job_totals = t;
+		prom_windows(o, &pi);
+		fclose(o);
+		assert_non_null(strstr(buf, "slotscope_job_window_seconds_total{kind=\"checkpoint\",job_kind=\"slurm\","
+					    "job_id=\"4242\",cause=\"slot\"} 20.000000\n"));
+		assert_non_null(strstr(buf, "job_id=\"/j6\",cause=\"rtt\"} 1.000000\n"));
+		assert_null(strstr(buf, "job_id=\"abc\""));
+		free(buf);
+	}
+	jobs_free(&w);
+	cgroups_free(&cg);
+	rmcg("/system.slice/slurmstepd.scope/job_4242");
+	rmcg("/system.slice/slurmstepd.scope");
+	rmcg("/system.slice");
+	rmcg("/kubepods/podabc");
+	rmcg("/kubepods");
 	rmdir(root);
 	free(f);
 }
@@ -404,6 +521,7 @@ int main(void)
 		cmocka_unit_test(test_paths),
 		cmocka_unit_test(test_not_forged),
 		cmocka_unit_test(test_window_jobs),
+		cmocka_unit_test(test_jobs_time),
 		cmocka_unit_test(test_bounded),
 		cmocka_unit_test(test_named_by_kernel),
 		cmocka_unit_test(test_learn_sorted),
