@@ -27,6 +27,7 @@
 # transport busy alone, the same busy beside 64 idle ones, the exporter (-q 15 --prom-file)
 # over 65 transports idle and busy:
 #   OWN kernel what cpu_pct
+#% needs: bpftrace
 ROUNDS=${1:-2}
 WRITERS=${WRITERS:-96}
 K=$(uname -r)

@@ -12,6 +12,7 @@
 #   INSN kernel mnt mode round write mark_from mark_to rpcs program_runs
 #   WAITS kernel mnt mode round waits handoffs   (slotscope's own count over both writes)
 # bench/insn.awk joins them with the plugin's output.
+#% needs: bpftrace
 ROUNDS=${1:-3}
 MARK=$2
 K=$(uname -r)
@@ -23,7 +24,9 @@ marks=0
 mark() { "$MARK"; marks=$((marks + 1)); }
 # the BPF code loaded now, as the JIT laid it out: kallsyms' bpf_prog_<tag>_<name>,
 # bpf_trampoline_* and bpf_dispatcher_* symbols, each program's with the size bpftool gives for
-# its tag ("-" for the others: bench/insn.awk takes them to the next symbol, at most a page)
+# its tag ("-" for the others: bench/insn.awk takes them to the next symbol, at most a page). A
+# program's subprograms (a global function, a callback) have symbols of their own, with tags
+# bpftool does not list: "-" too (left out, a global function's work went uncounted)
 ranges() {
 	bpftool prog show --json 2>/dev/null | jq -r '.[] | select(.bytes_jited != null) | "\(.tag) \(.bytes_jited)"' >/tmp/jited
 	grep -E ' (bpf_prog_|bpf_trampoline_|bpf_dispatcher_)[^ ]*[[:space:]]+\[bpf\]$' /proc/kallsyms | sort |
@@ -31,7 +34,7 @@ ranges() {
 		FNR == NR { size[$1] = $2; next }
 		{
 			s = "-"
-			if ($3 ~ /^bpf_prog_/) { split($3, p, "_"); if (!(p[3] in size)) next; s = size[p[3]] }
+			if ($3 ~ /^bpf_prog_/) { split($3, p, "_"); if (p[3] in size) s = size[p[3]] }
 			print "RANGE", k, m, mode, r, $1, s, $3
 		}' /tmp/jited -
 }
@@ -40,8 +43,8 @@ tracer() {	# MODE: starts it, prints its pid (nothing for none)
 	none) ;;
 	slotscope) slotscope_bg functions /tmp/insn.json --json ;;
 	slotscope-tp) slotscope_bg tracepoints /tmp/insn.json --json ;;
-	bpftrace) bpftrace /tmp/same.bt >/dev/null 2>&1 & wait_tracer 5 bpftrace ;;
-	counter) bpftrace -e 'tracepoint:sunrpc:xprt_transmit { @c = count(); }' >/dev/null 2>&1 &
+	bpftrace) bpftrace /tmp/same.bt >/dev/null 2>/tmp/tracer.err & wait_tracer 5 bpftrace ;;
+	counter) bpftrace -e 'tracepoint:sunrpc:xprt_transmit { @c = count(); }' >/dev/null 2>/tmp/tracer.err &
 		wait_tracer 1 bpftrace ;;
 	esac
 }
@@ -53,7 +56,7 @@ for m in $(echo "${INSN_MOUNTS:-/mnt/tcp,/mnt/rdma}" | tr , ' '); do
 		# not "mode": lib.sh's writers sets that one
 		for tr in $(echo "${INSN_TRACERS:-none,slotscope,slotscope-tp,bpftrace,counter}" | tr , ' '); do
 			rm -f /tmp/insn.json
-			pid=$(tracer $tr) || { echo "BENCH-FAIL $m $tr round $r: the tracer did not start"; exit 1; }
+			pid=$(tracer $tr) || { echo "BENCH-FAIL $m $tr round $r: the tracer did not start: $(head -c 300 /tmp/tracer.err 2>/dev/null)"; exit 1; }
 			sleep 1
 			ranges $m $tr $r
 			for w in serial waits; do

@@ -19,7 +19,7 @@ done
 case $O in "$top"/*) rel=${O#"$top"/} ;; *) echo "SKIP the build ($O) is outside the source tree the VM shares"; exit 77 ;; esac
 work=$O/insn-guard
 rm -rf "$work" && mkdir -p "$work"
-VM_OUT=$work/run KERNEL= SLOTSCOPE_NO_MAKE=1 VM_TIMEOUT=1400 VM_QUIET=1 O=$O \
+VM_OUT=$work/run KERNEL= VM_BPFTRACE=0 SLOTSCOPE_NO_MAKE=1 VM_TIMEOUT=1400 VM_QUIET=1 O=$O \
 	VM_ENV="INSN_MOUNTS=/mnt/tcp INSN_TRACERS=slotscope,slotscope-tp" \
 	VM_PLUGIN="$O/insncount.so,out=$work/plugin.out" \
 	"$top/tools/vm/run" "$top/bench/insn.sh" 1 "/src/$rel/insnmark" >"$work/run.log" 2>&1

@@ -34,10 +34,11 @@ out=$("$top/tools/layout-check" "$t" 2>&1)
 rc=$?
 [ $rc = 1 ] && grep -q '^circle: .*util' <<<"$out" && ok "an include that closes a circle fails, named" ||
 	bad "a circle through util: exit $rc, said: $out"
-# a VM test that runs bpftrace boots the image that has it (tools/vm/run, "#% needs: bpftrace")
+# a VM test or bench that runs bpftrace boots the image that has it (tools/vm/run, "#% needs:
+# bpftrace"; without it the bench's bpftrace was not there, and its start timed out unsaid)
 miss=
-for f in "$top"/tests/vm/*.sh "$top"/tests/vm/*.inc; do
+for f in "$top"/tests/vm/*.sh "$top"/tests/vm/*.inc "$top"/bench/bench.sh "$top"/bench/insn.sh; do
 	grep -qE '^[^#]*\<bpftrace\>' "$f" && ! grep -qE '^#% needs:.*\<bpftrace\>' "$f" && miss="$miss ${f#"$top"/}"
 done
-[ -z "$miss" ] && ok "every VM test that runs bpftrace says so" || bad "running bpftrace without '#% needs: bpftrace':$miss"
+[ -z "$miss" ] && ok "every VM test and bench that runs bpftrace says so" || bad "running bpftrace without '#% needs: bpftrace':$miss"
 exit $fails
