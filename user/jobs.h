@@ -104,7 +104,8 @@ struct win_job {
 	uint64_t rpcs;			/* its READs or WRITEs that ended in the window */
 	double rpc_s;			/* their time, summed over them */
 	double cause_rpc_s[JS_CAUSES];	/* rpc_s by cause */
-	double cause_s[JS_CAUSES];	/* the window's duration shared out as cause_rpc_s is */
+	double active_s;		/* of the window, with its RPCs ending (at most the window's) */
+	double cause_s[JS_CAUSES];	/* active_s shared out as cause_rpc_s is */
 };
 
 struct win_jobs {

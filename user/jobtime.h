@@ -10,10 +10,35 @@
 #include "jobs.h"
 
 /*
- * Each of @w's jobs (jobs_of_window()'s) gets its RPCs and their time by cause from @in's
- * counts, and the window's @secs shared out by cause as that time is.
+ * How long each cgroup had READs or WRITEs ending in a window, interval by interval: a job that
+ * wrote in part of a window stood on its RPCs for that part, not for the window.
  */
-void jobs_time_of_window(struct win_jobs *w, const struct jobs_in *in, double secs);
+struct job_active {
+	__u64 cgid;
+	double secs;
+};
+
+struct job_active_set {
+	struct job_active *a;
+	size_t n, cap;
+};
+
+/*
+ * The interval @prev .. @cur of an open window of direction @dir: each cgroup whose RPC time in
+ * that direction grew in it is active for its length. 0 or -ENOMEM.
+ */
+int job_active_track(struct job_active_set *s, __u32 dir, const struct snapshot *prev,
+		     const struct snapshot *cur);
+void job_active_reset(struct job_active_set *s);
+void job_active_free(struct job_active_set *s);
+
+/*
+ * Each of @w's jobs (jobs_of_window()'s) gets its RPCs and their time by cause from @in's
+ * counts, and its time in the window (its cgroups' longest in @act, at most the window's @secs;
+ * the window's @secs when @act has none of it) shared out by cause as that time is.
+ */
+void jobs_time_of_window(struct win_jobs *w, const struct jobs_in *in, const struct job_active_set *act,
+			 double secs);
 
 /* the jobs the exposition counts per window kind, the ones in a window last kept */
 #define JOB_TOTALS_MAX 8

@@ -355,6 +355,7 @@ static void jobs_json(struct jw *w, const struct win_jobs *js)
 		for (int c = 0; c < JS_CAUSES; c++)
 			jw_dbl(w, job_cause_names[c], j->cause_rpc_s[c]);
 		jw_end_obj(w);
+		jw_dbl(w, "active_s", j->active_s);
 		jw_obj(w, "seconds");
 		for (int c = 0; c < JS_CAUSES; c++)
 			jw_dbl(w, job_cause_names[c], j->cause_s[c]);

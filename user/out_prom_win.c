@@ -72,9 +72,10 @@ void prom_windows(FILE *f, const struct prom_input *in)
 	 * last (6 causes each, per kind); a job left out for newer ones ends its series there.
 	 */
 	prom_family(f, "job_window_seconds_total", "counter",
-		    "Seconds of windows, per job and cause: each completed window's duration shared out "
-		    "as the job's READ or WRITE time went to waits for a slot, the send queue or credits "
-		    "(send), a session slot, an rpc_delay, the round trip, and the rest (other).");
+		    "Seconds of windows, per job and cause: the job's time in each completed window (its "
+		    "intervals with READs or WRITEs ending) shared out as their time went to waits for a "
+		    "slot, the send queue or credits (send), a session slot, an rpc_delay, the round trip, "
+		    "and the rest (other).");
 	for (int k = 0; k < WIN_KINDS; k++) {
 		const struct job_totals *t = in->ck ? &in->ck[k].job_totals : NULL;
 

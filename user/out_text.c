@@ -215,10 +215,10 @@ void out_window_text(FILE *f, const struct view *v, const struct window_view *c)
 		if (j->share >= 0)
 			fprintf(f, ", %.0f%% of their I/O", 100 * j->share);
 		fputc('\n', f);
-		/* where its RPCs' time went, as seconds of the window: what its writers waited on */
+		/* where its RPCs' time went, as seconds of its time in the window: what its writers waited on */
 		if (j->rpc_s > 0) {
-			fprintf(f, "    its %llu RPCs, the window's %.1f s by cause:",
-				(unsigned long long)j->rpcs, c->secs);
+			fprintf(f, "    its %llu RPCs, its %.1f s of the window by cause:",
+				(unsigned long long)j->rpcs, j->active_s);
 			for (int k = 0; k < JS_CAUSES; k++)
 				if (j->cause_s[k] >= 0.05)
 					fprintf(f, " %s %.1f", job_cause_names[k], j->cause_s[k]);

@@ -194,7 +194,7 @@ static void window_jobs(struct run *r, struct window *w, const struct view *v)
 	if (jobs_of_window(&w->ended_jobs, &in)) {
 		pr_debug("out of memory: a window's jobs are left out\n");
 	} else {
-		jobs_time_of_window(&w->ended_jobs, &in, w->end_mono - w->start_mono);
+		jobs_time_of_window(&w->ended_jobs, &in, &w->job_active, w->end_mono - w->start_mono);
 		job_totals_add(&w->job_totals, &w->ended_jobs);
 	}
 	free(tasks);

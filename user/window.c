@@ -245,6 +245,14 @@ int window_jobs_track(struct window *c, enum window_event ev, const struct snaps
 	bool moved = io_moved(c, prev, cur);
 	int err;
 
+	if (ev == WIN_STARTED)
+		job_active_reset(&c->job_active);
+	if (ev != WIN_ENDED && (ev == WIN_STARTED || c->active)) {
+		err = job_active_track(&c->job_active, c->kind == WIN_RESTORE ? JOB_READ : JOB_WRITE, prev, cur);
+		if (err)
+			return err;
+	}
+
 	if (ev == WIN_STARTED) {
 		snapshot_free(&c->jobs_to);
 		err = keep_jobio(&c->jobs_from, c->lead.ts_ns && c->lead_n <= WINDOW_LEAD_MAX ?
@@ -286,4 +294,5 @@ void window_free(struct window *c)
 	drop_window(c);
 	snapshot_free(&c->lead);
 	jobs_free(&c->ended_jobs);
+	job_active_free(&c->job_active);
 }

@@ -51,6 +51,7 @@ struct window {
 	bool quiet_other;		/* ...in its quiet tail, which counts if it turns busy again */
 	struct win_jobs ended_jobs;	/* the last completed window's (its caller names them) */
 	struct job_totals job_totals;	/* its jobs' time by cause, over the windows (jobtime.h) */
+	struct job_active_set job_active;	/* the open (or last) one's cgroups' active time */
 	__u64 started;			/* windows begun, the open one included */
 	struct window_sums total;		/* over every window, the open one's busy part included */
 	struct window_sums cur;		/* the open (or last) window */

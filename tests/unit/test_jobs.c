@@ -259,7 +259,7 @@ static void test_jobs_time(void **state)
 	assert_int_equal(cgroups_learn(&cg, &f->b, 10), 0);
 	in = (struct jobs_in){ .from = &f->a, .to = &f->b, .devs = devs, .ndevs = 1, .dir = JOB_WRITE, .cg = &cg };
 	assert_int_equal(jobs_of_window(&w, &in), 0);
-	jobs_time_of_window(&w, &in, 20);
+	jobs_time_of_window(&w, &in, NULL, 20);
 	assert_int_equal(w.nj, 2);
 	j = win_job_find(&w, &(struct job_id){ .kind = "slurm", .id = "4242" });
 	assert_non_null(j);
@@ -275,6 +275,29 @@ static void test_jobs_time(void **state)
 	assert_non_null(j);
 	assert_true(j->cause_rpc_s[JS_OTHER] == 0);
 	assert_true(j->cause_s[JS_SLOT] > 11.999 && j->cause_s[JS_SLOT] < 12.001);
+	/* a job that wrote in 2 s of the window stood on its RPCs for 2 s, not 20: its intervals
+	 * with RPC time counted once each (its read direction not), the job's as its cgroups' longest */
+	{
+		struct job_active_set act = { 0 };
+		double ssum = 0;
+
+		f->a.ts_ns = 1000000000;
+		f->b.ts_ns = 3000000000;
+		assert_int_equal(job_active_track(&act, JOB_WRITE, &f->a, &f->b), 0);
+		assert_int_equal(act.n, 2);
+		assert_true(act.a[0].secs == 2 && act.a[1].secs == 2);
+		/* the next interval: nothing grew */
+		assert_int_equal(job_active_track(&act, JOB_WRITE, &f->b, &f->b), 0);
+		assert_true(act.a[0].secs == 2);
+		jobs_time_of_window(&w, &in, &act, 20);
+		j = win_job_find(&w, &(struct job_id){ .kind = "slurm", .id = "4242" });
+		assert_true(j->active_s == 2 && j->cause_s[JS_SLOT] == 1 && j->rpc_s == 60);
+		for (int c = 0; c < JS_CAUSES; c++)
+			ssum += j->cause_s[c];
+		assert_true(ssum > 1.999 && ssum < 2.001);
+		job_active_free(&act);
+		jobs_time_of_window(&w, &in, NULL, 20);
+	}
 	/* totals: the window's, then again; seven more jobs push one out */
 	job_totals_add(&t, &w);
 	job_totals_add(&t, &w);

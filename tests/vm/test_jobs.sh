@@ -98,6 +98,12 @@ for run in root unit defaults; do
 	check_eq "$run: Slurm jobs 777 and 778 alone (the user's job_777 is neither)" \
 		"$(echo "$w" | jq -c '[.jobs[] | select(.kind == "slurm") | .id] | sort')" '["777","778"]'
 	check_eq "$run: shares add up" "$(echo "$w" | jq '[.jobs[].share] | add | . * 1000 | round')" 1000
+	# one writer of 4 MiB in a window of 25 writers, one after another: its RPCs' time is its
+	# own few intervals', not the window's (jobs[].active_s; its seconds by cause add up to it)
+	check_le "$run: Slurm job 778's time in the window, % of the window's" \
+		"$(echo "$w" | jq '.duration_s as $d | [.jobs[] | select(.kind == "slurm" and .id == "778") | .active_s / $d * 100] | add // 100 | floor')" 50
+	check_eq "$run: Slurm job 778's seconds by cause add up to its time" \
+		"$(echo "$w" | jq '[.jobs[] | select(.id == "778") | (.seconds | to_entries | map(.value) | add) - .active_s | fabs < 0.001] | all')" true
 done
 check_eq "unit: nothing refused or failed" "$(grep -v '^libbpf' /tmp/unit.err | grep -ic 'cannot\|refused\|fail')" 0
 check_eq "defaults: no job unnamed" "$(grep -c 'jobs are not named' /tmp/defaults.err)" 0
