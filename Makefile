@@ -420,7 +420,7 @@ bench-insn: all $(O)/insncount.so $(O)/insnmark $(foreach k,$(BENCH_KERNELS),$(c
 	    tools/vm/run bench/insn.sh $(or $(ROUNDS),3) /src/$(INSN_REL)/insnmark || \
 	    { echo "make bench-insn failed on $$k:"; grep -ah 'BENCH-FAIL' $$img/runs/insn/console.log | tr -d '\r'; \
 	      echo "(the console: $$img/runs/insn/console.log)"; exit 1; }; \
-	  grep -ah '^\(RANGE\|INSN\|WAITS\) ' $$img/runs/insn/console.log | tr -d '\r' >$(O)/insn-$$k.lines; \
+	  grep -ah '^\(H*RANGE\|INSN\|WAITS\) ' $$img/runs/insn/console.log | tr -d '\r' >$(O)/insn-$$k.lines; \
 	  grep -h '^WAITS ' $(O)/insn-$$k.lines >>$(O)/insn.txt; \
 	  gawk -f bench/insn.awk $(O)/insn-$$k.lines $(O)/insn-$$k.out >>$(O)/insn.txt || exit 1; \
 	done

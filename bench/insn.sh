@@ -9,6 +9,7 @@
 # slot table are contended, so waits open and close). MARK (bench/insnmark.S) runs before and
 # after each write: the plugin reads its counts there. Lines:
 #   RANGE kernel mnt mode round addr size name   (each BPF program, trampoline and dispatcher loaded)
+#   HRANGE kernel mnt mode round addr end name   (each kernel function of the programs' own work)
 #   INSN kernel mnt mode round write mark_from mark_to rpcs program_runs
 #   WAITS kernel mnt mode round waits handoffs   (slotscope's own count over both writes)
 # bench/insn.awk joins them with the plugin's output.
@@ -37,6 +38,21 @@ ranges() {
 			if ($3 ~ /^bpf_prog_/) { split($3, p, "_"); if (p[3] in size) s = size[p[3]] }
 			print "RANGE", k, m, mode, r, $1, s, $3
 		}' /tmp/jited -
+	# the kernel's side of the programs' work: the helpers and map operations they call and the
+	# code that runs them (trampolines' enter/exit, the tracepoints' BPF stubs, kprobes' dispatch),
+	# each to the next symbol (its address: the guest's busybox awk reads no hex); not the bpf() syscall's side (batch reads, iteration, making maps),
+	# which is user space's. A lookup of slotscope's own per tick lands in them too (a few a tick).
+	grep -E ' [tT] ' /proc/kallsyms | sort | awk -v k="$K" -v m="$1" -v mode="$2" -v r="$3" '
+		function want(n) {
+			if (n ~ /batch|get_next_key|seq_|_iter|alloc$|_free$|mem_usage|check_btf|gen_lookup|copy_value|_release$/)
+				return 0
+			return n ~ /^(__)?htab_|^(__|___)?pcpu_freelist_|^(__)?bpf_lru_|^(percpu_)?array_map_|^alloc_htab_elem$|^free_htab_elem$/ ||
+			       n ~ /^bpf_map_(lookup|update|delete)_elem$|^bpf_probe_read_kernel|^copy_from_kernel_nofault$|^strncpy_from_kernel_nofault$/ ||
+			       n ~ /^bpf_ktime_get_ns$|^ktime_get_mono_fast_ns$|^bpf_get_current_|^bpf_get_smp_processor_id$|^bpf_for_each_map_elem$/ ||
+			       n ~ /^__bpf_prog_(enter|exit)|^bpf_trace_run[0-9]+$|^__bpf_trace_|^bpf_prog_inc_misses_counter$|^trace_call_bpf$|^kprobe_perf_func$/
+		}
+		{ if (want(prev) && prev_a != "") print "HRANGE", k, m, mode, r, prev_a, $1, prev
+		  prev = $3; prev_a = $1 }'
 }
 tracer() {	# MODE: starts it, prints its pid (nothing for none)
 	case $1 in

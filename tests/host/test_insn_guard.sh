@@ -28,7 +28,7 @@ if [ $rc != 0 ]; then
 	echo "FAIL the counted run (exit $rc): $(grep -ah 'BENCH-FAIL' "$work/run/console.log" | tr -d '\r' | head -n 3)"
 	exit 1
 fi
-grep -ah '^\(RANGE\|INSN\|WAITS\) ' "$work/run/console.log" | tr -d '\r' >"$work/lines"
+grep -ah '^\(H*RANGE\|INSN\|WAITS\) ' "$work/run/console.log" | tr -d '\r' >"$work/lines"
 gawk -f "$top/bench/insn.awk" "$work/lines" "$work/plugin.out" >"$work/rounds" || { echo "FAIL bench/insn.awk"; exit 1; }
 grep '^INSN-FAIL' "$work/rounds" && exit 1
 kver=$(awk '{ print $3 }' "$img/kernel")
