@@ -39,22 +39,30 @@ struct nfs_open_context___owner {
 	fl_owner_t flock_owner;
 } __attribute__((preserve_access_index));
 
-/*
- * The pointers a global function works on, passed through this CPU's slot: its arguments may be
- * numbers only (btf_check_func_arg_match(): "R1 is not a scalar" for a tp_btf/fentry pointer),
- * and a pointer read back from a map is one. Tracing programs run with migration off and do not
- * nest on a CPU (their recursion guard), so the slot is the caller's until the call returns.
- */
-struct jt_arg {
-	__u64 p[2];
-};
+/* the stack's contexts name their file: a context's job is proven its file's */
+#define CTX_OWNED bpf_core_field_exists(struct nfs_open_context___owner, flock_owner)
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct jt_arg);
-} jt_args SEC(".maps");
+/* the file open context @ctx was made for; 0 where the stack's context has no such field */
+static __always_inline __u64 ctx_file(__u64 ctx)
+{
+	if (!CTX_OWNED)
+		return 0;
+	return (__u64)BPF_CORE_READ((struct nfs_open_context___owner *)ctx, flock_owner);
+}
+
+/*
+ * A pointer as a number: a global function's arguments are checked by type alone ("R1 is not a
+ * scalar" for a tp_btf/fentry pointer, btf_check_func_arg_match()), and a copy through the helper
+ * is a number to the verifier. (A per-CPU slot would do it without the call, but programs of
+ * different hooks may run nested on a CPU, and one would overwrite another's.)
+ */
+static __always_inline __u64 as_number(const void *p)
+{
+	__u64 n = 0;
+
+	bpf_probe_read_kernel(&n, sizeof(n), &p);
+	return n;
+}
 
 static __always_inline void job_time_add(struct job_io *v, __u32 kind, __u64 ns, __u64 rtt)
 {
@@ -67,27 +75,52 @@ static __always_inline void job_time_add(struct job_io *v, __u32 kind, __u64 ns,
 }
 
 /*
- * @ns of cause @kind (a wait kind; JC_TOTAL: the RPC's end, its execute time, with its round
- * trip @rtt) for the job of the RPC task in this CPU's jt_args slot, if it is a READ or WRITE
- * (@dir JOB_WRITE or JOB_READ; 2: read from its proc's name). Every read through the helper.
+ * The time context @ctx's RPCs of direction @dir had before a call named its job (@k, @uid) is
+ * the job's: moved by whoever deletes the pending entry (two CPUs may race here: the first
+ * copy-and-delete wins, the other adds nothing). An entry of another file at the same address (a
+ * context freed and its memory reused) is dropped, not given to this job. The pending entry's
+ * calls holds the file it was counted for.
  */
-__noinline int job_time(__u32 kind, __u64 ns, __u64 rtt, __u32 dir)
+static __always_inline void pend_drain(__u64 ctx, __u64 file, struct job_key *k, __u32 uid)
 {
+	struct job_key pk = { .cgid = ctx, .dir = k->dir };
+	struct job_io *p, *v, c;
+	bool made;
+
+	p = bpf_map_lookup_elem(&ctxpend, &pk);
+	if (!p)
+		return;
+	c = *p;
+	if (bpf_map_delete_elem(&ctxpend, &pk) || c.calls != file)
+		return;
+	v = lookup_or_init(&jobio, k, &zero_jobio, CNT_JOBS_FULL, &made);
+	if (!v)
+		return;
+	if (made && !v->uid)
+		v->uid = uid;
+	__sync_fetch_and_add(&v->rpcs, c.rpcs);
+	for (int i = 0; i < JOB_CAUSES; i++)
+		__sync_fetch_and_add(&v->ns[i], c.ns[i]);
+	if (jobio_stamp != epoch)
+		jobio_stamp = epoch;
+}
+
+/*
+ * @ns of cause @kind (a wait kind; JC_TOTAL: the RPC's end, its execute time, with its round
+ * trip @rtt) for the job of RPC task @taskp if it is a READ or WRITE (@dir JOB_WRITE or JOB_READ;
+ * 2: read from its proc's name). Every read through the helper.
+ */
+__noinline int job_time(__u64 taskp, __u32 kind, __u64 ns, __u64 rtt, __u32 dir)
+{
+	struct rpc_task *task = (struct rpc_task *)taskp;
 	struct job_key k = {}, pk = {};
 	struct nfs_pgio_header *hdr;
-	struct rpc_task *task;
 	struct ctx_job *cj;
-	struct jt_arg *a;
 	struct job_io *v;
 	__u64 ctx, file;
-	__u32 z = 0;
 
-	if (!ns || kind >= JOB_CAUSES || kind == JC_RTT)
+	if (!taskp || !ns || kind >= JOB_CAUSES || kind == JC_RTT)
 		return 0;
-	a = bpf_map_lookup_elem(&jt_args, &z);
-	if (!a || !a->p[0])
-		return 0;
-	task = (struct rpc_task *)a->p[0];
 	if (dir > JOB_READ) {
 		const struct rpc_procinfo *proc = BPF_CORE_READ(task, tk_msg.rpc_proc);
 		char name[OPNAME_LEN] = {};
@@ -101,17 +134,14 @@ __noinline int job_time(__u32 kind, __u64 ns, __u64 rtt, __u32 dir)
 	ctx = (__u64)BPF_CORE_READ(hdr, args.context);
 	if (!ctx)
 		return 0;
+	file = ctx_file(ctx);
+	k.dir = dir;
 	cj = bpf_map_lookup_elem(&ctxjob, &ctx);
-	if (cj && bpf_core_field_exists(struct nfs_open_context___owner, flock_owner)) {
-		file = (__u64)BPF_CORE_READ((struct nfs_open_context___owner *)ctx, flock_owner);
-		if (file != cj->file)
-			cj = NULL;
-	}
-	if (cj) {
+	if (cj && (!CTX_OWNED || cj->file == file)) {
 		k.cgid = cj->cgid;
 		k.dev = cj->dev;
-		k.dir = dir;
-		v = bpf_map_lookup_elem(&jobio, &k);
+		/* a direction the job's calls have not named yet (a READ of a file it wrote) */
+		v = lookup_or_init(&jobio, &k, &zero_jobio, CNT_JOBS_FULL, NULL);
 		if (!v)
 			return 0;
 		job_time_add(v, kind, ns, rtt);
@@ -122,68 +152,53 @@ __noinline int job_time(__u32 kind, __u64 ns, __u64 rtt, __u32 dir)
 	pk.cgid = ctx;
 	pk.dir = dir;
 	v = lookup_or_init(&ctxpend, &pk, &zero_jobio, CNT_JOBS_FULL, NULL);
-	if (v)
-		job_time_add(v, kind, ns, rtt);
+	if (!v)
+		return 0;
+	/* another file's time at a reused address: it was never any job's */
+	if (v->calls != file) {
+		v->rpcs = 0;
+		for (int i = 0; i < JOB_CAUSES; i++)
+			v->ns[i] = 0;
+		v->calls = file;
+	}
+	job_time_add(v, kind, ns, rtt);
+	/* named meanwhile on another CPU, after it drained: this time is the job's too */
+	cj = bpf_map_lookup_elem(&ctxjob, &ctx);
+	if (cj && (!CTX_OWNED || cj->file == file)) {
+		k.cgid = cj->cgid;
+		k.dev = cj->dev;
+		pend_drain(ctx, file, &k, 0);
+	}
 	return 0;
 }
 
-/* job_time() for RPC task @task (a pointer, or a number read through the helper) */
+/* job_time() for RPC task @task */
 static __always_inline void job_time_of(void *task, __u32 kind, __u64 ns, __u64 rtt, __u32 dir)
 {
-	struct jt_arg *a;
-	__u32 z = 0;
-
-	if (!jobs_timed)
-		return;
-	a = bpf_map_lookup_elem(&jt_args, &z);
-	if (!a)
-		return;
-	a->p[0] = (__u64)task;
-	job_time(kind, ns, rtt, dir);
+	if (jobs_timed)
+		job_time(as_number(task), kind, ns, rtt, dir);
 }
 
 /*
- * A call of job (@cgid, @dev) on the open context and file in this CPU's jt_args slot returned:
- * the context is the job's (its RPCs from now on are counted to it), and the time its RPCs had
- * before is moved to the job's entries (made here if need be, with @uid as the entry's maker).
+ * A call of job (@cgid, @dev) on open context @ctx of file @file returned: the context is the
+ * job's (its RPCs from now on are counted to it), and the time its RPCs had before is moved to
+ * the job's entries (made here if need be, with @uid as the entry's maker).
  */
-__noinline int job_ctx_seen(__u64 cgid, __u32 dev, __u32 uid)
+__noinline int job_ctx_seen(__u64 ctx, __u64 file, __u64 cgid, __u32 dev, __u32 uid)
 {
-	struct job_key k = { .cgid = cgid, .dev = dev }, pk = {};
-	struct ctx_job *cj, n = { .cgid = cgid, .dev = dev };
-	struct job_io *p, *v;
-	struct jt_arg *a;
-	__u32 z = 0;
-	__u64 ctx;
-	bool made;
+	struct ctx_job *cj, n = { .cgid = cgid, .file = file, .dev = dev };
+	struct job_key k = { .cgid = cgid, .dev = dev };
 
-	a = bpf_map_lookup_elem(&jt_args, &z);
-	if (!a || !a->p[1])
+	if (!ctx)
 		return 0;
-	ctx = a->p[1];
-	n.file = a->p[0];
 	cj = bpf_map_lookup_elem(&ctxjob, &ctx);
-	if (cj && cj->cgid == cgid && cj->file == n.file && cj->dev == dev)
+	if (cj && cj->cgid == cgid && cj->file == file && cj->dev == dev)
 		return 0;
 	bpf_map_update_elem(&ctxjob, &ctx, &n, BPF_ANY);
-	pk.cgid = ctx;
 	for (__u32 d = JOB_WRITE; d <= JOB_READ; d++) {
-		pk.dir = d;
-		p = bpf_map_lookup_elem(&ctxpend, &pk);
-		if (!p)
-			continue;
 		k.dir = d;
-		v = lookup_or_init(&jobio, &k, &zero_jobio, CNT_JOBS_FULL, &made);
-		if (v) {
-			if (made && !v->uid)
-				v->uid = uid;
-			__sync_fetch_and_add(&v->rpcs, p->rpcs);
-			for (int c = 0; c < JOB_CAUSES; c++)
-				__sync_fetch_and_add(&v->ns[c], p->ns[c]);
-			if (jobio_stamp != epoch)
-				jobio_stamp = epoch;
-		}
-		bpf_map_delete_elem(&ctxpend, &pk);
+		/* pending entries hold what ctx_file() read: 0 on a stack whose context has no file */
+		pend_drain(ctx, CTX_OWNED ? file : 0, &k, uid);
 	}
 	return 0;
 }
@@ -191,17 +206,8 @@ __noinline int job_ctx_seen(__u64 cgid, __u32 dev, __u32 uid)
 /* job_ctx_seen() for file @f (a pointer) and its open context @ctx */
 static __always_inline void job_ctx_of(void *f, void *ctx, __u64 cgid, __u32 dev, __u32 uid)
 {
-	struct jt_arg *a;
-	__u32 z = 0;
-
-	if (!jobs_timed)
-		return;
-	a = bpf_map_lookup_elem(&jt_args, &z);
-	if (!a)
-		return;
-	a->p[0] = (__u64)f;
-	a->p[1] = (__u64)ctx;
-	job_ctx_seen(cgid, dev, uid);
+	if (jobs_timed)
+		job_ctx_seen(as_number(ctx), as_number(f), cgid, dev, uid);
 }
 
 #endif

@@ -40,17 +40,21 @@ static void shares(struct win_job *j, double secs)
 		j->cause_s[c] = sum > 0 ? secs * j->cause_rpc_s[c] / sum : 0;
 }
 
-static double active_of(const struct job_active_set *act, __u64 cgid)
+static const struct job_active *active_of(const struct job_active_set *act, __u64 cgid)
 {
 	for (size_t i = 0; act && i < act->n; i++)
 		if (act->a[i].cgid == cgid)
-			return act->a[i].secs;
-	return -1;
+			return &act->a[i];
+	return NULL;
 }
 
 void jobs_time_of_window(struct win_jobs *w, const struct jobs_in *in, const struct job_active_set *act,
 			 double secs)
 {
+	__u64 *first = calloc(w->nj ? w->nj : 1, 2 * sizeof(__u64)), *last;
+
+	/* without room for the spans every job's is the window's (bounded below by its RPCs) */
+	last = first ? first + (w->nj ? w->nj : 1) : NULL;
 	for (size_t i = 0; i < w->nj; i++) {
 		struct win_job *j = &w->j[i];
 
@@ -88,9 +92,18 @@ void jobs_time_of_window(struct win_jobs *w, const struct jobs_in *in, const str
 			if (!on)
 				continue;
 		}
-		/* several cgroups of one job run side by side: the longest is the job's */
-		if (active_of(act, e->k.cgid) > j->active_s)
-			j->active_s = active_of(act, e->k.cgid);
+		/* several cgroups of one job (its steps, side by side or one after another): from
+		 * the first one's start to the last one's end */
+		if (first && active_of(act, e->k.cgid)) {
+			const struct job_active *a = active_of(act, e->k.cgid);
+			size_t at = (size_t)(j - w->j);
+
+			if (!first[at] || a->first_ns < first[at])
+				first[at] = a->first_ns;
+			if (a->last_ns > last[at])
+				last[at] = a->last_ns;
+			j->active_s = (double)(last[at] - first[at]) / 1e9;
+		}
 		j->rpcs += e->v.rpcs > b->rpcs ? e->v.rpcs - b->rpcs : 0;
 		j->rpc_s += delta_s(e->v.ns[JC_TOTAL], b->ns[JC_TOTAL]);
 		for (int c = 0; c < JS_OTHER; c++)
@@ -99,9 +112,19 @@ void jobs_time_of_window(struct win_jobs *w, const struct jobs_in *in, const str
 	for (size_t i = 0; i < w->nj; i++) {
 		struct win_job *j = &w->j[i];
 
-		j->active_s = j->active_s < 0 || j->active_s > secs ? secs : j->active_s;
+		/*
+		 * No RPC: no time. No interval seen (act not kept, or its RPCs all ended in intervals
+		 * not tracked): at most the window's, and no more than its RPCs' own time.
+		 */
+		if (j->rpc_s <= 0)
+			j->active_s = 0;
+		else if (j->active_s < 0)
+			j->active_s = act ? (j->rpc_s < secs ? j->rpc_s : secs) : secs;
+		else if (j->active_s > secs)
+			j->active_s = secs;
 		shares(j, j->active_s);
 	}
+	free(first);
 }
 
 static int by_key(const void *a, const void *b)
@@ -118,11 +141,10 @@ static int by_key(const void *a, const void *b)
 int job_active_track(struct job_active_set *s, __u32 dir, const struct snapshot *prev,
 		     const struct snapshot *cur)
 {
-	double dt = cur->ts_ns > prev->ts_ns ? (double)(cur->ts_ns - prev->ts_ns) / 1e9 : 0;
 	struct jobio_snap *sorted = NULL;
 	int err = 0;
 
-	if (dt <= 0 || !cur->njobio)
+	if (cur->ts_ns <= prev->ts_ns || !cur->njobio)
 		return 0;
 	if (prev->njobio) {
 		sorted = malloc(prev->njobio * sizeof(*sorted));
@@ -137,8 +159,12 @@ int job_active_track(struct job_active_set *s, __u32 dir, const struct snapshot 
 
 		if (e->k.dir != dir || !e->v.ns[JC_TOTAL])
 			continue;
+		bool grew = false;
+
 		b = sorted ? bsearch(e, sorted, prev->njobio, sizeof(*sorted), by_key) : NULL;
-		if (b && b->v.ns[JC_TOTAL] >= e->v.ns[JC_TOTAL])
+		for (int c = 0; c < JOB_CAUSES && !grew; c++)
+			grew = e->v.ns[c] > (b ? b->v.ns[c] : 0);
+		if (!grew)
 			continue;
 		for (k = 0; k < s->n && s->a[k].cgid != e->k.cgid; k++)
 			;
@@ -147,17 +173,10 @@ int job_active_track(struct job_active_set *s, __u32 dir, const struct snapshot 
 				err = -ENOMEM;
 				break;
 			}
-			s->a[s->n++] = (struct job_active){ .cgid = e->k.cgid };
+			s->a[s->n++] = (struct job_active){ .cgid = e->k.cgid, .first_ns = prev->ts_ns };
 		}
-		/* one interval once, whatever mounts the cgroup's RPCs ended on in it */
-		if (s->a[k].secs < 0)
-			continue;
-		s->a[k].secs += dt;
-		s->a[k].secs = -s->a[k].secs;
+		s->a[k].last_ns = cur->ts_ns;
 	}
-	for (size_t k = 0; k < s->n; k++)
-		if (s->a[k].secs < 0)
-			s->a[k].secs = -s->a[k].secs;
 	free(sorted);
 	return err;
 }
@@ -173,17 +192,14 @@ void job_active_free(struct job_active_set *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* @t's entry of job @id, made if need be: when full, in place of the one in a window longest ago */
+/* a new entry of @t for job @id: when full, in place of the one in a window longest ago */
 static struct job_total *total_of(struct job_totals *t, const struct job_id *id)
 {
 	struct job_total *old = NULL;
 
-	for (size_t k = 0; k < t->n; k++) {
-		if (!strcmp(t->t[k].id.kind, id->kind) && !strcmp(t->t[k].id.id, id->id))
-			return &t->t[k];
+	for (size_t k = 0; k < t->n; k++)
 		if (!old || t->t[k].seq < old->seq)
 			old = &t->t[k];
-	}
 	if (t->n < JOB_TOTALS_MAX)
 		old = &t->t[t->n++];
 	/* its counters end there: a job that comes back starts again from 0 (a counter reset) */
@@ -192,14 +208,33 @@ static struct job_total *total_of(struct job_totals *t, const struct job_id *id)
 	return old;
 }
 
+static struct job_total *total_find(struct job_totals *t, const struct job_id *id)
+{
+	for (size_t k = 0; k < t->n; k++)
+		if (!strcmp(t->t[k].id.kind, id->kind) && !strcmp(t->t[k].id.id, id->id))
+			return &t->t[k];
+	return NULL;
+}
+
+/*
+ * The window's jobs already counted first, then its new ones: a new one ahead of them in the
+ * window's order would otherwise push one of them out (a false counter reset).
+ */
 void job_totals_add(struct job_totals *t, const struct win_jobs *w)
 {
-	t->seq++;
-	for (size_t i = 0; i < w->nj && i < JOB_TOTALS_MAX; i++) {
-		struct job_total *e = total_of(t, &w->j[i].id);
+	size_t n = w->nj < JOB_TOTALS_MAX ? w->nj : JOB_TOTALS_MAX;
 
-		for (int c = 0; c < JS_CAUSES; c++)
-			e->cause_s[c] += w->j[i].cause_s[c];
-		e->seq = t->seq;
-	}
+	t->seq++;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < n; i++) {
+			struct job_total *e = total_find(t, &w->j[i].id);
+
+			if ((e != NULL) == (pass == 1))
+				continue;
+			if (!e)
+				e = total_of(t, &w->j[i].id);
+			for (int c = 0; c < JS_CAUSES; c++)
+				e->cause_s[c] += w->j[i].cause_s[c];
+			e->seq = t->seq;
+		}
 }

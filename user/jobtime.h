@@ -10,12 +10,14 @@
 #include "jobs.h"
 
 /*
- * How long each cgroup had READs or WRITEs ending in a window, interval by interval: a job that
- * wrote in part of a window stood on its RPCs for that part, not for the window.
+ * When each cgroup's READs or WRITEs were under way in a window, interval by interval: from the
+ * start of the first interval in which some ended (or a wait of theirs did) to the end of the
+ * last. A job that wrote in part of a window stood on its RPCs for that part, not for the
+ * window; an interval in which all of its RPCs still waited (none ended) is inside that span.
  */
 struct job_active {
 	__u64 cgid;
-	double secs;
+	__u64 first_ns, last_ns;	/* snapshots' CLOCK_MONOTONIC */
 };
 
 struct job_active_set {
@@ -25,7 +27,7 @@ struct job_active_set {
 
 /*
  * The interval @prev .. @cur of an open window of direction @dir: each cgroup whose RPC time in
- * that direction grew in it is active for its length. 0 or -ENOMEM.
+ * that direction grew in it is active through it. 0 or -ENOMEM.
  */
 int job_active_track(struct job_active_set *s, __u32 dir, const struct snapshot *prev,
 		     const struct snapshot *cur);
@@ -34,8 +36,8 @@ void job_active_free(struct job_active_set *s);
 
 /*
  * Each of @w's jobs (jobs_of_window()'s) gets its RPCs and their time by cause from @in's
- * counts, and its time in the window (its cgroups' longest in @act, at most the window's @secs;
- * the window's @secs when @act has none of it) shared out by cause as that time is.
+ * counts, and its time in the window (from its cgroups' first active interval to their last, in
+ * @act; at most the window's @secs) shared out by cause as that time is.
  */
 void jobs_time_of_window(struct win_jobs *w, const struct jobs_in *in, const struct job_active_set *act,
 			 double secs);

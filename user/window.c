@@ -247,11 +247,9 @@ int window_jobs_track(struct window *c, enum window_event ev, const struct snaps
 
 	if (ev == WIN_STARTED)
 		job_active_reset(&c->job_active);
-	if (ev != WIN_ENDED && (ev == WIN_STARTED || c->active)) {
-		err = job_active_track(&c->job_active, c->kind == WIN_RESTORE ? JOB_READ : JOB_WRITE, prev, cur);
-		if (err)
-			return err;
-	}
+	/* out of memory here costs a job's active time only (jobs_time_of_window() bounds it) */
+	if (ev != WIN_ENDED && (ev == WIN_STARTED || c->active))
+		(void)job_active_track(&c->job_active, c->kind == WIN_RESTORE ? JOB_READ : JOB_WRITE, prev, cur);
 
 	if (ev == WIN_STARTED) {
 		snapshot_free(&c->jobs_to);

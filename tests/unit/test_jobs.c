@@ -275,8 +275,8 @@ static void test_jobs_time(void **state)
 	assert_non_null(j);
 	assert_true(j->cause_rpc_s[JS_OTHER] == 0);
 	assert_true(j->cause_s[JS_SLOT] > 11.999 && j->cause_s[JS_SLOT] < 12.001);
-	/* a job that wrote in 2 s of the window stood on its RPCs for 2 s, not 20: its intervals
-	 * with RPC time counted once each (its read direction not), the job's as its cgroups' longest */
+	/* a job that wrote in 2 s of the window stood on its RPCs for 2 s, not 20: from the start of
+	 * its first interval with RPC time to the end of its last (its read direction not counted) */
 	{
 		struct job_active_set act = { 0 };
 		double ssum = 0;
@@ -285,10 +285,11 @@ static void test_jobs_time(void **state)
 		f->b.ts_ns = 3000000000;
 		assert_int_equal(job_active_track(&act, JOB_WRITE, &f->a, &f->b), 0);
 		assert_int_equal(act.n, 2);
-		assert_true(act.a[0].secs == 2 && act.a[1].secs == 2);
-		/* the next interval: nothing grew */
-		assert_int_equal(job_active_track(&act, JOB_WRITE, &f->b, &f->b), 0);
-		assert_true(act.a[0].secs == 2);
+		assert_true(act.a[0].first_ns == 1000000000 && act.a[0].last_ns == 3000000000);
+		/* the next interval: nothing grew, the span stays */
+		f->a.ts_ns = 5000000000;
+		assert_int_equal(job_active_track(&act, JOB_WRITE, &f->b, &f->a), 0);
+		assert_true(act.a[0].last_ns == 3000000000);
 		jobs_time_of_window(&w, &in, &act, 20);
 		j = win_job_find(&w, &(struct job_id){ .kind = "slurm", .id = "4242" });
 		assert_true(j->active_s == 2 && j->cause_s[JS_SLOT] == 1 && j->rpc_s == 60);
@@ -315,6 +316,28 @@ static void test_jobs_time(void **state)
 	assert_int_equal(t.n, JOB_TOTALS_MAX);
 	for (size_t i = 0; i < t.n; i++)
 		assert_true(strcmp(t.t[i].id.id, "abc") || strcmp(t.t[i].id.kind, "kubernetes"));
+	/* a window with a new job ahead of one counted before, the oldest: the new one pushes the
+	 * next oldest out, not the one in this window too */
+	{
+		struct job_totals u = { 0 };
+		struct win_job two[2] = { { .id = { .kind = "cgroup", .id = "/new" }, .cause_s = { [JS_SLOT] = 1 } },
+					  { .id = { .kind = "cgroup", .id = "/j0" }, .cause_s = { [JS_SLOT] = 1 } } };
+		struct win_jobs ws2 = { .j = two, .nj = 2 };
+
+		for (int i = 0; i < JOB_TOTALS_MAX; i++) {
+			struct win_job one = { .id = { .kind = "cgroup" }, .cause_s = { [JS_SLOT] = 1 } };
+			struct win_jobs ws = { .j = &one, .nj = 1 };
+
+			snprintf(one.id.id, sizeof(one.id.id), "/j%d", i);
+			job_totals_add(&u, &ws);
+		}
+		job_totals_add(&u, &ws2);
+		for (size_t i = 0; i < u.n; i++) {
+			assert_string_not_equal(u.t[i].id.id, "/j1");
+			if (!strcmp(u.t[i].id.id, "/j0"))
+				assert_true(u.t[i].cause_s[JS_SLOT] == 2);
+		}
+	}
 	{
 		struct window ck[WIN_KINDS];
 		struct prom_input pi = { .ck = ck };
