@@ -45,9 +45,9 @@ dp=${ports[NODES]}
 pids="$pids $!"
 # the shipped rules with their windows scaled: 5m -> 15s, 1h -> 20s, for 5m -> 5s; the fleet
 # rules' 2m -> 4s (four scrapes), 1d -> 600s (the whole run), their hour of minutes -> a minute
-# of seconds
+# of seconds, an hour -> a minute
 sed -e 's/\[5m\]/[15s]/g; s/\[1h\]/[20s]/g; s/for: 5m/for: 5s/' "$top/tools/prometheus/slotscope.rules.yml" >"$dir/rules.yml"
-sed -e 's/\[2m\]/[4s]/g; s/\[1d\]/[600s]/g; s/\[1h:1m\]) \* 60$/[60s:1s]) * 1/' \
+sed -e 's/\[2m\]/[4s]/g; s/\[1d\]/[600s]/g; s/\[1h:1m\]) \* 60$/[60s:1s]) * 1/; s/\[1h\]/[60s]/g' \
 	"$top/tools/prometheus/slotscope-fleet.rules.yml" >"$dir/fleet.rules.yml"
 "$TOOLS/promtool" check rules "$dir/rules.yml" "$dir/fleet.rules.yml" >/dev/null || bad "scaled rules do not check"
 left=$(grep -E '\[[0-9]+[mhd](:[0-9]+[mhd])?\]|\* 60$' "$dir/fleet.rules.yml")
