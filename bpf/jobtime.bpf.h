@@ -203,11 +203,23 @@ __noinline int job_ctx_seen(__u64 ctx, __u64 file, __u64 cgid, __u32 dev, __u32 
 	return 0;
 }
 
-/* job_ctx_seen() for file @f (a pointer) and its open context @ctx */
+/*
+ * job_ctx_seen() for file @f (a pointer) and its open context @ctx (a number: a void * read from
+ * the file). Every NFS file call comes here, nearly always for a context already named alike: that
+ * is looked up here, with no helper copy and no call (comparing a number with a pointer is allowed
+ * a loader with CAP_PERFMON, which slotscope needs anyway).
+ */
 static __always_inline void job_ctx_of(void *f, void *ctx, __u64 cgid, __u32 dev, __u32 uid)
 {
-	if (jobs_timed)
-		job_ctx_seen(as_number(ctx), as_number(f), cgid, dev, uid);
+	__u64 c = (__u64)ctx;
+	struct ctx_job *cj;
+
+	if (!jobs_timed || !c)
+		return;
+	cj = bpf_map_lookup_elem(&ctxjob, &c);
+	if (cj && cj->cgid == cgid && cj->dev == dev && cj->file == (__u64)f)
+		return;
+	job_ctx_seen(c, as_number(f), cgid, dev, uid);
 }
 
 #endif

@@ -123,9 +123,11 @@ for d in fn tp; do
 	check_eq "$d: each job's seconds add up to its time in the window, at most the window's" "$(jq -c 'select(.type == "checkpoint") |
 		[.duration_s as $d | .jobs[] | select(.rpcs > 0) | ((.seconds | to_entries | map(.value) | add) - .active_s) |
 		 if . < 0 then -. else . end | . < 0.001] + [.duration_s as $d | .jobs[] | .active_s <= $d + 0.001] | all' /tmp/$d.json | sort -u | tr '\n' ' ')" "true "
-	# (its first interval with RPC time to its last: within an interval of the window's ends)
+	# (its first interval with RPC time to its last: within an interval of the window's ends; the
+	# window's first interval can have its bytes moving and none of its RPCs ended yet, and a
+	# TCG guest's 1 s ticks run some ms long: 1.995 s of a 2.998 s window was seen)
 	check_eq "$d: job 101's time in its longest window, within an interval of the window's" "$(jq -s 'map(select(.type == "checkpoint")) | max_by(.duration_s) |
-		.duration_s as $d | .jobs[] | select(.id == "101") | .active_s >= $d - 1.001' /tmp/$d.json)" true
+		.duration_s as $d | .jobs[] | select(.id == "101") | .active_s >= $d - 1.1' /tmp/$d.json)" true
 done
 check_eq "slotscope: nothing refused or failed" "$(cat /tmp/fn.err /tmp/tp.err | grep -v '^libbpf' | grep -ic 'cannot\|refused\|fail')" 0
 exit $CHECK_FAILED
