@@ -203,7 +203,8 @@ $(O)/tests/tickbench: $(O)/bench/tickbench.o $(LIB_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 .PHONY: bench-tick
-bench-tick: $(O)/tests/tickbench
+TICK_INSN ?= 21
+bench-tick: $(O)/tests/tickbench $(O)/insncount.so
 	$(Q){ echo "# One tick's user-space work"; echo; \
 	  echo "Reproduce: \`make bench-tick\` ($$(date -u +%F), $$(nproc) CPUs, $$(uname -r)). What trace_tick()"; \
 	  echo "does with a snapshot at 1 s \`--json\` ticks with a textfile, natively: the interval view with the"; \
@@ -213,7 +214,14 @@ bench-tick: $(O)/tests/tickbench
 	  echo "(bench/tickbench.c), no BPF, no links (as --no-rdma). Process CPU and minor page faults,"; \
 	  echo "mean of $(or $(TICKS),300) ticks after the first. The output hash covers every byte of the JSON lines and"; \
 	  echo "textfiles of 20 ticks: a change that keeps it keeps the output."; echo; \
-	  $(O)/tests/tickbench $(O) $(or $(TICKS),300); } > bench/TICK.md
+	  $(O)/tests/tickbench $(O) $(or $(TICKS),300); \
+	  echo; echo "The same ticks' user-space instructions, counted by bench/insncount.c under qemu-user"; \
+	  echo "(\`qemu-x86_64 -plugin\`, Debian's qemu-user; tickbench marks each step's ends), mean of"; \
+	  echo "$(TICK_INSN) ticks less the first: the same from run to run where time is not. The system"; \
+	  echo "calls' kernel side (the textfile's write, fsync and rename) is not in them."; echo; \
+	  qemu-x86_64 -plugin $(abspath $(O))/insncount.so,out=$(abspath $(O))/tick-insn.out \
+	    $(O)/tests/tickbench $(O) $(TICK_INSN) >/dev/null && \
+	  awk -v ticks=$(TICK_INSN) -f bench/tick-insn.awk $(O)/tick-insn.out; } > bench/TICK.md
 	$(Q)cat bench/TICK.md
 
 # random snapshot sequences through the textfile's pipeline (tests/host/test_counters.sh)

@@ -24,8 +24,8 @@
 # The serial write also gives each program's runs and time (the next step's map):
 #   PROG kernel mnt tracer program runs ns
 # Then slotscope's own CPU by what a tick does (scheduler nanoseconds over 20 s): one TCP
-# transport busy alone, the same busy beside 64 idle ones, the exporter (-q 15 --prom-file)
-# over 65 transports idle and busy:
+# transport busy alone, the same busy beside 64 idle ones, 64 written once and written throughout
+# (steady), the exporter (-q 15 --prom-file) over 65 transports idle and busy:
 #   OWN kernel what cpu_pct
 #% needs: bpftrace
 ROUNDS=${1:-2}
@@ -159,6 +159,15 @@ scale() {
 links_of() { cat /proc/$1/fdinfo/* 2>/dev/null | grep -c '^link_id:'; }
 ns_of() { cat /proc/$1/task/*/schedstat 2>/dev/null | awk '{ n += $1 } END { printf "%.0f", n }'; }
 load() { wp=; for m in "$@"; do writers $m $((64 / $#)) 1 >/dev/null & wp="$wp $!"; done; for w in $wp; do wait $w; done; }
+# steady MNT...: load written over and over until the window's 20 s (from $ua) are up: every tick
+# of it busy, where load's one write is over in a few and leaves idle ticks (an unseen check's
+# steady write read 9.4 % where load's read 2 %)
+steady() {
+	while [ "$(awk -v a=$ua -v b="$(up)" 'BEGIN { print (b - a < 19) }')" = 1 ]; do
+		load "$@"
+		for m in "$@"; do rm -f $m/ckpt.*; done
+	done
+}
 own() {
 	what=$1 busy=$2
 	shift 2
@@ -170,7 +179,10 @@ own() {
 	until [ "$(links_of $p)" -ge 14 ] || [ $i -ge 600 ]; do sleep 0.2; i=$((i + 1)); done
 	sleep 3
 	a=$(ns_of $p) ua=$(up)
-	[ "$busy" = - ] || load $busy
+	case $what in
+	*steady*) steady $busy ;;
+	*) [ "$busy" = - ] || load $busy ;;
+	esac
 	while [ "$(awk -v a=$ua -v b="$(up)" 'BEGIN { print (b - a < 20) }')" = 1 ]; do sleep 0.5; done
 	b=$(ns_of $p) ub=$(up)
 	kill -INT $p
@@ -194,5 +206,6 @@ load /mnt/x1
 # the four nconnect=16 mounts are still there: 64 idle transports beside the busy one
 own busy1-beside-64-idle /mnt/x1 --json 1
 own busy64-json1 "/mnt/y1 /mnt/y2 /mnt/y3 /mnt/y4" --json 1
+own busy64-steady-json1 "/mnt/y1 /mnt/y2 /mnt/y3 /mnt/y4" --json 1
 own exporter15-idle - -q 15 --prom-file /tmp/own.prom
 own exporter15-busy "/mnt/y1 /mnt/y2 /mnt/y3 /mnt/y4" -q 15 --prom-file /tmp/own.prom

@@ -173,6 +173,9 @@ END {
 	}
 	for (kk in ownk) {
 		o1 = kk SUBSEP "busy1-alone"; o64 = kk SUBSEP "busy1-beside-64-idle"
+		st = kk SUBSEP "busy64-steady-json1"
+		if (st in own)
+			printf "| own CPU ≤ 3 %% of a TCG vCPU at 1 s `--json` ticks, 64 transports written throughout (#47) | %s | tcp | %s over 20 s of steady writes | %s |\n", kk, pct(own[st]), verdict(own[st] <= 3, sprintf("%.1f×", own[st] / 3))
 		if ((o1 in own) && (o64 in own) && own[o1] > 0) {
 			r = own[o64] / own[o1]
 			printf "| 64 idle transports and one written ≤ 1.5× one alone | %s | tcp | %s vs %s: %.2f× | %s |\n", kk, pct(own[o64]), pct(own[o1]), r, verdict(r <= 1.5, sprintf("%.2f×", r / 1.5))
