@@ -46,12 +46,25 @@ static inline void put_c(struct jw *w, char c)
 	w->buf[w->n++] = c;
 }
 
+/*
+ * The digits written in place, backwards from their count: through a scratch copy, the copy's
+ * variable length was a memcpy() call per number (a 64-transport tick writes ~10,000)
+ */
 static void put_unsigned(struct jw *w, uint64_t v)
 {
-	char b[20];
-	int n = fmt_u64(b, v);
+	char *d;
+	int len = 1;
 
-	put(w, b, (size_t)n);
+	for (uint64_t t = v; t >= 10; t /= 10)
+		len++;
+	if ((size_t)len > sizeof(w->buf) - w->n)
+		flush(w);
+	d = w->buf + w->n;
+	w->n += (size_t)len;
+	while (len--) {
+		d[len] = (char)('0' + v % 10);
+		v /= 10;
+	}
 }
 
 /*
@@ -59,12 +72,32 @@ static void put_unsigned(struct jw *w, uint64_t v)
  * parser rejects the line and no two names read alike; then JSON's own \\ and \". Printable ASCII
  * that needs no escape, nearly every name, is copied as it is.
  */
+/* printable ASCII but " (0x22) and \\ (0x5c) */
+static const unsigned char plain[256] = { [0x20 ... 0x21] = 1, [0x23 ... 0x5b] = 1, [0x5d ... 0x7e] = 1 };
+
+/* a string copied as it is scanned, when it is plain and short (every key, nearly every name) */
+#define STR_FAST 62
+
 static void put_str(struct jw *w, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t run = 0;
 
-	while (p[run] >= 0x20 && p[run] < 0x7f && p[run] != '\\' && p[run] != '"')
+	if (sizeof(w->buf) - w->n >= STR_FAST + 2) {
+		char *d = w->buf + w->n;
+
+		d[0] = '"';
+		while (run < STR_FAST && plain[p[run]]) {
+			d[run + 1] = (char)p[run];
+			run++;
+		}
+		if (!p[run]) {
+			d[run + 1] = '"';
+			w->n += run + 2;
+			return;
+		}
+	}
+	while (plain[p[run]])
 		run++;
 	put_c(w, '"');
 	if (p[run]) {

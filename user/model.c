@@ -46,8 +46,7 @@ static void wait_view(struct wait_view *w, const struct wait_hist *cur, const st
 	w->sum_ns = delta_u64(cur->sum_ns, prev ? prev->sum_ns : 0);
 	w->max_ns = cur->max_ns;
 	hist_sub(w->buckets, cur->buckets, prev ? prev->buckets : NULL, LAT_BUCKETS);
-	w->p50_ns = hist_quantile(w->buckets, LAT_BUCKETS, 0.50);
-	w->p99_ns = hist_quantile(w->buckets, LAT_BUCKETS, 0.99);
+	hist_p50_p99(w->buckets, LAT_BUCKETS, &w->p50_ns, &w->p99_ns);
 }
 
 static void curve_view(struct curve_view *c, const struct xprt_stats *x, const struct xprt_stats *o)
@@ -144,8 +143,7 @@ static void op_view(struct op_view *v, const struct op_snap *c, const struct op_
 	for (int s = 0; s < STAGES; s++) {
 		v->sum_ns[s] = D(sum_ns[s]);
 		hist_sub(v->hist[s], x->hist[s], o ? o->hist[s] : NULL, LAT_BUCKETS);
-		v->p50_ns[s] = hist_quantile(v->hist[s], LAT_BUCKETS, 0.50);
-		v->p99_ns[s] = hist_quantile(v->hist[s], LAT_BUCKETS, 0.99);
+		hist_p50_p99(v->hist[s], LAT_BUCKETS, &v->p50_ns[s], &v->p99_ns[s]);
 	}
 #undef D
 }
@@ -211,8 +209,17 @@ static int build(struct view *v, const struct model_in *in)
 	for (int c = 0; c < NCOUNTERS; c++)
 		v->counters[c] = delta_u64(cur->counters[c], prev->counters[c]);
 	v->drops = counters_drops(v->counters);
-	/* map order is hash order: rows in the order the kernel made the transports */
-	qsort(v->xprts, v->nxprts, sizeof(*v->xprts), by_id);
+	/*
+	 * map order is hash order: rows in the order the kernel made the transports. The array's
+	 * (a slot per id) mostly comes in that order already, and a view is kilobytes a transport:
+	 * the sort's copies were a tenth of a busy tick's model (glibc's merge sort is stable, so
+	 * leaving a sorted array as it is changes nothing)
+	 */
+	for (size_t i = 1; i < v->nxprts; i++)
+		if (by_id(&v->xprts[i - 1], &v->xprts[i]) > 0) {
+			qsort(v->xprts, v->nxprts, sizeof(*v->xprts), by_id);
+			break;
+		}
 	return 0;
 }
 
@@ -462,8 +469,7 @@ static void xprt_figures(const struct view *v, struct xprt_view *x)
 	x->ops_per_s = (double)x->ops / secs;
 	x->write_Bps = (double)x->bytes_written / secs;
 	x->read_Bps = (double)x->bytes_read / secs;
-	x->rtt_p50_ns = hist_quantile(x->rtt_hist, LAT_BUCKETS, 0.5);
-	x->rtt_p99_ns = hist_quantile(x->rtt_hist, LAT_BUCKETS, 0.99);
+	hist_p50_p99(x->rtt_hist, LAT_BUCKETS, &x->rtt_p50_ns, &x->rtt_p99_ns);
 	k->gbps = k->tx_gbps > k->rx_gbps ? k->tx_gbps : k->rx_gbps;
 	k->util_pct = k->tx_util_pct > k->rx_util_pct ? k->tx_util_pct : k->rx_util_pct;
 }

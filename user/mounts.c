@@ -284,6 +284,20 @@ const struct nfs_mount *mounts_by_path(const struct mount_table *t, const char *
 	return NULL;
 }
 
+/*
+ * snprintf(@val, @len, "%.*s", @n, @s) for @s with no NUL in its first @n bytes: the model looks up
+ * each transport's mount every tick, and printf's parsing was most of that
+ */
+static void put_bounded(char *val, size_t len, const char *s, size_t n)
+{
+	if (!len)
+		return;
+	if (n > len - 1)
+		n = len - 1;
+	memcpy(val, s, n);
+	val[n] = 0;
+}
+
 bool mount_option(const char *opts, const char *key, char *val, size_t len)
 {
 	size_t kl = strlen(key);
@@ -292,11 +306,9 @@ bool mount_option(const char *opts, const char *key, char *val, size_t len)
 		if (strncmp(p, key, kl) || (p[kl] != '=' && p[kl] != ',' && p[kl]))
 			continue;
 		if (p[kl] == '=') {
-			size_t n = strcspn(p + kl + 1, ",");
-
-			snprintf(val, len, "%.*s", (int)n, p + kl + 1);
+			put_bounded(val, len, p + kl + 1, strcspn(p + kl + 1, ","));
 		} else {
-			snprintf(val, len, "%s", "");
+			put_bounded(val, len, "", 0);
 		}
 		return true;
 	}
@@ -311,11 +323,11 @@ void mount_server(const struct nfs_mount *m, char *buf, size_t len)
 		return;
 	/* server:/path, [v6]:/path */
 	if (src[0] == '[' && (colon = strstr(src, "]:")))
-		snprintf(buf, len, "%.*s", (int)(colon - src - 1), src + 1);
+		put_bounded(buf, len, src + 1, (size_t)(colon - src - 1));
 	else if ((colon = strchr(src, ':')))
-		snprintf(buf, len, "%.*s", (int)(colon - src), src);
+		put_bounded(buf, len, src, (size_t)(colon - src));
 	else
-		snprintf(buf, len, "%s", "");
+		put_bounded(buf, len, "", 0);
 }
 
 int mount_xprt_of(const struct nfs_mount *m, struct mount_xprt *mx)

@@ -11,9 +11,9 @@ uint64_t hist_total(const __u64 *buckets, unsigned int n)
 	return t;
 }
 
-double hist_quantile(const __u64 *buckets, unsigned int n, double q)
+static double quantile_of(const __u64 *buckets, unsigned int n, uint64_t total, double q)
 {
-	uint64_t total = hist_total(buckets, n), seen = 0;
+	uint64_t seen = 0;
 	double rank;
 
 	if (!total)
@@ -37,6 +37,20 @@ double hist_quantile(const __u64 *buckets, unsigned int n, double q)
 		return lo + (hi - lo) * ((rank - (double)seen) / (double)buckets[i]);
 	}
 	return (double)lat_bucket_lo(n - 1);
+}
+
+double hist_quantile(const __u64 *buckets, unsigned int n, double q)
+{
+	return quantile_of(buckets, n, hist_total(buckets, n), q);
+}
+
+/* p50 and p99 over one total: the model asks for both of every histogram, every tick */
+void hist_p50_p99(const __u64 *buckets, unsigned int n, double *p50, double *p99)
+{
+	uint64_t total = hist_total(buckets, n);
+
+	*p50 = quantile_of(buckets, n, total, 0.50);
+	*p99 = quantile_of(buckets, n, total, 0.99);
 }
 
 void hist_sub(__u64 *out, const __u64 *a, const __u64 *b, unsigned int n)

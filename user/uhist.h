@@ -21,6 +21,7 @@ static inline uint64_t lat_bucket_hi(unsigned int b)
 uint64_t hist_total(const __u64 *buckets, unsigned int n);
 /* @q-quantile (0..1) of a log2 histogram in ns, interpolated inside the bucket; 0 if empty */
 double hist_quantile(const __u64 *buckets, unsigned int n, double q);
+void hist_p50_p99(const __u64 *buckets, unsigned int n, double *p50, double *p99);
 /*
  * @cur - @prev of a counter that only grows, 0 when it went down. A map read is not atomic:
  * fields two CPUs store in one order may be read in the other, and a decrease read as unsigned
