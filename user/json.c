@@ -55,6 +55,11 @@ static void put_unsigned(struct jw *w, uint64_t v)
 	char *d;
 	int len = 1;
 
+	/* a histogram's buckets are mostly 0: one digit, no division */
+	if (v < 10) {
+		put_c(w, (char)('0' + v));
+		return;
+	}
 	for (uint64_t t = v; t >= 10; t /= 10)
 		len++;
 	if ((size_t)len > sizeof(w->buf) - w->n)
