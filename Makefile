@@ -205,6 +205,7 @@ $(O)/tests/tickbench: $(O)/bench/tickbench.o $(LIB_OBJS)
 .PHONY: bench-tick
 TICK_INSN ?= 21
 bench-tick: $(O)/tests/tickbench $(O)/insncount.so
+	$(call apt_install,qemu-user)
 	$(Q){ echo "# One tick's user-space work"; echo; \
 	  echo "Reproduce: \`make bench-tick\` ($$(date -u +%F), $$(nproc) CPUs, $$(uname -r)). What trace_tick()"; \
 	  echo "does with a snapshot at 1 s \`--json\` ticks with a textfile, natively: the interval view with the"; \
@@ -281,6 +282,8 @@ LEVEL_ALL := tests/vm/test_level_truth.sh tests/vm/test_level_truth.sh@@SLOTSCOP
 .PHONY: level-truth
 level-truth: all vm-image $(call vm_img,6.12)/initrd.cpio
 	$(Q)tests/run-tests.sh $(foreach i,$(shell seq $(LEVEL_REPEAT)),$(LEVEL_ALL))
+# an NFSv4.1 session's limit moving during a write (nfsd sizes sessions on demand: Debian's 7.x)
+SESSION_RUNS := tests/vm/session_limit.sh@7
 # Debian 11's 5.10, which slotscope cannot count on: it must refuse in one line (test_old_kernel)
 OLD_RUNS := tests/vm/test_old_kernel.sh@5.10
 # the core set on other NFS stacks: VAST Data's (KERNEL=vastnfs), no module BTF
@@ -335,7 +338,8 @@ test-run: test-early
 	$(Q){ t=$$(date +%s); nice -n 19 $(MAKE) --no-print-directory $(VAST_IMAGE) >$(O)/test-vast.log 2>&1; \
 		st=$$?; times >$(VAST_RC).times; echo "$$st $$(($$(date +%s) - t))" >$(VAST_RC); } &
 	$(Q)tests/run-tests.sh $(UNIT_BINS) $(filter-out $(VM_LATE),$(VM_TESTS)) @wait:$(LATE_RC):$(O)/test-late.log \
-		$(SAN_BINS) $(HOST_TESTS) $(VM_LATE) $(LEVEL_RUNS) $(STALL_RUNS) $(filter-out $(TAIL_RUNS),$(CORE_RUNS)) \
+		$(SAN_BINS) $(HOST_TESTS) $(VM_LATE) $(LEVEL_RUNS) $(STALL_RUNS) $(SESSION_RUNS) \
+		$(filter-out $(TAIL_RUNS),$(CORE_RUNS)) \
 		@wait:$(VAST_RC):$(O)/test-vast.log $(STACK_RUNS) $(TAIL_RUNS)
 
 # Every VM test on each of KERNELS (default: 6.12 7; `default` is the default kernel); one closing line.

@@ -4,6 +4,53 @@
  * Part of handlers.bpf.h: included twice, no include guard on purpose.
  */
 
+/* the fore table's slots in use: its used bits (every change to them is under slot_tbl_lock) */
+static __always_inline __u32 FN(session_used)(struct nfs4_slot_table *tbl, __u32 max_slots)
+{
+	const __u64 *bits = (const __u64 *)__builtin_preserve_access_index(&tbl->used_slots);
+	__u32 n = (max_slots + 63) / 64, used = 0;
+
+	/* a word at a time: the session's entry, built on the stack beside, leaves no room for 16 */
+	for (int i = 0; i < 16; i++) {
+		__u64 w = 0;
+
+		if ((__u32)i >= n || bpf_probe_read_kernel(&w, sizeof(w), bits + i))
+			break;
+		used += __builtin_popcountll(w);
+	}
+	return used;
+}
+
+/*
+ * @s's fore table is at @used slots of @limit (max_slotid + 1, the limit in force) at @now: time
+ * moves to its bucket against that limit (#46: the server's target moves the limit during a run,
+ * and time at the limit against a limit read once is wrong). A take (nfs4_setup_sequence, after
+ * its slot's bit is set, the lock dropped) and a free (nfs4_free_slot, under the lock) may run
+ * on two CPUs at once: the swap hands each change the bucket it leaves.
+ */
+static __always_inline void FN(session_level)(struct session_stats *s, __u32 used, __u32 limit, __u64 now)
+{
+	__u32 b = level_bucket(used, limit), old;
+	__u64 t = now + LEVEL_T_BIAS;
+
+	if (b >= LEVEL_BUCKETS)
+		return;
+	old = __sync_lock_test_and_set(&s->bucket, b);
+	if (old != b) {
+		if (old < LEVEL_BUCKETS)
+			__sync_fetch_and_add(&s->level_ns[old], t);
+		__sync_fetch_and_add(&s->level_ns[b], -t);
+	}
+	s->level = used;
+	atomic_max(&s->level_peak, used);
+	old = __sync_lock_test_and_set(&s->limit, limit);
+	if (old != limit && old)
+		__sync_fetch_and_add(&s->limit_changes, 1);
+	if (!s->limit_min || limit < s->limit_min)
+		s->limit_min = limit;
+	atomic_max(&s->limit_max, limit);
+}
+
 static __always_inline int FN(handle_session)(struct nfs4_session *session)
 {
 	__u64 key = (__u64)session;
@@ -20,6 +67,7 @@ static __always_inline int FN(handle_session)(struct nfs4_session *session)
 	if (!s) {
 		clnt = RD(session, clp, cl_rpcclient);
 		z.first_ns = now;
+		z.bucket = LEVEL_BUCKETS;	/* no level seen yet: none open */
 		z.clid = RD(clnt, cl_clid);
 		z.xprt = (__u64)RD(clnt, cl_xprt);
 		s = insert_or_get(&sessions, &key, &z, BPF_NOEXIST, CNT_SESSIONS_FULL, NULL);
@@ -27,6 +75,10 @@ static __always_inline int FN(handle_session)(struct nfs4_session *session)
 			return 0;
 	}
 	s->max_slots = RD(session, fc_slot_table.max_slots);
+	if (session_levels)
+		FN(session_level)(s, FN(session_used)(__builtin_preserve_access_index(&session->fc_slot_table),
+						  s->max_slots),
+			      RD(session, fc_slot_table.max_slotid) + 1, now);
 	s->target_highest_slotid = RD(session, fc_slot_table.target_highest_slotid);
 	s->server_highest_slotid = RD(session, fc_slot_table.server_highest_slotid);
 	used = RD(session, fc_slot_table.highest_used_slotid);
@@ -36,6 +88,33 @@ static __always_inline int FN(handle_session)(struct nfs4_session *session)
 		atomic_max(&s->peak_used_slotid, used);
 	s->last_ns = now;
 	__sync_fetch_and_add(&s->sequences, 1);
+	return 0;
+}
+
+/*
+ * nfs4_free_slot(): a fore table's slot freed (a slot handed to a waiter instead,
+ * nfs41_wake_and_assign_slot(), stays in use and passes here never). Its bit is still set.
+ * NFSv4.0's table has no session, a back channel's is not the fore table: neither is counted.
+ */
+static __always_inline int FN(handle_session_free)(struct nfs4_slot_table *tbl)
+{
+	struct nfs4_session *session;
+	struct session_stats *s;
+	__u64 key;
+	__u32 used;
+
+	ARMED_OR_RETURN();
+	if (!tbl)
+		return 0;
+	session = RD(tbl, session);
+	if (!session || (void *)tbl != __builtin_preserve_access_index(&session->fc_slot_table))
+		return 0;
+	key = (__u64)session;
+	s = bpf_map_lookup_elem(&sessions, &key);
+	if (!s)
+		return 0;
+	used = FN(session_used)(tbl, RD(tbl, max_slots));
+	FN(session_level)(s, used ? used - 1 : 0, RD(tbl, max_slotid) + 1, bpf_ktime_get_ns());
 	return 0;
 }
 

@@ -13,6 +13,11 @@ __u32 epoch;
  * whose acquire is counted before its release hook exists would stay "in use" for ever.
  */
 __u32 armed;
+/*
+ * Set by user space when nfs4_free_slot is hooked too: a session's level is its used bits at
+ * every take and free, and with takes alone a free would count only at the next take.
+ */
+__u32 session_levels;
 /* set by user space when rpcrdma's BTF proves its request pool is max_reqs: see effective_limit() */
 __u32 rdma_pool_is_max_reqs;
 /*

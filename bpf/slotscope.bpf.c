@@ -409,6 +409,8 @@ FN_PAIR(rpc_sleep_on_priority_timeout, handle_sleep_on, (q, task), struct rpc_wa
 FN_PAIR(rpc_delay, handle_delay, (task), struct rpc_task *task)
 FN_PAIR(__rpc_atrun, handle_atrun, (task), struct rpc_task *task)
 FN_PAIR(__xprt_set_rq, handle_set_rq, (task, rqst), struct rpc_task *task, struct rpc_rqst *rqst)
+/* NFSv4's, called from its own files (nfs4proc.c, nfs4session.c): never inlined away from them all */
+FN_PAIR(nfs4_free_slot, handle_session_free, (tbl), struct nfs4_slot_table *tbl, struct nfs4_slot *slot)
 /*
  * NFS's own file write and read (its file_operations' write_iter and read_iter in v2, v3 and v4),
  * buffered and O_DIRECT alike, in the caller's context (its cgroup is the job's), counted at the

@@ -257,6 +257,20 @@ struct session_stats {
 	__u64 sequences;
 	__u64 last_ns;
 	__u64 first_ns;		/* with the key: a session made anew at the same address is another */
+	/*
+	 * Slots in use against the limit in force at each moment (#46): the fore table's used bits
+	 * counted at each slot taken and freed, bucketed by level_bucket() against max_slotid + 1
+	 * then (the server's target moves it: nfsd grows and shrinks sessions since 6.13-6.14).
+	 * Time per bucket as a transport's levels (level_ns, telescoping); @bucket the open one,
+	 * LEVEL_BUCKETS before the first such event.
+	 */
+	__u32 limit;		/* max_slotid + 1 at the last event */
+	__u32 limit_min, limit_max;
+	__u32 level;		/* slots in use at the last event */
+	__u32 bucket;
+	__u32 level_peak;
+	__u64 limit_changes;
+	__u64 level_ns[LEVEL_BUCKETS];
 };
 
 /*
@@ -323,7 +337,7 @@ _Static_assert(sizeof(struct wait_hist) == 8 * (3 + LAT_BUCKETS), "wait_hist ABI
 _Static_assert(sizeof(struct op_key) == 24, "op_key ABI");
 _Static_assert(sizeof(struct op_stats) == 24 + sizeof(struct op_counts), "op_stats ABI");
 _Static_assert(sizeof(struct client_info) == 8, "client_info ABI");
-_Static_assert(sizeof(struct session_stats) == 56, "session_stats ABI");
+_Static_assert(sizeof(struct session_stats) == 88 + 8 * LEVEL_BUCKETS, "session_stats ABI");
 _Static_assert(sizeof(struct waiter) == 24, "waiter ABI");
 /*
  * A cgroup's name as the kernel has it when its first NFS I/O is counted: its directories from

@@ -40,7 +40,7 @@ struct hook {
 	char why[160];			/* the verifier's reason, for the message */
 };
 
-#define NHOOKS 20
+#define NHOOKS 21
 /* the verifier's log of a program that fails to load; a level-1 log of ours fits easily */
 #define VLOG_SIZE (256 * 1024)
 
@@ -135,5 +135,8 @@ bool engine_btf_made(const struct engine *e);
 /* hookargs.c: each hook's arguments proven against its prototype in BTF */
 const char *hook_args_of(const char *hook);
 int hook_args_check(const struct btf *btf, struct hook *h);
+
+/* session_levels.c: each session's level times, whole and closed at the snapshot's clock */
+void sessions_settle(int fd, struct snapshot *snap);
 
 #endif

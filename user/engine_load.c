@@ -73,6 +73,9 @@ static void add_hooks(struct engine *e)
 		  s->progs.btf_xprt_destroy, s->progs.raw_xprt_destroy },
 		{ "nfs4_setup_sequence", TP, G_ALL, false, "NFSv4.1 session slots are not measured",
 		  s->progs.btf_nfs4_setup_sequence, s->progs.raw_nfs4_setup_sequence },
+		{ "nfs4_free_slot", FUNC, G_ALL, false,
+		  "NFSv4.1 sessions' time at their slot limit is not measured",
+		  s->progs.fentry_nfs4_free_slot, s->progs.kprobe_nfs4_free_slot },
 		/* bpf_for_each_map_elem(): 69c087ba6225 ("bpf: Add bpf_for_each_map_elem() helper"), 5.13 */
 		{ "rpc_clnt_free", TP, G_ALL, false,
 		  "a client id the kernel reuses for a new mount keeps the mount of the client it was",
@@ -494,6 +497,9 @@ int engine_attach(struct engine *e, char *why, size_t len)
 
 void engine_arm(struct engine *e)
 {
+	for (size_t i = 0; i < e->nhooks; i++)
+		if (!strcmp(e->hooks[i].name, "nfs4_free_slot") && e->status[i].method != HOOK_OFF)
+			e->skel->bss->session_levels = 1;
 	__atomic_store_n(&e->skel->bss->armed, 1, __ATOMIC_SEQ_CST);
 }
 

@@ -490,6 +490,8 @@ int engine_snapshot(struct engine *e, struct snapshot *snap)
 			       sizeof(struct session_snap), (void **)&snap->sessions, &snap->nsessions,
 			       &e->read_hint[3]);
 	if (!err)
+		sessions_settle(bpf_map__fd(s->maps.sessions), snap);
+	if (!err)
 		err = read_jobio(e, snap, all);
 	e->snaps++;
 	/* a failed read leaves stamps unread that the next one's window may have passed */

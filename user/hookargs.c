@@ -22,6 +22,7 @@ static const struct {
 	{ "xprt_create", "rpc_xprt" },
 	{ "xprt_destroy", "rpc_xprt" },
 	{ "nfs4_setup_sequence", "nfs4_session,nfs4_sequence_args" },
+	{ "nfs4_free_slot", "nfs4_slot_table,nfs4_slot" },
 	{ "rpc_clnt_free", "rpc_clnt" },
 	{ "rpc_sleep_on", "rpc_wait_queue,rpc_task" },
 	{ "rpc_sleep_on_priority", "rpc_wait_queue,rpc_task" },

@@ -15,7 +15,7 @@
 #include "verdict.h"
 
 /* a client without a superblock of its own belongs to the mount of the client it was made from */
-static const char *mountpoint_of(const struct snapshot *s, const struct mount_table *mt, __u32 clid)
+const char *mountpoint_of(const struct snapshot *s, const struct mount_table *mt, __u32 clid)
 {
 	const struct nfs_mount *m;
 
@@ -191,21 +191,7 @@ static int build(struct view *v, const struct model_in *in)
 	}
 	snap_index_free(&pix);
 	snap_index_free(&cix);
-	for (size_t i = 0; i < cur->nsessions; i++) {
-		struct session_view *s = &v->sessions[v->nsessions++];
-		__u64 before = 0;
-
-		s->key = cur->sessions[i].key;
-		s->s = cur->sessions[i].s;
-		s->xprt = s->s.xprt;
-		s->clid = s->s.clid;
-		s->mountpoint = mountpoint_of(cur, in->mounts, s->clid);
-		/* a session made anew at a reused address starts its own count */
-		for (size_t j = 0; j < prev->nsessions; j++)
-			if (prev->sessions[j].key == s->key && prev->sessions[j].s.first_ns == s->s.first_ns)
-				before = prev->sessions[j].s.sequences;
-		s->sequences = delta_u64(s->s.sequences, before);
-	}
+	sessions_view(v, prev, cur, in->mounts);
 	for (int c = 0; c < NCOUNTERS; c++)
 		v->counters[c] = delta_u64(cur->counters[c], prev->counters[c]);
 	v->drops = counters_drops(v->counters);

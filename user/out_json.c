@@ -511,6 +511,21 @@ static void view_json(struct jw *w, const struct view *v)
 		jw_i64(w, "server_highest_slotid", (__s32)s->s.server_highest_slotid);
 		jw_u64(w, "peak_used_slotid", s->s.peak_used_slotid);
 		jw_u64(w, "sequences", s->sequences);
+		/* the limit in force and the time against it (#46): null where not measured */
+		if (s->levels_known) {
+			jw_u64(w, "limit", s->s.limit);
+			jw_u64(w, "limit_min", s->s.limit_min);
+			jw_u64(w, "limit_max", s->s.limit_max);
+			jw_u64(w, "limit_changes", s->limit_changes);
+			jw_u64(w, "in_use", s->s.level);
+			jw_u64(w, "in_use_peak", s->s.level_peak);
+			jw_dbl(w, "busy_s", (double)s->busy_ns / 1e9);
+			jw_dbl(w, "at_limit_s", (double)s->at_limit_ns / 1e9);
+			jw_dbl(w, "at_limit_pct", s->at_limit_pct);
+		} else {
+			jw_null(w, "limit");
+			jw_null(w, "at_limit_pct");
+		}
 		jw_end_obj(w);
 	}
 	jw_end_arr(w);

@@ -430,6 +430,46 @@ static void per_mount(FILE *f, const struct prom_input *in)
 	}
 }
 
+/*
+ * An NFSv4.1 session's limit in force and its last interval's time at it (#46): the server may
+ * move the limit during a run (nfsd sizes sessions on demand since 6.13-6.14). Two series per
+ * session whose levels are measured, labelled by its mount.
+ */
+static void sessions(FILE *f, const struct prom_input *in)
+{
+	bool head = false;
+
+	for (size_t i = 0; in->iv && i < in->iv->nsessions; i++) {
+		const struct session_view *s = &in->iv->sessions[i];
+
+		if (!s->levels_known || !s->mountpoint)
+			continue;
+		if (!head) {
+			prom_family(f, "session_slot_limit", "gauge",
+				    "An NFSv4.1 session's slots the server allows now (the client's max_slotid + 1).");
+			head = true;
+		}
+		fputs("slotscope_session_slot_limit{mountpoint=\"", f);
+		prom_lv(f, s->mountpoint);
+		fprintf(f, "\"} %u\n", s->s.limit);
+	}
+	head = false;
+	for (size_t i = 0; in->iv && i < in->iv->nsessions; i++) {
+		const struct session_view *s = &in->iv->sessions[i];
+
+		if (!s->levels_known || !s->mountpoint)
+			continue;
+		if (!head) {
+			prom_family(f, "session_at_limit_ratio", "gauge",
+				    "Share of the last interval's busy time a session had every slot its limit then allowed in use.");
+			head = true;
+		}
+		fputs("slotscope_session_at_limit_ratio{mountpoint=\"", f);
+		prom_lv(f, s->mountpoint);
+		fprintf(f, "\"} %.6g\n", s->at_limit_pct / 100);
+	}
+}
+
 static void links(FILE *f, const struct prom_input *in)
 {
 	const struct links_view *l = &in->cum->links;
@@ -481,6 +521,7 @@ int out_prom(FILE *f, const struct prom_input *in)
 		per_transport(f, in);
 		per_mount(f, in);
 		links(f, in);
+		sessions(f, in);
 		prom_windows(f, in);
 		prom_family(f, "drops_total", "counter", "Events not counted because a BPF map was full.");
 		for (int c = CNT_INFLIGHT_FULL; c <= CNT_JOBS_FULL; c++)

@@ -178,6 +178,17 @@ void out_text(FILE *f, const struct view *v)
 	}
 	if (v->final && !shown)
 		fprintf(f, "\nSummary: %.1fs traced; no RPC transport was active\n", v->interval_s);
+	/* a session's slots against the limit in force, which its server may move (#46) */
+	for (size_t i = 0; i < v->nsessions; i++) {
+		const struct session_view *s = &v->sessions[i];
+
+		if (!s->levels_known || !s->busy_ns)
+			continue;
+		fprintf(f, "  session %s: %llu of %u slots in use (limit %u..%u, %llu changes), at the limit "
+			"%.1f%% of %.2fs busy\n", s->mountpoint ? s->mountpoint : "?",
+			(unsigned long long)s->s.level, s->s.limit, s->s.limit_min, s->s.limit_max,
+			(unsigned long long)s->limit_changes, s->at_limit_pct, (double)s->busy_ns / 1e9);
+	}
 	if (v->final && v->links.sampled && !v->links.nports)
 		fprintf(f, "(%s)\n", v->links.why_empty);
 	if (v->final && v->drops)

@@ -97,6 +97,11 @@ struct session_view {
 	const char *mountpoint;
 	struct session_stats s;
 	__u64 sequences;		/* in this view */
+	/* in this view: slots in use against the limit in force (max_slotid + 1) at each moment */
+	bool levels_known;		/* nfs4_free_slot hooked, and a slot taken or freed since attach */
+	__u64 busy_ns, at_limit_ns;	/* time with a slot in use; with every slot the limit allows */
+	double at_limit_pct;		/* of busy_ns */
+	__u64 limit_changes;
 };
 
 struct mount_view {

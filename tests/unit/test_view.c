@@ -565,6 +565,38 @@ static void test_session_made_anew(void **state)
 	view_free(&v);
 }
 
+/*
+ * A session's time against the limit in force (#46): this view's share of its level times, the
+ * top bucket at the limit; none where the levels are not known at either end
+ */
+static void test_session_levels(void **state)
+{
+	struct session_snap sp = { .key = 0x5000, .s = { .first_ns = 1, .bucket = LEVEL_BUCKETS - 1,
+							.limit_changes = 2 } };
+	struct session_snap sc = { .key = 0x5000, .s = { .first_ns = 1, .bucket = 3, .limit = 12,
+							.limit_min = 4, .limit_max = 30, .limit_changes = 7 } };
+	struct snapshot prev = { .ts_ns = 1, .nsessions = 1, .sessions = &sp };
+	struct snapshot cur = { .ts_ns = 2, .nsessions = 1, .sessions = &sc };
+	struct view v;
+
+	(void)state;
+	sp.s.level_ns[0] = 100, sp.s.level_ns[5] = 200, sp.s.level_ns[LEVEL_BUCKETS - 1] = 300;
+	sc.s.level_ns[0] = 150, sc.s.level_ns[5] = 250, sc.s.level_ns[LEVEL_BUCKETS - 1] = 1300;
+	assert_int_equal(build(&v, &prev, &cur, NULL), 0);
+	assert_true(v.sessions[0].levels_known);
+	assert_int_equal(v.sessions[0].busy_ns, 1050);
+	assert_int_equal(v.sessions[0].at_limit_ns, 1000);
+	assert_true(fabs(v.sessions[0].at_limit_pct - 100.0 * 1000 / 1050) < 1e-9);
+	assert_int_equal(v.sessions[0].limit_changes, 5);
+	view_free(&v);
+	/* a read torn at either end (or no free hooked): no level time, not a made-up one */
+	sp.s.bucket = LEVEL_BUCKETS;
+	assert_int_equal(build(&v, &prev, &cur, NULL), 0);
+	assert_false(v.sessions[0].levels_known);
+	assert_int_equal(v.sessions[0].busy_ns, 0);
+	view_free(&v);
+}
+
 /* a transport reaped and a new one at its address: its ops count from zero, not from the old's */
 static void test_op_under_reused_address(void **state)
 {
@@ -748,6 +780,7 @@ int main(void)
 		cmocka_unit_test(test_one_series_per_mount),
 		cmocka_unit_test(test_nconnect_knob),
 		cmocka_unit_test(test_session_made_anew),
+		cmocka_unit_test(test_session_levels),
 		cmocka_unit_test(test_op_under_reused_address),
 		cmocka_unit_test(test_level_marks),
 		cmocka_unit_test(test_no_mount_is_null),

@@ -143,6 +143,12 @@ check_eq "rdma in-flight curve RPCs = releases" "$r_curve" "$r_releases"
 
 # NFSv4.1: 4 session slots
 echo "note session: $session"
+# the session's slots against the limit in force (#46): nfs4_free_slot hooked in either design,
+# as a function is (fentry, else its kprobe)
+fhook=$(hook nfs4_free_slot)
+check_eq "hook nfs4_free_slot (fentry or kprobe)" "$([ "$fhook" = fentry ] || [ "$fhook" = kprobe ] && echo yes)" yes
+check_eq "the session's slots in use at most its limit, and back to none" \
+	"$(echo "$session" | jq -c '[.in_use_peak <= .limit_max, .in_use, .at_limit_pct > 0]')" "[true,0,true]"
 echo "$session" >/tmp/session.json
 jset </tmp/session.json ms=.max_slots peak_slot=.peak_used_slotid target_ok='.target_highest_slotid + 1 >= .max_slots' || exit 1
 check_le "highest used slot id below the table size" "$peak_slot" $((ms - 1))

@@ -15,7 +15,12 @@
 # the backlog's length: a slot handed to a task that queued after that judgment read as a free
 # and a take as late as the woken task ran. Once in six runs on 6.12 it read 2.4 points of a full
 # table at one less than slotscope did, with one hand-off fewer than slotscope's 1,080.)
-# Each level's share of busy time must agree within 1 point, time at the limit included.
+# Each level's share of busy time must agree within 1 point, time at the limit included. What is
+# left between the two (CI, 6.12, tracepoints: slotscope 1.21 points over at the limit): a release
+# that saw a backlog at its RPC's end whose xprt_free_slot() came 22 ms later, all the waiters
+# handed by later releases meanwhile: freed, not handed. The truth books it free from its end;
+# slotscope, which cannot know then, keeps it until its next event sees the backlog short (the
+# request is still allocated all along: by the kernel's num_reqs the table was full).
 #% needs: bpftrace
 nfsd_start >/dev/null || exit 1
 mount_tcp /mnt/t 3 16 || exit 1
@@ -26,7 +31,10 @@ kfunc:sunrpc:xprt_request_init {
 	if (@handed_to[args->task]) { delete(@handed_to[args->task]); }
 	else { printf("A %llu %u\n", nsecs, args->task->tk_xprt->id); }
 }
-kfunc:sunrpc:rpc_count_iostats_metrics /args->task->tk_rqstp/ { @ended[args->task->tk_rqstp] = nsecs; }
+kfunc:sunrpc:rpc_count_iostats_metrics /args->task->tk_rqstp/ {
+	@ended[args->task->tk_rqstp] = nsecs;
+	@waiting[args->task->tk_rqstp] = args->task->tk_xprt->backlog.qlen;
+}
 kfunc:sunrpc:xprt_free_slot { @freeing[tid] = nsecs; }
 kfunc:sunrpc:__xprt_set_rq /@freeing[tid] && args->task->tk_rqstp == 0/ {
 	@handed_to[args->task] = 1;
@@ -36,9 +44,10 @@ kfunc:sunrpc:__xprt_set_rq /@freeing[tid] && args->task->tk_rqstp == 0/ {
 kretfunc:sunrpc:xprt_free_slot {
 	if (!@handed[tid]) {
 		$end = @ended[args->req] ? @ended[args->req] : @freeing[tid];
-		printf("F %llu %u %llu\n", $end, args->xprt->id, @freeing[tid]);
+		printf("F %llu %u %llu %u\n", $end, args->xprt->id, @freeing[tid], @waiting[args->req]);
 	}
 	delete(@ended[args->req]);
+	delete(@waiting[args->req]);
 	delete(@handed[tid]);
 	delete(@freeing[tid]);
 }
@@ -58,6 +67,10 @@ echo "note transport: $(echo "$x" | jq -c '{id,limit,peak,at_limit_pct,busy_s,ac
 echo "note level corrections from the kernel's num_reqs: $(tail -n 1 /tmp/s.json | jq .counters.level_corrections)"
 check_eq "no events lost by bpftrace" "$(grep -c 'Lost' /tmp/bt.out)" 0
 echo "note from an RPC's end to its slot's free, the frees not handed: $(awk -v id="$id" '$1 == "F" && $3 == id && $4 { n++; g += $4 - $2 } END { printf "%d, %.1f ms in all", n, g / 1e6 }' /tmp/bt.out)"
+# a release is judged where the RPC ends: one that saw tasks on the backlog keeps its slot for the
+# hand-off, and when its xprt_free_slot() comes late (another release handed them all meanwhile)
+# it frees it instead, which slotscope books at its next event; the truth at the RPC's end
+echo "note frees not handed whose RPC's end saw tasks waiting: $(awk -v id="$id" '$1 == "F" && $3 == id && $5 > 0 { n++; g += $4 - $2 } END { printf "%d, their end to free %.1f ms in all", n, g / 1e6 }' /tmp/bt.out)"
 # the truth: levels over time for transport $id, from the first event to the last
 grep -E '^[AHF] ' /tmp/bt.out | sort -n -k2 | awk -v id="$id" '
 	$3 != id { next }

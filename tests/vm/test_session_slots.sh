@@ -14,4 +14,9 @@ check_eq "transport limit (INFINITE_SLOTS)" "$(echo "$x" | jq .limit)" 65536
 check_eq "session max_slots" "$(echo "$s" | jq .max_slots)" 4
 check_gt "session-slot waits" "$(echo "$x" | jq .waits.session.count)" 0
 check_le "highest used slot id below the table size" "$(echo "$s" | jq .peak_used_slotid)" 3
+# the limit in force (#46): 4 throughout here (6.1's nfsd keeps its target), and 32 writers keep
+# every one of them in use most of the time
+check_eq "limit in force, lowest and highest" "$(echo "$s" | jq -c '[.limit, .limit_min, .limit_max, .limit_changes]')" "[4,4,4,0]"
+check_eq "slots in use at most the limit, and back to none" "$(echo "$s" | jq -c '[.in_use_peak, .in_use]')" "[4,0]"
+check_gt "at the limit most of the busy time (%)" "$(echo "$s" | jq '.at_limit_pct | floor')" 50
 exit $CHECK_FAILED

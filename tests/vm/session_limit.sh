@@ -1,0 +1,77 @@
+# An NFSv4.1 session's limit that moves during a write (#46), on a kernel whose nfsd sizes sessions
+# on demand (Debian's 7.x; since "nfsd: allocate new session-based DRC slots on demand" and the
+# slot shrinker, 6.13-6.14): dropping the server's caches shrinks the session's slots to one, and a
+# write by 64 writers grows them back, the SEQUENCE replies' target raising the client's
+# max_slotid as it goes. slotscope's time with every slot the limit allows in use, against the
+# limit in force at each moment, is checked against bpftrace's own count of the fore table's
+# slots: +1 at each nfs4_alloc_slot() that returns one, -1 at each nfs4_free_slot(), the limit
+# (max_slotid + 1) read at those and wherever nfs41_update_target_slotid() moves it; the levels
+# over time rebuilt by awk. A slot handed to a waiter (nfs41_wake_and_assign_slot()) passes neither.
+# (The tables with a session are the fore channel's here: the back channel's are never allocated
+# from nor freed to; bpftrace has no address-of to tell them apart as slotscope does.)
+#% needs: bpftrace
+nfsd_start >/dev/null || exit 1
+mount_tcp /mnt/s 4.1 || exit 1
+cat >/tmp/truth.bt <<'BT'
+BEGIN { printf("READY\n"); }
+kretfunc:nfsv4:nfs4_alloc_slot /(uint64)retval < (uint64)0xfffffffffffff000 && (uint64)args->tbl->session != 0/ {
+	printf("A %llu %u\n", nsecs, args->tbl->max_slotid + 1);
+}
+kfunc:nfsv4:nfs4_free_slot /(uint64)args->tbl->session != 0/ {
+	printf("F %llu %u\n", nsecs, args->tbl->max_slotid + 1);
+}
+kretfunc:nfsv4:nfs41_update_target_slotid /(uint64)args->tbl->session != 0/ {
+	printf("L %llu %u\n", nsecs, args->tbl->max_slotid + 1);
+}
+BT
+bpftrace /tmp/truth.bt >/tmp/bt.out 2>&1 &
+bt=$!
+i=0
+until grep -q READY /tmp/bt.out || [ $i -ge 240 ] || ! kill -0 $bt 2>/dev/null; do sleep 0.5; i=$((i + 1)); done
+grep -q READY /tmp/bt.out || { echo "FAIL bpftrace did not attach:"; cat /tmp/bt.out; exit 1; }
+# the session's slots shrunk by the server's shrinker: the write starts at a limit of one or two
+echo 3 >/proc/sys/vm/drop_caches
+slotscope --json 1 -- sh -c ". /src/tools/vm/lib.sh; writers /mnt/s 64 4; sleep 1" >/tmp/s.json || exit 1
+stop_tracer $bt || echo "note bpftrace ignored SIGINT and SIGTERM for 40 s: killed"
+s=$(tail -n 1 /tmp/s.json | jq -c '[.sessions[] | select(.mountpoint == "/mnt/s")] | first')
+echo "note session: $s"
+check_eq "no events lost by bpftrace" "$(grep -c 'Lost' /tmp/bt.out)" 0
+# the truth over slotscope's own span (the summary's ts less its interval_s: both are the
+# monotonic clock bpftrace's nsecs reads); the level carried in from before it (the lease's
+# SEQUENCEs at a limit of one or two while slotscope loads). The limits seen where a slot moves
+# (what slotscope reads too: it hooks no target update), their range and changes
+span=$(tail -n 1 /tmp/s.json | jq -r '"\((.ts - .interval_s) * 1e9 | floor) \(.ts * 1e9 | floor)"')
+grep -E '^[AFL] ' /tmp/bt.out | sort -n -k2 | awk -v t0="${span% *}" -v t1="${span#* }" '
+	{
+		t = $2 < t0 ? t0 : ($2 > t1 ? t1 : $2)
+		if (seen && lvl > 0 && t > last) { busy += t - last; if (lvl >= lim) full += t - last }
+		last = t
+		seen = 1
+		lim = $3
+		if ($1 == "A") lvl++
+		else if ($1 == "F") lvl--
+		if ($2 < t0 || $2 > t1 || $1 == "L")
+			next
+		if (was && $3 != was) changes++
+		was = $3
+		if (!lo || $3 < lo) lo = $3
+		if ($3 > hi) hi = $3
+		if (lvl > peak) peak = lvl
+	}
+	END { printf "%.4f %d %d %d %d %.0f\n", busy ? 100 * full / busy : 0, lo, hi, changes, peak, busy }' >/tmp/truth.txt
+set -- $(cat /tmp/truth.txt)
+echo "note truth: at the limit $1 % of busy time ($6 ns busy), limit $2..$3, $4 changes, peak $5 in use"
+check_eq "the limit moved in the truth (drop_caches shrank the session)" "$([ "$4" -gt 0 ] && echo yes)" yes
+check_eq "the session's levels are measured" "$(echo "$s" | jq '.at_limit_pct != null')" true
+check_eq "lowest limit = truth's" "$(echo "$s" | jq .limit_min)" "$2"
+check_eq "highest limit = truth's" "$(echo "$s" | jq .limit_max)" "$3"
+check_gt "limit changes seen (truth: $4 where a slot moved)" "$(echo "$s" | jq .limit_changes)" 0
+check_eq "peak in use = truth's" "$(echo "$s" | jq .in_use_peak)" "$5"
+check_eq "in use back to 0" "$(echo "$s" | jq .in_use)" 0
+# the window's intervals summed: the last line is the summary over the whole run
+ours=$(echo "$s" | jq .at_limit_pct)
+echo "note at the limit in force: truth $1 %, slotscope $ours %"
+check_eq "at the limit within 1 point of busy time (truth $1, slotscope $ours)" \
+	"$(awk -v a="$1" -v b="$ours" 'BEGIN { d = a - b; if (d < 0) d = -d; print (d <= 1.0) ? "yes" : "no" }')" yes
+[ "$CHECK_FAILED" = 0 ] || cp /tmp/bt.out /tmp/s.json /out/ 2>/dev/null
+exit $CHECK_FAILED
