@@ -4,11 +4,15 @@
  * Part of handlers.bpf.h: included twice, no include guard on purpose.
  */
 
-/* the fore table's slots in use: its used bits (every change to them is under slot_tbl_lock) */
-static __always_inline __u32 FN(session_used)(struct nfs4_slot_table *tbl, __u32 max_slots)
+/*
+ * the fore table's slots in use: its used bits below @nbits (every change to them is under
+ * slot_tbl_lock). The table grows past max_slots when the server's target does (7.2: 101 slots
+ * allowed of a table made with 84): the caller asks for the larger of the two
+ */
+static __always_inline __u32 FN(session_used)(struct nfs4_slot_table *tbl, __u32 nbits)
 {
 	const __u64 *bits = (const __u64 *)__builtin_preserve_access_index(&tbl->used_slots);
-	__u32 n = (max_slots + 63) / 64, used = 0;
+	__u32 n = (nbits + 63) / 64, used = 0;
 
 	/* a word at a time: the session's entry, built on the stack beside, leaves no room for 16 */
 	for (int i = 0; i < 16; i++) {
@@ -75,10 +79,12 @@ static __always_inline int FN(handle_session)(struct nfs4_session *session)
 			return 0;
 	}
 	s->max_slots = RD(session, fc_slot_table.max_slots);
-	if (session_levels)
+	if (session_levels) {
+		__u32 limit = RD(session, fc_slot_table.max_slotid) + 1;
+
 		FN(session_level)(s, FN(session_used)(__builtin_preserve_access_index(&session->fc_slot_table),
-						  s->max_slots),
-			      RD(session, fc_slot_table.max_slotid) + 1, now);
+						  limit > s->max_slots ? limit : s->max_slots), limit, now);
+	}
 	s->target_highest_slotid = RD(session, fc_slot_table.target_highest_slotid);
 	s->server_highest_slotid = RD(session, fc_slot_table.server_highest_slotid);
 	used = RD(session, fc_slot_table.highest_used_slotid);
@@ -100,8 +106,8 @@ static __always_inline int FN(handle_session_free)(struct nfs4_slot_table *tbl)
 {
 	struct nfs4_session *session;
 	struct session_stats *s;
+	__u32 used, limit, bits;
 	__u64 key;
-	__u32 used;
 
 	ARMED_OR_RETURN();
 	if (!tbl)
@@ -113,8 +119,10 @@ static __always_inline int FN(handle_session_free)(struct nfs4_slot_table *tbl)
 	s = bpf_map_lookup_elem(&sessions, &key);
 	if (!s)
 		return 0;
-	used = FN(session_used)(tbl, RD(tbl, max_slots));
-	FN(session_level)(s, used ? used - 1 : 0, RD(tbl, max_slotid) + 1, bpf_ktime_get_ns());
+	limit = RD(tbl, max_slotid) + 1;
+	bits = RD(tbl, max_slots);
+	used = FN(session_used)(tbl, limit > bits ? limit : bits);
+	FN(session_level)(s, used ? used - 1 : 0, limit, bpf_ktime_get_ns());
 	return 0;
 }
 

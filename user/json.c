@@ -72,17 +72,17 @@ static void put_unsigned(struct jw *w, uint64_t v)
 	}
 }
 
-/*
- * A JSON string is UTF-8: a name is written by name_next() (utf8.h) as in the textfile, so no
- * parser rejects the line and no two names read alike; then JSON's own \\ and \". Printable ASCII
- * that needs no escape, nearly every name, is copied as it is.
- */
 /* printable ASCII but " (0x22) and \\ (0x5c) */
 static const unsigned char plain[256] = { [0x20 ... 0x21] = 1, [0x23 ... 0x5b] = 1, [0x5d ... 0x7e] = 1 };
 
 /* a string copied as it is scanned, when it is plain and short (every key, nearly every name) */
 #define STR_FAST 62
 
+/*
+ * A JSON string is UTF-8: a name is written by name_next() (utf8.h) as in the textfile, so no
+ * parser rejects the line and no two names read alike; then JSON's own \\ and \". Printable ASCII
+ * that needs no escape, nearly every name, is copied as it is.
+ */
 static void put_str(struct jw *w, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
