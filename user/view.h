@@ -191,7 +191,7 @@ struct verdict {
 	double wait_share[WAIT_KINDS];	/* each wait's total over the ops' total execute time */
 	bool v41;			/* NFSv4.1+ session on the transport */
 	char why[240];			/* the numbers, one line */
-	char knob[240];			/* what to change, one line */
+	char knob[320];			/* what to change, one line */
 	size_t nflags;
 	char flags[4][200];		/* known pathologies seen */
 	size_t nwhat_if;
