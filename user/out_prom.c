@@ -431,42 +431,51 @@ static void per_mount(FILE *f, const struct prom_input *in)
 }
 
 /*
+ * @s's series, when its levels are measured and its mount is one the exposition shows (the
+ * series cap leaves mounts out of in->cum: their sessions go with them)
+ */
+static bool session_shown(const struct prom_input *in, const struct session_view *s)
+{
+	if (!s->levels_known || !s->mountpoint)
+		return false;
+	for (size_t i = 0; i < in->cum->nmounts; i++)
+		if (in->cum->mounts[i].mountpoint && !strcmp(in->cum->mounts[i].mountpoint, s->mountpoint))
+			return true;
+	return false;
+}
+
+/*
  * An NFSv4.1 session's limit in force and its last interval's time at it (#46): the server may
  * move the limit during a run (nfsd sizes sessions on demand since 6.13-6.14). Two series per
- * session whose levels are measured, labelled by its mount.
+ * session whose levels are measured, labelled by its mount; a family once, its series together.
  */
 static void sessions(FILE *f, const struct prom_input *in)
 {
-	bool head = false;
+	static const char *const fam[2][2] = {
+		{ "session_slot_limit",
+		  "An NFSv4.1 session's slots the server allows now (the client's max_slotid + 1)." },
+		{ "session_at_limit_ratio",
+		  "Share of the last interval's busy time a session had every slot its limit then allowed in use." },
+	};
 
-	for (size_t i = 0; in->iv && i < in->iv->nsessions; i++) {
-		const struct session_view *s = &in->iv->sessions[i];
+	for (int m = 0; m < 2; m++) {
+		bool head = false;
 
-		if (!s->levels_known || !s->mountpoint)
-			continue;
-		if (!head) {
-			prom_family(f, "session_slot_limit", "gauge",
-				    "An NFSv4.1 session's slots the server allows now (the client's max_slotid + 1).");
+		for (size_t i = 0; in->iv && i < in->iv->nsessions; i++) {
+			const struct session_view *s = &in->iv->sessions[i];
+
+			if (!session_shown(in, s))
+				continue;
+			if (!head)
+				prom_family(f, fam[m][0], "gauge", fam[m][1]);
 			head = true;
+			fprintf(f, "slotscope_%s{mountpoint=\"", fam[m][0]);
+			prom_lv(f, s->mountpoint);
+			if (m == 0)
+				fprintf(f, "\"} %u\n", s->s.limit);
+			else
+				fprintf(f, "\"} %.6g\n", s->at_limit_pct / 100);
 		}
-		fputs("slotscope_session_slot_limit{mountpoint=\"", f);
-		prom_lv(f, s->mountpoint);
-		fprintf(f, "\"} %u\n", s->s.limit);
-	}
-	head = false;
-	for (size_t i = 0; in->iv && i < in->iv->nsessions; i++) {
-		const struct session_view *s = &in->iv->sessions[i];
-
-		if (!s->levels_known || !s->mountpoint)
-			continue;
-		if (!head) {
-			prom_family(f, "session_at_limit_ratio", "gauge",
-				    "Share of the last interval's busy time a session had every slot its limit then allowed in use.");
-			head = true;
-		}
-		fputs("slotscope_session_at_limit_ratio{mountpoint=\"", f);
-		prom_lv(f, s->mountpoint);
-		fprintf(f, "\"} %.6g\n", s->at_limit_pct / 100);
 	}
 }
 
