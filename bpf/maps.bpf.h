@@ -18,6 +18,8 @@ __u32 armed;
  * every take and free, and with takes alone a free would count only at the next take.
  */
 __u32 session_levels;
+/* set by user space when both xprt_get_cong and xprt_put_cong are hooked: one alone drifts */
+__u32 credit_levels;
 /* set by user space when rpcrdma's BTF proves its request pool is max_reqs: see effective_limit() */
 __u32 rdma_pool_is_max_reqs;
 /*

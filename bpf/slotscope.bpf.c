@@ -385,6 +385,8 @@ TP_PAIR(xprt_create, handle_xprt_create, (xprt), struct rpc_xprt *xprt)
 TP_PAIR(xprt_destroy, handle_xprt_destroy, (xprt), struct rpc_xprt *xprt)
 TP_PAIR(nfs4_setup_sequence, handle_session, (session), struct nfs4_session *session, void *args)
 TP_PAIR(rpc_clnt_free, handle_clnt_free, (clnt), struct rpc_clnt *clnt)
+TP_PAIR(xprt_get_cong, handle_get_cong, (xprt), struct rpc_xprt *xprt, struct rpc_task *task)
+TP_PAIR(xprt_put_cong, handle_put_cong, (xprt), struct rpc_xprt *xprt, struct rpc_task *task)
 
 /*
  * The waits through the functions that start and end them, not the rpc_task_sleep/wakeup

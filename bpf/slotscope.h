@@ -186,6 +186,21 @@ struct xprt_stats {
 		__u64 rtt_ns;
 		__u64 exec_ns;
 	} curve[LEVEL_BUCKETS];
+	/*
+	 * RDMA/UDP credits in use against the grant in force at each moment (#46): the server's
+	 * grant arrives with every reply (rpcrdma_update_cwnd(); 1 again at each connect), so time
+	 * at the credit limit is booked against the cwnd of that moment, not one read once. Set at
+	 * xprt_get_cong/xprt_put_cong, both under transport_lock: one writer at a time.
+	 */
+	struct credit_levels {
+		__u32 limit;		/* credits granted at the last event (0: no event yet) */
+		__u32 level;		/* credits in use after it */
+		__u32 bucket;		/* open bucket; LEVEL_BUCKETS: read torn (user space) */
+		__u32 peak;
+		__u32 limit_min, limit_max;
+		__u64 limit_changes;
+		__u64 level_ns[LEVEL_BUCKETS];	/* telescoping, as the slots' */
+	} credit;
 	__u64 level_recip;	/* level_recip(limit) of the limit it was made for (xprt_level_bucket()) */
 	/*
 	 * In xprt_tab: the struct rpc_xprt * the entry is of; 0: free; the address | 1: its entry
@@ -356,7 +371,7 @@ struct cg_name {
 
 _Static_assert(sizeof(struct job_key) == 16 && sizeof(struct job_io) == 32 + 8 * JOB_CAUSES &&
 	       sizeof(struct job_task) == 16 && sizeof(struct ctx_job) == 24, "job ABI");
-_Static_assert(sizeof(struct xprt_stats) == 1792 + 3 * 8 * LEVEL_BUCKETS &&
+_Static_assert(sizeof(struct xprt_stats) == 1792 + 32 + 4 * 8 * LEVEL_BUCKETS &&
 	       __builtin_offsetof(struct xprt_stats, key) == sizeof(struct xprt_stats) - 8, "xprt_stats ABI");
 
 #endif

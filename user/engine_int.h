@@ -40,7 +40,7 @@ struct hook {
 	char why[160];			/* the verifier's reason, for the message */
 };
 
-#define NHOOKS 21
+#define NHOOKS 23
 /* the verifier's log of a program that fails to load; a level-1 log of ours fits easily */
 #define VLOG_SIZE (256 * 1024)
 
@@ -138,5 +138,7 @@ int hook_args_check(const struct btf *btf, struct hook *h);
 
 /* session_levels.c: each session's level times, whole and closed at the snapshot's clock */
 void sessions_settle(int fd, struct snapshot *snap);
+/* xprt_levels.c: a transport's slot and credit level times as read, whole */
+void levels_settle(struct engine *e, struct xprt_snap *x);
 
 #endif

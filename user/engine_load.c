@@ -80,6 +80,12 @@ static void add_hooks(struct engine *e)
 		{ "rpc_clnt_free", TP, G_ALL, false,
 		  "a client id the kernel reuses for a new mount keeps the mount of the client it was",
 		  s->progs.btf_rpc_clnt_free, s->progs.raw_rpc_clnt_free },
+		{ "xprt_get_cong", TP, G_ALL, false,
+		  "RDMA credits' time at the server's grant is not measured",
+		  s->progs.btf_xprt_get_cong, s->progs.raw_xprt_get_cong },
+		{ "xprt_put_cong", TP, G_ALL, false,
+		  "RDMA credits' time at the server's grant is not measured",
+		  s->progs.btf_xprt_put_cong, s->progs.raw_xprt_put_cong },
 		/* at the return: the bytes moved, not the bytes asked for (#44) */
 		{ "nfs_file_write", FUNC_RET, G_JOBS, false, "jobs are named through vfs_write",
 		  s->progs.fexit_nfs_file_write, s->progs.kretprobe_nfs_file_write },
@@ -497,9 +503,17 @@ int engine_attach(struct engine *e, char *why, size_t len)
 
 void engine_arm(struct engine *e)
 {
-	for (size_t i = 0; i < e->nhooks; i++)
-		if (!strcmp(e->hooks[i].name, "nfs4_free_slot") && e->status[i].method != HOOK_OFF)
+	int cong = 0;
+
+	for (size_t i = 0; i < e->nhooks; i++) {
+		if (e->status[i].method == HOOK_OFF)
+			continue;
+		if (!strcmp(e->hooks[i].name, "nfs4_free_slot"))
 			e->skel->bss->session_levels = 1;
+		if (!strncmp(e->hooks[i].name, "xprt_", 5) && strstr(e->hooks[i].name, "_cong"))
+			cong++;
+	}
+	e->skel->bss->credit_levels = cong == 2;
 	__atomic_store_n(&e->skel->bss->armed, 1, __ATOMIC_SEQ_CST);
 }
 

@@ -423,35 +423,6 @@ static int read_counters(struct engine *e, struct snapshot *snap)
 	return err;
 }
 
-/*
- * The levels of @x whole (levels_whole()): read again while a change's adds are still landing.
- * Still torn after a few reads (a vCPU descheduled between a change's fetch-and-add and its
- * adds), none are taken: the last snapshot's stand (level_marks_apply()) and this interval
- * counts no time for the transport; the next one counts it.
- */
-static void levels_settle(struct engine *e, struct xprt_snap *x)
-{
-	int fd = bpf_map__fd(e->skel->maps.xprts);
-
-	for (int i = 0; i < 4 && !levels_whole(x->s.level_ns, x->s.destroyed_ns); i++) {
-		struct xprt_stats v;
-
-		if (x->slot)
-			memcpy(&v, &e->xtab[x->slot - 1], sizeof(v));
-		else if (bpf_map_lookup_elem(fd, &x->key, &v))
-			break;
-		if (v.first_seen_ns != x->s.first_seen_ns)
-			break;
-		memcpy(x->s.level_ns, v.level_ns, sizeof(v.level_ns));
-		x->s.destroyed_ns = v.destroyed_ns;
-	}
-	if (!levels_whole(x->s.level_ns, x->s.destroyed_ns)) {
-		pr_debug("transport %u: its levels read torn five times: this interval counts none of "
-			 "its time\n", x->s.id);
-		memset(x->s.level_ns, 0, sizeof(x->s.level_ns));
-	}
-}
-
 int engine_snapshot(struct engine *e, struct snapshot *snap)
 {
 	struct slotscope_bpf *s = e->skel;
@@ -507,6 +478,8 @@ int engine_snapshot(struct engine *e, struct snapshot *snap)
 
 		levels_settle(e, &snap->xprts[i]);
 		levels_close(x->level_ns, x->destroyed_ns ? x->destroyed_ns : snap->ts_ns);
+		if (x->credit.limit && x->credit.bucket < LEVEL_BUCKETS)
+			levels_close(x->credit.level_ns, x->destroyed_ns ? x->destroyed_ns : snap->ts_ns);
 	}
 	err = level_marks_apply(&e->marks, snap);
 	if (err) {

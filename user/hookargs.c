@@ -24,6 +24,8 @@ static const struct {
 	{ "nfs4_setup_sequence", "nfs4_session,nfs4_sequence_args" },
 	{ "nfs4_free_slot", "nfs4_slot_table,nfs4_slot" },
 	{ "rpc_clnt_free", "rpc_clnt" },
+	{ "xprt_get_cong", "rpc_xprt,rpc_task" },
+	{ "xprt_put_cong", "rpc_xprt,rpc_task" },
 	{ "rpc_sleep_on", "rpc_wait_queue,rpc_task" },
 	{ "rpc_sleep_on_priority", "rpc_wait_queue,rpc_task" },
 	{ "rpc_sleep_on_priority_timeout", "rpc_wait_queue,rpc_task" },

@@ -86,6 +86,8 @@ static void xprt_sum_add(struct xprt_sum *e, const struct view *iv, const struct
 	e->at_limit_ns += x->at_limit_ns;
 	e->busy_ns += x->busy_ns;
 	e->span_ns += x->span_ns;
+	e->credit_at_limit_ns += (double)x->credit.at_limit_ns;
+	e->credit_busy_ns += (double)x->credit.busy_ns;
 	for (int k = 0; k < WAIT_KINDS; k++)
 		add_wait(&e->waits[k], &x->waits[k]);
 	for (int b = 0; b < LEVEL_BUCKETS; b++) {
@@ -325,6 +327,8 @@ static void put_sums(struct xprt_view *x, const struct xprt_sum *e)
 	x->at_limit_ns = e->at_limit_ns;
 	x->busy_ns = e->busy_ns;
 	x->span_ns = e->span_ns;
+	x->credit.at_limit_ns = (__u64)e->credit_at_limit_ns;
+	x->credit.busy_ns = (__u64)e->credit_busy_ns;
 	memcpy(x->waits, e->waits, sizeof(x->waits));
 	memcpy(x->curve.rpcs, e->curve_rpcs, sizeof(x->curve.rpcs));
 	memcpy(x->curve.rtt_ns, e->curve_rtt_ns, sizeof(x->curve.rtt_ns));

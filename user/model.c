@@ -120,6 +120,7 @@ static void xprt_view(struct xprt_view *v, const struct xprt_snap *c, const stru
 	v->cong = x->cong;
 	v->cwnd_min = x->cwnd_min;
 	v->cong_max = x->cong_max;
+	credit_view(&v->credit, &x->credit, o ? &o->credit : NULL);
 	for (int k = 0; k < WAIT_KINDS; k++)
 		wait_view(&v->waits[k], &x->waits[k], o ? &o->waits[k] : NULL);
 }

@@ -155,6 +155,21 @@ static void xprt_json(struct jw *w, const struct view *v, const struct xprt_view
 	jw_u64(w, "in_use", x->cong);
 	jw_u64(w, "min_granted", x->cwnd_min);
 	jw_u64(w, "max_in_use", x->cong_max);
+	/* against the grant in force at each moment (#46): null where not measured */
+	if (x->credit.known) {
+		jw_u64(w, "limit", x->credit.limit);
+		jw_u64(w, "limit_min", x->credit.limit_min);
+		jw_u64(w, "limit_max", x->credit.limit_max);
+		jw_u64(w, "limit_changes", x->credit.limit_changes);
+		jw_u64(w, "level", x->credit.level);
+		jw_u64(w, "level_peak", x->credit.peak);
+		jw_dbl(w, "busy_s", (double)x->credit.busy_ns / 1e9);
+		jw_dbl(w, "at_limit_s", (double)x->credit.at_limit_ns / 1e9);
+		jw_dbl(w, "at_limit_pct", x->credit.at_limit_pct);
+	} else {
+		jw_null(w, "limit");
+		jw_null(w, "at_limit_pct");
+	}
 	jw_end_obj(w);
 	jw_obj(w, "waits");
 	for (int k = 0; k < WAIT_KINDS; k++)

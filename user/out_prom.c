@@ -195,32 +195,45 @@ GETTER(g_sends, x->n.sends)
 GETTER(g_connects, x->n.connects)
 GETTER(g_retrans, x->retrans)
 GETTER(g_link_busy, x->link_busy_bytes)
+GETTER(g_credit_at_limit, x->credit.at_limit_ns / 1e9)
+GETTER(g_credit_busy, x->credit.busy_ns / 1e9)
 
 static const struct {
 	const char *name, *help;
 	double (*get)(const struct xprt_view *);
 	bool counter;
+	bool credit;		/* a transport with credits (RDMA, UDP), not a mount's row */
 } per_xprt[] = {
-	{ "slots_in_use", "RPC slots in use on the transport at the end of the interval.", g_in_use, false },
-	{ "slots_in_use_max", "Highest RPC slots in use in the last interval.", g_interval_peak, false },
-	{ "slot_limit", "RPC slot limit of the transport (its slot table, or the RDMA pool).", g_limit, false },
-	{ "backlog_tasks", "Tasks waiting for a slot at the last event.", g_backlog, false },
-	{ "credits_granted", "RDMA/UDP congestion window (server credits), in requests.", g_cwnd, false },
-	{ "credits_in_use", "RDMA/UDP credits in use, in requests.", g_cong, false },
-	{ "link_rate_bytes", "Rate of the link the transport's traffic crosses, bytes/s (0: unknown).", g_rate, false },
-	{ "slot_limit_seconds_total", "Time with every slot in use.", g_at_limit, true },
-	{ "slot_busy_seconds_total", "Time with at least one slot in use.", g_busy, true },
-	{ "slot_acquires_total", "Slots taken, handoffs included.", g_acquires, true },
-	{ "slot_handoffs_total", "Slots handed from a release straight to a waiter.", g_handoffs, true },
+	{ "slots_in_use", "RPC slots in use on the transport at the end of the interval.",
+	  g_in_use, false, false },
+	{ "slots_in_use_max", "Highest RPC slots in use in the last interval.",
+	  g_interval_peak, false, false },
+	{ "slot_limit", "RPC slot limit of the transport (its slot table, or the RDMA pool).",
+	  g_limit, false, false },
+	{ "backlog_tasks", "Tasks waiting for a slot at the last event.", g_backlog, false, false },
+	{ "credits_granted", "RDMA/UDP congestion window (server credits), in requests.",
+	  g_cwnd, false, false },
+	{ "credits_in_use", "RDMA/UDP credits in use, in requests.", g_cong, false, false },
+	{ "link_rate_bytes", "Rate of the link the transport's traffic crosses, bytes/s (0: unknown).",
+	  g_rate, false, false },
+	{ "slot_limit_seconds_total", "Time with every slot in use.", g_at_limit, true, false },
+	{ "slot_busy_seconds_total", "Time with at least one slot in use.", g_busy, true, false },
+	{ "slot_acquires_total", "Slots taken, handoffs included.", g_acquires, true, false },
+	{ "slot_handoffs_total", "Slots handed from a release straight to a waiter.", g_handoffs, true, false },
 	{ "slot_idle_held_total", "Delays a task sat out holding its slot (the RDMA backlog stall).",
-	  g_held, true },
-	{ "slot_idle_held_seconds_total", "Slot-seconds held idle in those delays.", g_held_s, true },
-	{ "sends_total", "Successful RPC transmissions (mountstats sends).", g_sends, true },
-	{ "connects_total", "Transport (re)connections (mountstats connect_count).", g_connects, true },
-	{ "retransmissions_total", "Transmissions beyond an RPC's first, over its ops.", g_retrans, true },
+	  g_held, true, false },
+	{ "slot_idle_held_seconds_total", "Slot-seconds held idle in those delays.", g_held_s, true, false },
+	{ "sends_total", "Successful RPC transmissions (mountstats sends).", g_sends, true, false },
+	{ "connects_total", "Transport (re)connections (mountstats connect_count).", g_connects, true, false },
+	{ "retransmissions_total", "Transmissions beyond an RPC's first, over its ops.", g_retrans, true, false },
 	{ "link_busy_bytes_total",
 	  "Bytes the transport's link carried (busier direction) while the transport had a slot in use.",
-	  g_link_busy, true },
+	  g_link_busy, true, false },
+	{ "credits_limit_seconds_total",
+	  "Time with every credit the server granted at that moment in use (RDMA/UDP).",
+	  g_credit_at_limit, true, true },
+	{ "credits_busy_seconds_total", "Time with at least one credit in use (RDMA/UDP).",
+	  g_credit_busy, true, true },
 };
 
 /*
@@ -308,12 +321,21 @@ static void transport_info(FILE *f, const struct prom_input *in)
 static void per_transport(FILE *f, const struct prom_input *in)
 {
 	for (size_t m = 0; m < sizeof(per_xprt) / sizeof(per_xprt[0]); m++) {
-		prom_family(f, per_xprt[m].name, per_xprt[m].counter ? "counter" : "gauge", per_xprt[m].help);
+		/* a family of every transport's is there with none; the credits' with one at least */
+		bool head = !per_xprt[m].credit;
+
+		if (head)
+			prom_family(f, per_xprt[m].name, per_xprt[m].counter ? "counter" : "gauge",
+				    per_xprt[m].help);
 		for (size_t i = 0; i < nseries(in); i++) {
 			const struct xprt_view *x = series_at(in, i);
 
-			if (!x)
+			if (!x || (per_xprt[m].credit && (in->rollup || (x->ident != IDENT_RDMA && x->ident != IDENT_UDP))))
 				continue;
+			if (!head)
+				prom_family(f, per_xprt[m].name, per_xprt[m].counter ? "counter" : "gauge",
+					    per_xprt[m].help);
+			head = true;
 			put_s(f, "slotscope_");
 			put_s(f, per_xprt[m].name);
 			putc_unlocked('{', f);

@@ -189,6 +189,17 @@ void out_text(FILE *f, const struct view *v)
 			(unsigned long long)s->s.level, s->s.limit, s->s.limit_min, s->s.limit_max,
 			(unsigned long long)s->limit_changes, s->at_limit_pct, (double)s->busy_ns / 1e9);
 	}
+	/* a transport's credits against the server's grant in force, which moves (#46) */
+	for (size_t i = 0; i < v->nxprts; i++) {
+		const struct credit_view *c = &v->xprts[i].credit;
+
+		if (!c->known || !c->busy_ns)
+			continue;
+		fprintf(f, "  credits %u: %u of %u in use (grant %u..%u, %llu changes), at the grant "
+			"%.1f%% of %.2fs busy\n", v->xprts[i].id, c->level, c->limit, c->limit_min,
+			c->limit_max, (unsigned long long)c->limit_changes, c->at_limit_pct,
+			(double)c->busy_ns / 1e9);
+	}
 	if (v->final && v->links.sampled && !v->links.nports)
 		fprintf(f, "(%s)\n", v->links.why_empty);
 	if (v->final && v->drops)

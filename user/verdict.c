@@ -165,12 +165,19 @@ static void classify(const struct view *v, const struct xprt_view *x, struct ver
 				 "unmount every mount of %s and remount; or %s", t->tcp_max_slots, x->addr, nc);
 		return;
 	}
+	/* every credit in use: measured against the grant in force where both cong hooks are on */
 	if (d->wait_share[dom] >= 0.1 && dom == WAIT_SEND && x->ident != IDENT_TCP && x->cwnd &&
-	    x->cong_max >= x->cwnd) {
+	    (x->credit.known ? x->credit.at_limit_ns > 0 : x->cong_max >= x->cwnd)) {
 		d->cls = V_CREDIT;
-		snprintf(d->knob, sizeof(d->knob), "the server grants %u credits per %s connection: raise its "
-			 "limit (Linux nfsd: /proc/sys/sunrpc/svc_rdma/max_requests) or add connections",
-			 x->cwnd, proto);
+		if (x->credit.known)
+			snprintf(d->knob, sizeof(d->knob), "the server grants %u credits per %s connection "
+				 "(all in use %.0f%% of the time any was): raise its limit (Linux nfsd: "
+				 "/proc/sys/sunrpc/svc_rdma/max_requests) or add connections",
+				 x->credit.limit, proto, x->credit.at_limit_pct);
+		else
+			snprintf(d->knob, sizeof(d->knob), "the server grants %u credits per %s connection: "
+				 "raise its limit (Linux nfsd: /proc/sys/sunrpc/svc_rdma/max_requests) or add "
+				 "connections", x->cwnd, proto);
 		return;
 	}
 	if (d->wait_share[dom] >= 0.1 && dom == WAIT_SEND) {

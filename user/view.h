@@ -104,6 +104,16 @@ struct session_view {
 	__u64 limit_changes;
 };
 
+/* a transport's RDMA/UDP credits in a view: in use against the server's grant at each moment */
+struct credit_view {
+	bool known;			/* both cong hooks on, a credit moved since attach, read whole */
+	__u32 limit, level, peak;	/* at the view's end; the peak since attach */
+	__u32 limit_min, limit_max;	/* since attach */
+	__u64 limit_changes;		/* in this view */
+	__u64 busy_ns, at_limit_ns;	/* in this view: a credit in use; every credit granted in use */
+	double at_limit_pct;		/* of busy_ns */
+};
+
 struct mount_view {
 	const char *mountpoint;
 	__u32 clid;
@@ -241,6 +251,7 @@ struct xprt_view {
 	__u64 sends_kernel;		/* xprt->stat.sends at the view's end: mountstats' own "sends" */
 	__u32 backlog_now, backlog_max, sending_max, num_reqs;
 	__u32 cwnd, cong, cwnd_min, cong_max;
+	struct credit_view credit;
 	struct wait_view waits[WAIT_KINDS];
 	__u64 ops, bytes_written, bytes_read;
 	__u64 retrans;			/* transmissions beyond an RPC's first, over its ops */

@@ -60,6 +60,8 @@ static const struct row rows[] = {
  * busy time with full_pct of it at the limit, the waits' totals, a 100 Gb/s netdev under the
  * transport at link_util_pct.
  */
+static const struct credit_levels *row_credit;	/* the end's credit levels, if any */
+
 static int row_view(const struct row *w, struct model_out *m)
 {
 	static struct snapfix a, b;
@@ -82,6 +84,8 @@ static int row_view(const struct row *w, struct model_out *m)
 	fx_levels(x, 1e9, w->full_pct);
 	x->cwnd = w->cwnd;
 	x->cong_max = w->cong_max;
+	if (row_credit)
+		x->credit = *row_credit;
 	x->waits[WAIT_SLOT].sum_ns = (__u64)(w->slot_ms * 1e6 * 100);
 	x->waits[WAIT_SLOT].count = w->slot_ms > 0 ? 100 : 0;
 	x->waits[WAIT_SEND].sum_ns = (__u64)(w->send_ms * 1e6 * 100);
@@ -147,11 +151,44 @@ static void test_stall_ceiling(void **state)
 	model_out_free(&m);
 }
 
+/*
+ * Credits measured against the grant in force (#46) decide, not the samples: a sampled peak
+ * that missed the full window still reads credit-bound when the measured time at the grant is
+ * not nil, and a sampled peak at the window with no such time (the grant raised since) does not
+ */
+static void test_credit_measured(void **state)
+{
+	struct row w = { "RDMA send waits", IDENT_RDMA, 10, 2, 0, 5, 0, 0, 10, 64, 20, false, false,
+			 V_CREDIT, NULL, 0 };
+	struct credit_levels c = { .limit = 32, .bucket = 0, .limit_min = 32, .limit_max = 64 };
+	struct model_out m;
+	struct verdict d;
+
+	(void)state;
+	/* 0.6 s of the second with a credit in use, 0.4 s of it with all 32 granted then */
+	c.level_ns[1] = 600000000ull;
+	c.level_ns[LEVEL_BUCKETS - 1] = 400000000ull;
+	row_credit = &c;
+	assert_int_equal(row_view(&w, &m), 0);
+	d = m.view.xprts[0].verdict;
+	assert_true(m.view.xprts[0].credit.known);
+	assert_int_equal(d.cls, V_CREDIT);
+	assert_non_null(strstr(d.knob, "grants 32 credits per rdma connection (all in use 40%"));
+	model_out_free(&m);
+	c.level_ns[LEVEL_BUCKETS - 1] = 0;
+	w.cong_max = 64;
+	assert_int_equal(row_view(&w, &m), 0);
+	assert_int_not_equal(m.view.xprts[0].verdict.cls, V_CREDIT);
+	model_out_free(&m);
+	row_credit = NULL;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_class),
 		cmocka_unit_test(test_stall_ceiling),
+		cmocka_unit_test(test_credit_measured),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

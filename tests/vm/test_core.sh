@@ -81,7 +81,7 @@ want=tp_btf fwant=fentry
 events=${SLOTSCOPE_EVENTS:-functions}
 check_eq "events" "$(sed -n 's/^slotscope: events  *\([a-z]*\)$/\1/p' /tmp/c.err)" "$events"
 hook() { sed -n "s/^slotscope: hook $1  *\([a-z_]*\)$/\1/p" /tmp/c.err; }
-for h in xprt_reserve rpc_stats_latency xprt_create xprt_destroy nfs4_setup_sequence rpc_clnt_free; do
+for h in xprt_reserve rpc_stats_latency xprt_create xprt_destroy nfs4_setup_sequence rpc_clnt_free xprt_get_cong xprt_put_cong; do
 	check_eq "hook $h" "$(hook $h)" $want
 done
 if [ "$events" = functions ]; then
