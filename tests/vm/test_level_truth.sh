@@ -72,7 +72,11 @@ echo "note from an RPC's end to its slot's free, the frees not handed: $(awk -v 
 # it frees it instead, which slotscope books at its next event; the truth at the RPC's end
 echo "note frees not handed whose RPC's end saw tasks waiting: $(awk -v id="$id" '$1 == "F" && $3 == id && $5 > 0 { n++; g += $4 - $2 } END { printf "%d, their end to free %.1f ms in all", n, g / 1e6 }' /tmp/bt.out)"
 # the truth: levels over time for transport $id, from the first event to the last
-grep -E '^[AHF] ' /tmp/bt.out | sort -n -k2 | awk -v id="$id" '
+# a free whose RPC's end saw tasks on the backlog is booked where the kernel frees it: until then
+# the request stays allocated for a waiter (xprt_free_slot() hands it to the first, if one is
+# still there), the table full by the kernel's own num_reqs; slotscope, which judges at the end,
+# keeps such a slot until an event shows no waiter left for it
+grep -E '^[AHF] ' /tmp/bt.out | awk '$1 == "F" && $5 > 0 { $2 = $4 } { print }' | sort -n -k2 | awk -v id="$id" '
 	$3 != id { next }
 	{
 		if (n++) t[lvl] += $2 - last
