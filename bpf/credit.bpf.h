@@ -8,15 +8,17 @@
  * @c moves to @level credits in use of @limit granted at @now. Time goes to level buckets as a
  * transport's slots' (telescoping: account.h), against the limit of that moment: the grant moves
  * with the server's replies and drops to one credit at every connect (#46). One writer at a
- * time (transport_lock): plain stores, the stamps first and the limit last, so a copy that shows
- * a limit shows the bucket it opened; user space reads a torn copy again (levels_whole()).
+ * time (transport_lock), plain stores: a copy user space reads while they land (in any order
+ * the compiler or the CPU gives them) has no open bucket or two, and is read again
+ * (levels_whole()).
  */
 static __always_inline void FN(credit_level)(struct credit_levels *c, __u32 level, __u32 limit, __u64 now)
 {
 	__u32 b = level_bucket(level, limit), old = c->bucket;
 	__u64 t = now + LEVEL_T_BIAS;
 
-	if (b >= LEVEL_BUCKETS)
+	/* no grant is no limit to be at (a cwnd is never 0: the client floors a grant of 0 to 1) */
+	if (b >= LEVEL_BUCKETS || !limit)
 		return;
 	if (!c->limit) {
 		/* the first event: no stretch open before it */

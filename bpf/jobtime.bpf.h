@@ -204,8 +204,8 @@ __noinline int job_ctx_seen(__u64 ctx, __u64 file, __u64 cgid, __u32 dev, __u32 
 }
 
 /*
- * job_ctx_seen() for file @f (a pointer) and its open context @ctx (a number: a void * read from
- * the file). Every NFS file call comes here, nearly always for a context already named alike: that
+ * job_ctx_seen() for file @f and its open context @ctx (a void * read from the file), both
+ * passed to it as numbers. Every NFS file call comes here, nearly always for a context already named alike: that
  * is looked up here, with no helper copy and no call (comparing a number with a pointer is allowed
  * a loader with CAP_PERFMON, which slotscope needs anyway).
  */

@@ -81,10 +81,10 @@ static void add_hooks(struct engine *e)
 		  "a client id the kernel reuses for a new mount keeps the mount of the client it was",
 		  s->progs.btf_rpc_clnt_free, s->progs.raw_rpc_clnt_free },
 		{ "xprt_get_cong", TP, G_ALL, false,
-		  "RDMA credits' time at the server's grant is not measured",
+		  "RDMA/UDP credits' time at the server's grant is not measured",
 		  s->progs.btf_xprt_get_cong, s->progs.raw_xprt_get_cong },
 		{ "xprt_put_cong", TP, G_ALL, false,
-		  "RDMA credits' time at the server's grant is not measured",
+		  "RDMA/UDP credits' time at the server's grant is not measured",
 		  s->progs.btf_xprt_put_cong, s->progs.raw_xprt_put_cong },
 		/* at the return: the bytes moved, not the bytes asked for (#44) */
 		{ "nfs_file_write", FUNC_RET, G_JOBS, false, "jobs are named through vfs_write",
@@ -510,7 +510,7 @@ void engine_arm(struct engine *e)
 			continue;
 		if (!strcmp(e->hooks[i].name, "nfs4_free_slot"))
 			e->skel->bss->session_levels = 1;
-		if (!strncmp(e->hooks[i].name, "xprt_", 5) && strstr(e->hooks[i].name, "_cong"))
+		if (!strcmp(e->hooks[i].name, "xprt_get_cong") || !strcmp(e->hooks[i].name, "xprt_put_cong"))
 			cong++;
 	}
 	e->skel->bss->credit_levels = cong == 2;

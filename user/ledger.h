@@ -38,7 +38,8 @@ struct xprt_sum {
 	__u64 retrans;
 	__u64 ops, bytes_written, bytes_read;
 	double at_limit_ns, busy_ns, span_ns;
-	double credit_at_limit_ns, credit_busy_ns;	/* RDMA/UDP credits against the grant */
+	/* credits against the grant: summed here as the slots' are, so a counter never goes back */
+	double credit_at_limit_ns, credit_busy_ns;
 	struct wait_view waits[WAIT_KINDS];
 	__u64 curve_rpcs[LEVEL_BUCKETS], curve_rtt_ns[LEVEL_BUCKETS], curve_exec_ns[LEVEL_BUCKETS];
 	__u32 limit;			/* the last interval's: the curve's buckets are of it */

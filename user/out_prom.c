@@ -202,7 +202,8 @@ static const struct {
 	const char *name, *help;
 	double (*get)(const struct xprt_view *);
 	bool counter;
-	bool credit;		/* a transport with credits (RDMA, UDP), not a mount's row */
+	/* a transport whose credits are measured (RDMA, UDP; both cong hooks): a 0 is then a 0 */
+	bool credit;
 } per_xprt[] = {
 	{ "slots_in_use", "RPC slots in use on the transport at the end of the interval.",
 	  g_in_use, false, false },
@@ -330,7 +331,7 @@ static void per_transport(FILE *f, const struct prom_input *in)
 		for (size_t i = 0; i < nseries(in); i++) {
 			const struct xprt_view *x = series_at(in, i);
 
-			if (!x || (per_xprt[m].credit && (in->rollup || (x->ident != IDENT_RDMA && x->ident != IDENT_UDP))))
+			if (!x || (per_xprt[m].credit && (in->rollup || !x->credit.limit)))
 				continue;
 			if (!head)
 				prom_family(f, per_xprt[m].name, per_xprt[m].counter ? "counter" : "gauge",

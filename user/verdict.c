@@ -165,9 +165,13 @@ static void classify(const struct view *v, const struct xprt_view *x, struct ver
 				 "unmount every mount of %s and remount; or %s", t->tcp_max_slots, x->addr, nc);
 		return;
 	}
-	/* every credit in use: measured against the grant in force where both cong hooks are on */
+	/*
+	 * every credit in use: measured against the grant in force where both cong hooks are on, for
+	 * a fifth of the credit-busy time as slots are (a reconnect's grant of one until the first
+	 * reply puts every interval with one at the limit for a moment)
+	 */
 	if (d->wait_share[dom] >= 0.1 && dom == WAIT_SEND && x->ident != IDENT_TCP && x->cwnd &&
-	    (x->credit.known ? x->credit.at_limit_ns > 0 : x->cong_max >= x->cwnd)) {
+	    (x->credit.known ? x->credit.at_limit_pct >= 20 : x->cong_max >= x->cwnd)) {
 		d->cls = V_CREDIT;
 		if (x->credit.known)
 			snprintf(d->knob, sizeof(d->knob), "the server grants %u credits per %s connection "

@@ -17,14 +17,15 @@ static bool credits_whole(const struct credit_levels *c)
  * Still torn after a few reads (a vCPU descheduled between a change's fetch-and-add and its
  * adds), none are taken: the last snapshot's stand (level_marks_apply()) and this interval
  * counts no time for the transport; the next one counts it. The credits' levels likewise, torn
- * marked by an impossible bucket: their interval and the next count no credit time.
+ * marked by an impossible bucket: their interval and the next count no credit time. Each set is
+ * taken from a read only while it is torn: a read that tears the other set leaves it as it was.
  */
 void levels_settle(struct engine *e, struct xprt_snap *x)
 {
 	int fd = bpf_map__fd(e->skel->maps.xprts);
+	bool slots = levels_whole(x->s.level_ns, x->s.destroyed_ns), credits = credits_whole(&x->s.credit);
 
-	for (int i = 0; i < 4 && (!levels_whole(x->s.level_ns, x->s.destroyed_ns) ||
-				  !credits_whole(&x->s.credit)); i++) {
+	for (int i = 0; i < 4 && (!slots || !credits); i++) {
 		struct xprt_stats v;
 
 		if (x->slot)
@@ -33,16 +34,22 @@ void levels_settle(struct engine *e, struct xprt_snap *x)
 			break;
 		if (v.first_seen_ns != x->s.first_seen_ns)
 			break;
-		memcpy(x->s.level_ns, v.level_ns, sizeof(v.level_ns));
-		x->s.destroyed_ns = v.destroyed_ns;
-		x->s.credit = v.credit;
+		if (!slots && levels_whole(v.level_ns, v.destroyed_ns)) {
+			memcpy(x->s.level_ns, v.level_ns, sizeof(v.level_ns));
+			x->s.destroyed_ns = v.destroyed_ns;
+			slots = true;
+		}
+		if (!credits && credits_whole(&v.credit)) {
+			x->s.credit = v.credit;
+			credits = true;
+		}
 	}
-	if (!levels_whole(x->s.level_ns, x->s.destroyed_ns)) {
+	if (!slots) {
 		pr_debug("transport %u: its levels read torn five times: this interval counts none of "
 			 "its time\n", x->s.id);
 		memset(x->s.level_ns, 0, sizeof(x->s.level_ns));
 	}
-	if (!credits_whole(&x->s.credit)) {
+	if (!credits) {
 		pr_debug("transport %u: its credit levels read torn: this interval and the next count "
 			 "none of their time\n", x->s.id);
 		memset(x->s.credit.level_ns, 0, sizeof(x->s.credit.level_ns));

@@ -60,8 +60,8 @@ static void at(__u64 t)
 
 /*
  * A grant of 4, taken at 100, 200, 200, 300 (the fifth, at 400, finds the window full and takes
- * none); the grant drops to 1 at a reconnect with the 4 still held (seen at 500), then comes back
- * as the server's 2; given back at 800, 900, 950, 1000. At the limit: [300, 950) (4 of 4, 4 of
+ * none); the grant drops to 1 with the 4 still held (a reply granting 0, which the client floors
+ * to 1; seen at 500), then comes back as the server's 2; given back at 800, 900, 950, 1000. At the limit: [300, 950) (4 of 4, 4 of
  * 1, 3 then 2 of 2); busy [100, 1000).
  */
 static void test_grant_in_force(void **state)
@@ -81,7 +81,7 @@ static void test_grant_in_force(void **state)
 	at(400);
 	handle_get_cong(&k);	/* full: no credit taken, the level stays */
 	assert_int_equal(entry.credit.level, 4);
-	/* the reconnect: cwnd back to one credit, seen at the next event */
+	/* the grant floored to one credit, seen at the next event */
 	k.cwnd = 1 << 8;
 	at(500);
 	handle_get_cong(&k);

@@ -175,6 +175,13 @@ static void test_credit_measured(void **state)
 	assert_int_equal(d.cls, V_CREDIT);
 	assert_non_null(strstr(d.knob, "grants 32 credits per rdma connection (all in use 40%"));
 	model_out_free(&m);
+	/* a reconnect's moment at a grant of one: 5 % of the credit-busy time, not credit-bound */
+	c.level_ns[1] = 950000000ull;
+	c.level_ns[LEVEL_BUCKETS - 1] = 50000000ull;
+	assert_int_equal(row_view(&w, &m), 0);
+	assert_int_not_equal(m.view.xprts[0].verdict.cls, V_CREDIT);
+	model_out_free(&m);
+	c.level_ns[1] = 600000000ull;
 	c.level_ns[LEVEL_BUCKETS - 1] = 0;
 	w.cong_max = 64;
 	assert_int_equal(row_view(&w, &m), 0);
