@@ -59,7 +59,8 @@ void model_out_free(struct model_out *out);
 
 /* the mount whose superblock client @clid is, or is made from (model.c); NULL: none known */
 const char *mountpoint_of(const struct snapshot *s, const struct mount_table *mt, __u32 clid);
-/* credit_view.c: a transport's credits at @c since @o (NULL: since attach) */
+/* credit_view.c: a transport's credits at @c since @o (NULL: since attach); level_share() */
+double level_share(const __u64 *c, const __u64 *o, __u64 *busy_ns, __u64 *at_limit_ns);
 void credit_view(struct credit_view *v, const struct credit_levels *c, const struct credit_levels *o);
 /* session_view.c: each session of @cur, its figures since @prev's */
 void sessions_view(struct view *v, const struct snapshot *prev, const struct snapshot *cur,

@@ -39,13 +39,8 @@ void sessions_view(struct view *v, const struct snapshot *prev, const struct sna
 		s->limit_changes = delta_u64(s->s.limit_changes, p ? p->limit_changes : 0);
 		/* time at each level against the limit in force: none where either end's is not known */
 		s->levels_known = s->s.bucket < LEVEL_BUCKETS && (!p || p->bucket < LEVEL_BUCKETS);
-		for (int b = 1; s->levels_known && b < LEVEL_BUCKETS; b++) {
-			__u64 ns = delta_u64(s->s.level_ns[b], p ? p->level_ns[b] : 0);
-
-			s->busy_ns += ns;
-			if (b == LEVEL_BUCKETS - 1)
-				s->at_limit_ns = ns;
-		}
-		s->at_limit_pct = s->busy_ns ? 100.0 * (double)s->at_limit_ns / (double)s->busy_ns : 0;
+		if (s->levels_known)
+			s->at_limit_pct = level_share(s->s.level_ns, p ? p->level_ns : NULL, &s->busy_ns,
+						      &s->at_limit_ns);
 	}
 }
