@@ -111,7 +111,7 @@ static void round_free(struct lm_round *r)
 
 /* the source address of a TCP transport's connection: 0, or -errno and the route decides alone */
 static int tcp_src(struct linkmap *m, struct lm_round *r, const struct lm_xprt *x,
-		   const struct sockaddr_storage *dst, struct sockaddr_storage *src)
+		   const struct sockaddr_storage *dst, struct sockaddr_storage *src, unsigned int *sport_of)
 {
 	const bool v4 = dst->ss_family == AF_INET;
 	const struct sockaddr_in *d4 = (const void *)dst;
@@ -126,6 +126,7 @@ static int tcp_src(struct linkmap *m, struct lm_round *r, const struct lm_xprt *
 	}
 	/* no sysfs (before 5.14) leaves the port open: any one connection to the server */
 	xprt_ports_get(&r->ports, x->id, &sport);
+	*sport_of = sport;
 	memset(src, 0, sizeof(*src));
 	src->ss_family = dst->ss_family;
 	return tcp_conns_local(&r->conns, dst->ss_family, v4 ? (const void *)&d4->sin_addr : &d6->sin6_addr,
@@ -147,7 +148,7 @@ static int resolve(struct linkmap *m, struct lm_round *r, const struct lm_xprt *
 		return err;
 	if (x->ident == IDENT_RDMA && rdma_from_conn(m, &dst, p) == 0)
 		return 0;
-	if (x->ident == IDENT_TCP && tcp_src(m, r, x, &dst, &src) == 0)
+	if (x->ident == IDENT_TCP && tcp_src(m, r, x, &dst, &src, &p->sport) == 0)
 		s = (const struct sockaddr *)&src;
 	err = nl_route_dev((const struct sockaddr *)&dst, s, p->netdev, sizeof(p->netdev));
 	/* a source the kernel no longer owns (an address just removed): the route without it */

@@ -21,6 +21,7 @@ struct link_path {
 	char netdev[32];		/* "" when unknown */
 	char rdma_dev[64];		/* set from the connection itself */
 	unsigned int rdma_port;
+	unsigned int sport;		/* a TCP transport's source port (sysfs xprt_info, 5.14); 0: unknown */
 	/*
 	 * "connection": the transport's own rdma_cm id; "route": the kernel's route lookup for the
 	 * transport's addresses; "table": the longest prefix of /proc/net/route (no policy rules)

@@ -4,6 +4,7 @@
  * The order of its steps is this file's, not its callers'.
  */
 #include <errno.h>
+#include <arpa/inet.h>
 #include <stdlib.h>
 #include <string.h>
 #include "audit.h"
@@ -279,6 +280,26 @@ static int add_links(struct view *v, const struct model_in *in)
 	return 0;
 }
 
+/* each TCP transport's connection as sock_diag saw it at the view's two ends (tcpdiag.h) */
+static void add_tcp(struct view *v, const struct model_in *in)
+{
+	if (!in->tfrom || !in->tto || !in->tto->ntcp)
+		return;
+	for (size_t i = 0; i < v->nxprts; i++) {
+		struct xprt_view *x = &v->xprts[i];
+		unsigned char addr[16];
+		struct link_path path;
+		int family = strchr(x->addr, ':') ? AF_INET6 : AF_INET;
+
+		if (x->ident != IDENT_TCP || x->destroyed || inet_pton(family, x->addr, addr) != 1)
+			continue;
+		if (!in->paths || linkmap_get(in->paths, x->key, x->first_seen_ns, &path))
+			path.sport = 0;
+		tcp_conn_delta(in->tfrom->tcp, in->tfrom->ntcp, in->tto->tcp, in->tto->ntcp, family, addr,
+			       (unsigned int)strtoul(x->port, NULL, 10), path.sport, &x->link.tcp);
+	}
+}
+
 static bool shown(const struct model_in *in, const struct xprt_view *x)
 {
 	if (!in->nfilters)
@@ -524,6 +545,7 @@ int model_build(const struct model_in *in, struct model_out *out)
 	if (!err)
 		err = add_links(v, in);
 	if (!err) {
+		add_tcp(v, in);
 		filter(v, in, &ix);
 		if (in->span == SPAN_WINDOW)
 			set_peaks(v, in);

@@ -24,6 +24,7 @@ struct model_in {
 	enum view_span span;
 	const struct snapshot *from, *to;	/* from: an empty snapshot at the start */
 	const struct link_sample *lfrom, *lto;	/* NULL: links not sampled (--no-rdma) */
+	const struct link_sample *tfrom, *tto;	/* the same samples, for their TCP connections only */
 	const struct mount_table *mounts;	/* NULL: no mount known */
 	const struct linkmap *paths;		/* each transport's link path; NULL: none known */
 	size_t nfilters;

@@ -16,8 +16,6 @@
 #include "nl.h"
 #include "util.h"
 
-#define NL_BUF 65536
-
 /* attributes of one level into tb[type] (the last of a repeated type wins); 0 or -EINVAL */
 static int attrs(const void *buf, size_t len, const struct nlattr **tb, int max)
 {
@@ -63,7 +61,7 @@ static void get_str(const struct nlattr *a, char *out, size_t len)
 	out[n] = '\0';
 }
 
-static int nl_open(int proto)
+int nl_open(int proto)
 {
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
 	/* a kernel that never answers must not hang a tick */
@@ -131,7 +129,7 @@ int nl_walk(const void *buf, size_t n, __u32 seq, bool dump, int *failed,
 	return NL_MORE;
 }
 
-static int nl_talk(int fd, struct nlmsghdr *req, char *buf,
+int nl_talk(int fd, struct nlmsghdr *req, char *buf,
 		   int (*cb)(const struct nlmsghdr *, void *), void *arg)
 {
 	static __u32 seq;

@@ -56,6 +56,13 @@ const struct nl_link_stat *nl_link_find(const struct nl_link_stat *ls, size_t n,
 int nl_walk(const void *buf, size_t n, __u32 seq, bool dump, int *failed,
 	    int (*cb)(const struct nlmsghdr *, void *), void *arg);
 
+/* NL_BUF bytes: a netlink buffer, as nl_talk() reads into */
+#define NL_BUF 65536
+/* a netlink socket of @proto, bound, with a receive timeout: the fd or -errno */
+int nl_open(int proto);
+/* send @req on @fd and walk its answer (nl_walk()) into @buf (NL_BUF bytes): 0 or -errno */
+int nl_talk(int fd, struct nlmsghdr *req, char *buf, int (*cb)(const struct nlmsghdr *, void *), void *arg);
+
 /* The RDMA netlink and rtnetlink reply parsers, apart from their sockets, for the fuzzer. */
 int nl_parse_route_reply(const void *buf, size_t len, int *oif);
 int nl_parse_cm_ids(const void *buf, size_t len, struct rdma_conn **out, size_t *n, size_t *cap);

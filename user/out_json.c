@@ -190,6 +190,16 @@ static void xprt_json(struct jw *w, const struct view *v, const struct xprt_view
 	}
 	jw_end_arr(w);
 	verdict_json(w, x);
+	if (x->link.tcp.known) {
+		jw_obj(w, "connection");
+		jw_dbl(w, "busy_s", x->link.tcp.busy_s);
+		jw_dbl(w, "rwnd_limited_s", x->link.tcp.rwnd_s);
+		jw_dbl(w, "sndbuf_limited_s", x->link.tcp.sndbuf_s);
+		jw_u64(w, "retransmits", x->link.tcp.retrans);
+		jw_end_obj(w);
+	} else {
+		jw_null(w, "connection");
+	}
 	if (v->links.sampled) {
 		const struct xprt_link *k = &x->link;
 		const struct port_delta *p = k->port >= 0 ? &v->links.ports[k->port] : NULL;

@@ -162,6 +162,8 @@ void port_attrs_free(struct port_attrs *attrs)
 	free(attrs->kept);
 	if (attrs->nl_sock)
 		close(attrs->nl_sock - 1);
+	if (attrs->tcp_sock)
+		close(attrs->tcp_sock - 1);
 	free(attrs->ls);
 	free(attrs->ndc);
 	free(attrs->a);
@@ -280,9 +282,11 @@ void link_sample_free(struct link_sample *s)
 {
 	free(s->ports);
 	free(s->nds);
+	free(s->tcp);
 	s->ports = NULL;
 	s->nds = NULL;
-	s->n = s->nnd = 0;
+	s->tcp = NULL;
+	s->n = s->nnd = s->ntcp = 0;
 }
 
 int link_sample_dup(struct link_sample *dst, const struct link_sample *src)
@@ -290,7 +294,8 @@ int link_sample_dup(struct link_sample *dst, const struct link_sample *src)
 	*dst = *src;
 	dst->ports = src->n ? malloc(src->n * sizeof(*src->ports)) : NULL;
 	dst->nds = src->nnd ? malloc(src->nnd * sizeof(*src->nds)) : NULL;
-	if ((src->n && !dst->ports) || (src->nnd && !dst->nds)) {
+	dst->tcp = src->ntcp ? malloc(src->ntcp * sizeof(*src->tcp)) : NULL;
+	if ((src->n && !dst->ports) || (src->nnd && !dst->nds) || (src->ntcp && !dst->tcp)) {
 		link_sample_free(dst);
 		return -ENOMEM;
 	}
@@ -298,5 +303,7 @@ int link_sample_dup(struct link_sample *dst, const struct link_sample *src)
 		memcpy(dst->ports, src->ports, src->n * sizeof(*src->ports));
 	if (src->nnd)
 		memcpy(dst->nds, src->nds, src->nnd * sizeof(*src->nds));
+	if (src->ntcp)
+		memcpy(dst->tcp, src->tcp, src->ntcp * sizeof(*src->tcp));
 	return 0;
 }

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "tcpdiag.h"
 
 #define MAX_HW_COUNTERS 96
 
@@ -50,6 +51,8 @@ struct link_sample {
 	struct rdma_port *ports;
 	size_t nnd;
 	struct netdev_stat *nds;	/* every netdev under /sys/class/net */
+	size_t ntcp;
+	struct tcp_conn_stat *tcp;	/* every established TCP connection (live root only) */
 	char why_empty[160];		/* set when n == 0 */
 };
 
@@ -107,6 +110,8 @@ struct port_attrs {
 	 */
 	int nl_sock;
 	bool nl_off, nl_said;
+	/* the sock_diag socket of tcp_sample() (+ 1: 0 is none) */
+	int tcp_sock;
 	struct nl_link_stat *ls;
 	size_t nls, ls_cap;
 	struct nd_cache {

@@ -46,6 +46,29 @@ static void links_init(struct run *r)
 }
 
 /*
+ * Every TCP connection's send limits (tcpdiag.h), on the live root and while a TCP transport is
+ * seen only: a dump that fails leaves them unknown, which the connection's what-if then says, and
+ * never fails the tick.
+ */
+static void tcp_sample(struct run *r, const struct snapshot *snap, struct link_sample *l)
+{
+	int fd = r->port_attrs.tcp_sock - 1;
+	size_t cap = 0;
+	bool tcp = false;
+
+	for (size_t i = 0; i < snap->nxprts && !tcp; i++)
+		tcp = snap->xprts[i].s.ident == IDENT_TCP;
+	if (!tcp || strcmp(r->o.sysfs_root, "/") || strcmp(r->o.procfs_root, "/"))
+		return;
+	if (tcp_conns_sample(&fd, &l->tcp, &l->ntcp, &cap)) {
+		free(l->tcp);
+		l->tcp = NULL;
+		l->ntcp = 0;
+	}
+	r->port_attrs.tcp_sock = fd + 1;
+}
+
+/*
  * A sample: the maps, then the links at once (a rate is their bytes over the links' clock, a
  * duration the snapshots': a moment apart), then its transports proven: a layout that reads them
  * differently from what the kernel publishes is said here (-EPROTO), and nothing is reported
@@ -62,6 +85,7 @@ static int take(struct run *r, struct sample *x)
 		err = link_sample(r->o.sysfs_root, NULL, 0, &r->port_attrs, &x->links);
 	if (err)
 		return err;
+	tcp_sample(r, &x->snap, &x->links);
 	err = proof_check(&r->proof, &x->snap, r->o.sysfs_root, why, sizeof(why));
 	/* a first look that disagrees: this sample is not reported, the next decides */
 	x->suspect = err == 1;
@@ -114,6 +138,7 @@ static struct model_in model_in(struct run *r, enum view_span span, const struct
 	struct model_in in = {
 		.arena = &r->arena, .span = span, .from = &a->snap, .to = &b->snap,
 		.lfrom = r->o.no_rdma ? NULL : &a->links, .lto = r->o.no_rdma ? NULL : &b->links,
+		.tfrom = &a->links, .tto = &b->links,
 		.mounts = &r->mounts_now, .paths = r->o.no_rdma ? NULL : &r->links,
 		.nfilters = r->nfilters, .filters = r->filters, .tun = r->tun,
 		.wall = clock_s(CLOCK_REALTIME), .cost = { .startup_cpu_s = r->startup_cpu_s },

@@ -188,11 +188,12 @@ static void classify(const struct view *v, const struct xprt_view *x, struct ver
 		d->cls = V_SEND;
 		/*
 		 * A full socket is also a server that reads slowly: then more connections gain nothing
-		 * (VM, 96 writers, nconnect 1 -> 2 -> 4: 27.6, 24.6, 26.1 MB/s, the RTT 82 -> 700 ms)
+		 * (VM, 96 writers, nconnect 1 -> 2 -> 4: 27.6, 24.6, 26.1 MB/s, the RTT 82 -> 700 ms).
+		 * The what-if tells the two apart from the connection's own counters (whatif.c).
 		 */
 		snprintf(d->knob, sizeof(d->knob), "RPCs queue to get onto the connection (its socket "
-			 "or send queue is full): if the RTT is high the server is not keeping up and more "
-			 "connections gain nothing; else spread them over more with %s", nc);
+			 "or send queue is full): spread them over more with %s, unless the server's "
+			 "window holds it (the what-if's basis): a server that reads slowly gains nothing", nc);
 		return;
 	}
 	if (exec > 0 && rtt / exec >= 0.5) {

@@ -130,6 +130,8 @@ struct xprt_link {
 	double rate_gbps;		/* 0: unknown (virtual netdev) */
 	double tx_gbps, rx_gbps, tx_util_pct, rx_util_pct;
 	double gbps, util_pct;		/* the busier direction */
+	/* a TCP transport's connection over the view: busy sending, held by the peer's window or the send buffer */
+	struct tcp_limits tcp;
 };
 
 struct links_view {

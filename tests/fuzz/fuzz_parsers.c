@@ -12,6 +12,7 @@
 #include "audit.h"
 #include "jobs.h"
 #include "nl.h"
+#include "tcpdiag.h"
 #include "route.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -24,6 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct rdma_conn *conns = NULL;
 	size_t nconns = 0, cap = 0;
 	struct nl_link_stat ls;
+	struct tcp_conn_stat tcs;
 	void *copy;
 	int oif;
 	FILE *f;
@@ -59,6 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		nl_parse_route_reply(copy, size, &oif);
 		nl_parse_cm_ids(copy, size, &conns, &nconns, &cap);
 		nl_parse_link_stats(copy, size, &ls);
+		tcpdiag_parse(copy, size, &tcs);
 		free(conns);
 		free(copy);
 	}

@@ -13,7 +13,10 @@
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>
 #include <rdma/rdma_netlink.h>
+#include <linux/inet_diag.h>
+#include <linux/tcp.h>
 #include "nl.h"
+#include "tcpdiag.h"
 #include "route.h"
 
 #ifndef FIXTURES
@@ -292,6 +295,82 @@ static void test_link_stats(void **state)
 	assert_int_equal(nl_parse_link_stats(msg, hdr - 1, &st), -EINVAL);
 }
 
+/*
+ * One sock_diag answer: the peer and ports, and tcp_info's busy, rwnd- and sndbuf-limited times;
+ * a tcp_info that ends before them (a kernel before 4.10) is -ENOENT. Between two samples, a
+ * connection's seconds, found by its source port, or alone to its server without one; a
+ * reconnect from the same port whose counters went back counts from zero.
+ */
+static void test_tcp_diag(void **state)
+{
+	unsigned char msg[1024] __attribute__((aligned(4)));
+	struct inet_diag_msg h = { .idiag_family = AF_INET, .idiag_state = 1 };
+	struct tcp_info ti = { .tcpi_busy_time = 14812000, .tcpi_rwnd_limited = 400000,
+			       .tcpi_sndbuf_limited = 96000, .tcpi_total_retrans = 7 };
+	const size_t hdr = NLMSG_ALIGN(sizeof(h));
+	struct tcp_conn_stat a[2], b[3];
+	struct tcp_limits l;
+	unsigned char srv[4] = { 10, 0, 0, 1 }, other[4] = { 10, 0, 0, 2 };
+	size_t m;
+
+	(void)state;
+	h.id.idiag_sport = htons(709);
+	h.id.idiag_dport = htons(2049);
+	memcpy(h.id.idiag_dst, srv, 4);
+	memcpy(msg, &h, sizeof(h));
+	m = hdr + put(msg + hdr, INET_DIAG_INFO, &ti, sizeof(ti));
+	assert_int_equal(tcpdiag_parse(msg, m, &b[0]), 0);
+	assert_int_equal(b[0].family, AF_INET);
+	assert_int_equal(b[0].sport, 709);
+	assert_int_equal(b[0].dport, 2049);
+	assert_memory_equal(b[0].daddr, srv, 4);
+	assert_int_equal(b[0].busy_us, 14812000);
+	assert_int_equal(b[0].rwnd_us, 400000);
+	assert_int_equal(b[0].sndbuf_us, 96000);
+	assert_int_equal(b[0].retrans, 7);
+	m = hdr + put(msg + hdr, INET_DIAG_INFO, &ti, offsetof(struct tcp_info, tcpi_busy_time));
+	assert_int_equal(tcpdiag_parse(msg, m, &b[1]), -ENOENT);
+	assert_int_equal(tcpdiag_parse(msg, hdr, &b[1]), -ENOENT);
+	m = hdr + put(msg + hdr, INET_DIAG_INFO, &ti, sizeof(ti));
+	msg[hdr] = 0xff;
+	msg[hdr + 1] = 0x7f;
+	assert_int_equal(tcpdiag_parse(msg, m, &b[1]), -EINVAL);
+	assert_int_equal(tcpdiag_parse(msg, sizeof(h) - 1, &b[1]), -EINVAL);
+
+	/* before: 4 s busy, 0.1 s rwnd-limited; a second connection to another server */
+	a[0] = b[0];
+	a[0].busy_us = 4000000;
+	a[0].rwnd_us = 100000;
+	a[0].sndbuf_us = 96000;
+	a[0].retrans = 5;
+	a[1] = a[0];
+	memcpy(a[1].daddr, other, 4);
+	b[1] = a[1];
+	assert_int_equal(tcp_conn_delta(a, 2, b, 2, AF_INET, srv, 2049, 709, &l), 0);
+	assert_true(l.known);
+	assert_true(l.busy_s > 10.811 && l.busy_s < 10.813);
+	assert_true(l.rwnd_s > 0.2999 && l.rwnd_s < 0.3001);
+	assert_true(l.sndbuf_s == 0);
+	assert_int_equal(l.retrans, 2);
+	/* no source port: the one connection to 10.0.0.1:2049 */
+	assert_int_equal(tcp_conn_delta(a, 2, b, 2, AF_INET, srv, 2049, 0, &l), 0);
+	assert_true(l.busy_s > 10.811 && l.busy_s < 10.813);
+	/* nconnect=2 to it and no source port: which one is unknown */
+	b[2] = b[0];
+	b[2].sport = 710;
+	assert_int_equal(tcp_conn_delta(a, 2, b, 3, AF_INET, srv, 2049, 0, &l), -ENOENT);
+	assert_false(l.known);
+	/* new since @a: all of its time */
+	assert_int_equal(tcp_conn_delta(a, 2, b, 3, AF_INET, srv, 2049, 710, &l), 0);
+	assert_true(l.busy_s > 14.811 && l.busy_s < 14.813);
+	/* the same ports again after a reconnect, its counters back near zero */
+	b[0].busy_us = 1000000;
+	assert_int_equal(tcp_conn_delta(a, 2, b, 1, AF_INET, srv, 2049, 709, &l), 0);
+	assert_true(l.busy_s > 0.999 && l.busy_s < 1.001);
+	/* gone */
+	assert_int_equal(tcp_conn_delta(a, 2, b, 1, AF_INET, srv, 2049, 711, &l), -ENOENT);
+}
+
 static int count_cb(const struct nlmsghdr *h, void *arg)
 {
 	(void)h;
@@ -367,6 +446,7 @@ int main(void)
 		cmocka_unit_test(test_parse_sockaddr),
 		cmocka_unit_test(test_cm_ids),
 		cmocka_unit_test(test_link_stats),
+		cmocka_unit_test(test_tcp_diag),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -64,7 +64,7 @@ EOF
 t0=$(last_transports) p0=$(series)
 echo "note after ten mounts (v3, v4.1): xprts $x0 ops $o0 clients $c0 sessions $s0, RSS $rss0 KiB, transports shown $t0, textfile series $p0"
 check_eq "textfile: no label set twice (ten mounts)" "$(dups)" 0
-n=0 h100= h150=
+n=0 h75= h100= h125= h150=
 while [ $n -lt 150 ]; do
 	v=3
 	[ $((n % 4)) = 3 ] && v=4.1
@@ -75,7 +75,9 @@ while [ $n -lt 150 ]; do
 		# quiet node keeps, not what the last mounts' ticks took
 		sleep 4
 		h=$(heap)
+		[ $n = 75 ] && h75=$h
 		[ $n = 100 ] && h100=$h
+		[ $n = 125 ] && h125=$h
 		[ $n = 150 ] && h150=$h
 		echo "note after $n: RSS $(awk '/^VmRSS/ { print $2 }' /proc/$ss/status) KiB (anonymous $(anon)), in use $h KiB ($(heap_shape)), textfile series $(series)"
 		check_eq "textfile: no label set twice ($n mounts)" "$(dups)" 0
@@ -98,10 +100,18 @@ check_le "transports in an interval back to the one-mount level" "$t1" "$t0"
 # so its arrays take their last size by the 65th mount. Bytes in use, not the RSS, which moves
 # with the heap's shape (when a block is freed and its neighbours are not) at moments that vary
 # with the timing of ticks against mounts (CI: +428 and +264 KiB where a run here had none).
-# 48 KiB over 50 mounts (seen: -40 to +4 KiB, and 24 KiB between two looks 25 mounts apart): the
-# arrays a tick's views keep, a small table's doubling; a leak of 1 KiB a mount fails.
+# A leak grows the heap in every window of 25 mounts (1 KiB a mount: 25 KiB each); what a tick's
+# views keep steps once and stays (view.c keeps an array up to twice the size asked for: one
+# xprt_view is 8.4 KiB, so a view of four to eight transports moves 33-66 KiB with a tick that saw
+# more of them; CI saw 1,438 -> 1,504 -> 1,504 KiB at the 100th, 125th and 150th mounts, where
+# other runs saw -40 to +4 KiB). So: the least growth over the three windows from the 75th
+# mount is under half a 1 KiB-a-mount leak's, and the whole growth within one such step and the
+# 48 KiB of small tables' doublings.
 check_gt "the heap watched (heapwatch.so's reports, KiB in use at the 150th mount)" "${h150:-0}" 0
-check_le "heap in use from the 100th mount to the 150th (KiB)" "${h150:-0}" $((${h100:-0} + 48))
+least=$(awk -v a="${h75:-0}" -v b="${h100:-0}" -v c="${h125:-0}" -v d="${h150:-0}" \
+	'BEGIN { m = b - a; if (c - b < m) m = c - b; if (d - c < m) m = d - c; print m }')
+check_le "heap growth in the quietest of three 25-mount windows, 75th to 150th mount (KiB)" "$least" 12
+check_le "heap in use from the 75th mount to the 150th (KiB)" "${h150:-0}" $((${h75:-0} + 48 + 68))
 # and the heap's shape is bounded: the RSS within 3 MiB of where it started, which holds the
 # ledger filling up (~0.6 MiB here) and the heap's free holes (seen: +1.0 MiB on a clean clone,
 # +1.2 MiB on CI before the view cache aged)

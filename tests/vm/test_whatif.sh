@@ -57,5 +57,30 @@ m2=$(measured /tmp/d.json /mnt/d /mnt/d/d $N $COUNT $BS $W) || exit 1
 note_pair "tcp 128 -> 4096 slots" "$m1" "$m2"
 score "NFSv3/TCP 128 -> 4096 slots (1 s, the demo's)" /tmp/c.json $c tcp_max_slot_table_entries 4096 "$m1" "$m2"
 
-cp /tmp/[a-d].json /out/ 2>/dev/null
+# 3. connection-bound (#46 item 4): NFSv3/TCP, nconnect 1 -> 2, 100 ms to the server, 8 writers of
+# 1 MiB WRITEs; each connection's send buffer at most 512 KiB, so a WRITE takes two round trips
+# to leave and the RPCs queue for the one socket while the server keeps up. What bounds it is the
+# connection's own (tcp_info: its window is the server's a few % of the time), so a second
+# connection doubles it; a slot-only model sees no slot wait and would offer nothing.
+N=8 COUNT=12 BS=1M
+rm -f /export/[a-d]/w*/f
+writer_dirs /export/e $N && writer_dirs /export/f $N || exit 1
+mount_tcp /mnt/e 3 "" wsize=1048576 >/dev/null || exit 1
+e=$LAST_SERVER
+server_latency $e 100 >/dev/null || exit 1
+# after server_latency, which opens the buffers wide: the connection's own limit, read as it grows
+echo "4096 65536 524288" >/proc/sys/net/ipv4/tcp_wmem
+W=$((N * COUNT))
+m1=$(measured /tmp/e.json /mnt/e /mnt/e/e $N $COUNT $BS $W) || exit 1
+rm -f /export/e/w*/f
+mount_tcp /mnt/f 3 "" wsize=1048576,nconnect=2 >/dev/null || exit 1
+server_latency $LAST_SERVER 100 >/dev/null || exit 1
+echo "4096 65536 524288" >/proc/sys/net/ipv4/tcp_wmem
+m2=$(measured /tmp/f.json /mnt/f /mnt/f/f $N $COUNT $BS $W) || exit 1
+note_pair "tcp nconnect 1 -> 2, its own window" "$m1" "$m2"
+jq -c --arg s "$e" 'select(.type == "checkpoint" and .n == 1) | .transports[] | select(.server == $s) |
+	{verdict: .verdict.class, connection, basis: .verdict.what_if_basis}' /tmp/e.json | sed 's/^/note /'
+score "NFSv3/TCP nconnect 1 -> 2, the connection's own window (100 ms)" /tmp/e.json $e nconnect 2 "$m1" "$m2"
+
+cp /tmp/[a-f].json /out/ 2>/dev/null
 exit $CHECK_FAILED

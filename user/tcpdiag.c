@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <netinet/in.h>
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
+#include <linux/tcp.h>
+#include "nl.h"
+#include "tcpdiag.h"
+#include "util.h"
+
+/* tcp_info up to and including tcpi_sndbuf_limited: what a kernel before 4.10 does not send */
+#define TCPI_NEED (offsetof(struct tcp_info, tcpi_sndbuf_limited) + sizeof(__u64))
+
+int tcpdiag_parse(const void *buf, size_t len, struct tcp_conn_stat *st)
+{
+	const struct inet_diag_msg *m = buf;
+	const unsigned char *p = (const unsigned char *)buf + NLMSG_ALIGN(sizeof(*m));
+	size_t left = len > NLMSG_ALIGN(sizeof(*m)) ? len - NLMSG_ALIGN(sizeof(*m)) : 0;
+	struct tcp_info ti;
+
+	if (len < sizeof(*m) || (m->idiag_family != AF_INET && m->idiag_family != AF_INET6))
+		return -EINVAL;
+	memset(st, 0, sizeof(*st));
+	st->family = m->idiag_family;
+	memcpy(st->daddr, m->id.idiag_dst, m->idiag_family == AF_INET ? 4 : 16);
+	st->dport = ntohs(m->id.idiag_dport);
+	st->sport = ntohs(m->id.idiag_sport);
+	while (left >= NLA_HDRLEN) {
+		const struct nlattr *a = (const struct nlattr *)p;
+		size_t alen = a->nla_len, step = NLA_ALIGN(alen);
+
+		if (alen < NLA_HDRLEN || alen > left)
+			return -EINVAL;
+		if ((a->nla_type & NLA_TYPE_MASK) == INET_DIAG_INFO) {
+			if (alen - NLA_HDRLEN < TCPI_NEED)
+				return -ENOENT;
+			memset(&ti, 0, sizeof(ti));
+			memcpy(&ti, p + NLA_HDRLEN, alen - NLA_HDRLEN < sizeof(ti) ? alen - NLA_HDRLEN : sizeof(ti));
+			st->busy_us = ti.tcpi_busy_time;
+			st->rwnd_us = ti.tcpi_rwnd_limited;
+			st->sndbuf_us = ti.tcpi_sndbuf_limited;
+			st->retrans = ti.tcpi_total_retrans;
+			return 0;
+		}
+		if (step >= left)
+			break;
+		p += step;
+		left -= step;
+	}
+	return -ENOENT;
+}
+
+struct conns_acc {
+	struct tcp_conn_stat **out;
+	size_t *n, *cap;
+};
+
+static int conn_cb(const struct nlmsghdr *h, void *arg)
+{
+	struct conns_acc *a = arg;
+	struct tcp_conn_stat st;
+	int err;
+
+	if (h->nlmsg_type != SOCK_DIAG_BY_FAMILY)
+		return 0;
+	err = tcpdiag_parse(NLMSG_DATA(h), h->nlmsg_len - NLMSG_HDRLEN, &st);
+	if (err == -ENOENT)
+		return 0;
+	if (err)
+		return -EBADMSG;
+	err = GROW(*a->out, *a->cap, *a->n + 1, 32);
+	if (err)
+		return err;
+	(*a->out)[(*a->n)++] = st;
+	return 0;
+}
+
+int tcp_conns_sample(int *fd, struct tcp_conn_stat **out, size_t *n, size_t *cap)
+{
+	static const int families[] = { AF_INET, AF_INET6 };
+	struct {
+		struct nlmsghdr h;
+		struct inet_diag_req_v2 r;
+	} req;
+	struct conns_acc a = { out, n, cap };
+	char *buf;
+	int err = 0;
+
+	*n = 0;
+	if (*fd < 0) {
+		*fd = nl_open(NETLINK_SOCK_DIAG);
+		if (*fd < 0)
+			return *fd;
+	}
+	buf = malloc(NL_BUF);
+	if (!buf)
+		return -ENOMEM;
+	for (size_t i = 0; i < 2 && !err; i++) {
+		memset(&req, 0, sizeof(req));
+		req.h.nlmsg_len = sizeof(req);
+		req.h.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+		req.h.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+		req.r.sdiag_family = (__u8)families[i];
+		req.r.sdiag_protocol = IPPROTO_TCP;
+		req.r.idiag_states = 1u << 1;	/* TCP_ESTABLISHED */
+		req.r.idiag_ext = 1u << (INET_DIAG_INFO - 1);
+		err = nl_talk(*fd, &req.h, buf, conn_cb, &a);
+	}
+	free(buf);
+	if (err) {
+		/* a dump cut short may answer the next request: a new socket then */
+		close(*fd);
+		*fd = -1;
+		*n = 0;
+	}
+	return err;
+}
+
+static const struct tcp_conn_stat *find(const struct tcp_conn_stat *s, size_t n, int family, const void *daddr,
+					unsigned int dport, unsigned int sport, bool *many)
+{
+	const struct tcp_conn_stat *hit = NULL;
+
+	*many = false;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i].family != family || s[i].dport != dport ||
+		    memcmp(s[i].daddr, daddr, family == AF_INET ? 4 : 16))
+			continue;
+		if (sport && s[i].sport == sport)
+			return &s[i];
+		if (!sport) {
+			*many = hit != NULL;
+			hit = &s[i];
+		}
+	}
+	return *many ? NULL : hit;
+}
+
+int tcp_conn_delta(const struct tcp_conn_stat *a, size_t na, const struct tcp_conn_stat *b, size_t nb,
+		   int family, const void *daddr, unsigned int dport, unsigned int sport, struct tcp_limits *l)
+{
+	const struct tcp_conn_stat *y, *x;
+	bool many;
+
+	memset(l, 0, sizeof(*l));
+	y = find(b, nb, family, daddr, dport, sport, &many);
+	if (!y)
+		return -ENOENT;
+	/* the same connection: its source port as well (a reconnect is a new one) */
+	x = find(a, na, family, daddr, dport, y->sport, &many);
+	/* counters that went back: another connection on the same ports since */
+	if (x && (x->busy_us > y->busy_us || x->rwnd_us > y->rwnd_us || x->sndbuf_us > y->sndbuf_us ||
+		  x->retrans > y->retrans))
+		x = NULL;
+	l->known = true;
+	l->busy_s = (double)(y->busy_us - (x ? x->busy_us : 0)) / 1e6;
+	l->rwnd_s = (double)(y->rwnd_us - (x ? x->rwnd_us : 0)) / 1e6;
+	l->sndbuf_s = (double)(y->sndbuf_us - (x ? x->sndbuf_us : 0)) / 1e6;
+	l->retrans = y->retrans - (x ? x->retrans : 0);
+	return 0;
+}
