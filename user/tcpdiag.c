@@ -80,12 +80,34 @@ static int conn_cb(const struct nlmsghdr *h, void *arg)
 	return 0;
 }
 
-int tcp_conns_sample(int *fd, struct tcp_conn_stat **out, size_t *n, size_t *cap)
+/*
+ * The kernel's own filter (inet_diag_bc_run()): the destination port @dport, as `ss dport = N`
+ * asks it, so a node's other connections are not dumped with their tcp_info at every tick. A
+ * failed comparison jumps past the end, which rejects the socket.
+ */
+struct port_filter {
+	struct nlattr a;
+	struct inet_diag_bc_op op[4];
+};
+
+static void port_filter(struct port_filter *f, unsigned int dport)
+{
+	memset(f, 0, sizeof(*f));
+	f->a.nla_len = sizeof(*f);
+	f->a.nla_type = INET_DIAG_REQ_BYTECODE;
+	f->op[0] = (struct inet_diag_bc_op){ .code = INET_DIAG_BC_D_GE, .yes = 8, .no = 16 + 4 };
+	f->op[1].no = (unsigned short)dport;
+	f->op[2] = (struct inet_diag_bc_op){ .code = INET_DIAG_BC_D_LE, .yes = 8, .no = 8 + 4 };
+	f->op[3].no = (unsigned short)dport;
+}
+
+int tcp_conns_sample(int *fd, unsigned int dport, bool v6, struct tcp_conn_stat **out, size_t *n, size_t *cap)
 {
 	static const int families[] = { AF_INET, AF_INET6 };
 	struct {
 		struct nlmsghdr h;
 		struct inet_diag_req_v2 r;
+		struct port_filter f;
 	} req;
 	struct conns_acc a = { out, n, cap };
 	char *buf;
@@ -100,15 +122,17 @@ int tcp_conns_sample(int *fd, struct tcp_conn_stat **out, size_t *n, size_t *cap
 	buf = malloc(NL_BUF);
 	if (!buf)
 		return -ENOMEM;
-	for (size_t i = 0; i < 2 && !err; i++) {
+	for (size_t i = 0; i < (v6 ? 2 : 1) && !err; i++) {
 		memset(&req, 0, sizeof(req));
-		req.h.nlmsg_len = sizeof(req);
+		req.h.nlmsg_len = dport ? sizeof(req) : NLMSG_LENGTH(sizeof(req.r));
 		req.h.nlmsg_type = SOCK_DIAG_BY_FAMILY;
 		req.h.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
 		req.r.sdiag_family = (__u8)families[i];
 		req.r.sdiag_protocol = IPPROTO_TCP;
 		req.r.idiag_states = 1u << 1;	/* TCP_ESTABLISHED */
 		req.r.idiag_ext = 1u << (INET_DIAG_INFO - 1);
+		if (dport)
+			port_filter(&req.f, dport);
 		err = nl_talk(*fd, &req.h, buf, conn_cb, &a);
 	}
 	free(buf);

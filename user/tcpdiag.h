@@ -27,11 +27,11 @@ struct tcp_conn_stat {
 int tcpdiag_parse(const void *buf, size_t len, struct tcp_conn_stat *st);
 
 /*
- * Every established TCP connection of this network namespace, both families (*@out grown as
- * needed, *@cap its room). *@fd: a sock_diag socket the caller keeps, opened here when < 0. 0 or
- * -errno.
+ * Every established TCP connection of this network namespace to port @dport (0: any), over IPv4
+ * and, with @v6, IPv6 (*@out grown as needed, *@cap its room). *@fd: a sock_diag socket the caller
+ * keeps, opened here when < 0. 0 or -errno.
  */
-int tcp_conns_sample(int *fd, struct tcp_conn_stat **out, size_t *n, size_t *cap);
+int tcp_conns_sample(int *fd, unsigned int dport, bool v6, struct tcp_conn_stat **out, size_t *n, size_t *cap);
 
 /* the seconds of a connection between two samples */
 struct tcp_limits {

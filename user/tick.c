@@ -54,13 +54,23 @@ static void tcp_sample(struct run *r, const struct snapshot *snap, struct link_s
 {
 	int fd = r->port_attrs.tcp_sock - 1;
 	size_t cap = 0;
-	bool tcp = false;
+	unsigned int dport = 0;
+	bool tcp = false, v6 = false;
 
-	for (size_t i = 0; i < snap->nxprts && !tcp; i++)
-		tcp = snap->xprts[i].s.ident == IDENT_TCP;
+	/* the transports' one server port (2049) filtered in the kernel; several: every connection */
+	for (size_t i = 0; i < snap->nxprts; i++) {
+		const struct xprt_stats *s = &snap->xprts[i].s;
+		unsigned int p = (unsigned int)strtoul(s->port, NULL, 10);
+
+		if (s->ident != IDENT_TCP)
+			continue;
+		dport = !tcp || dport == p ? p : 0;
+		tcp = true;
+		v6 = v6 || strchr(s->addr, ':');
+	}
 	if (!tcp || strcmp(r->o.sysfs_root, "/") || strcmp(r->o.procfs_root, "/"))
 		return;
-	if (tcp_conns_sample(&fd, &l->tcp, &l->ntcp, &cap)) {
+	if (tcp_conns_sample(&fd, dport, v6, &l->tcp, &l->ntcp, &cap)) {
 		free(l->tcp);
 		l->tcp = NULL;
 		l->ntcp = 0;

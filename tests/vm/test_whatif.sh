@@ -72,6 +72,17 @@ server_latency $e 100 >/dev/null || exit 1
 echo "4096 65536 524288" >/proc/sys/net/ipv4/tcp_wmem
 W=$((N * COUNT))
 m1=$(measured /tmp/e.json /mnt/e /mnt/e/e $N $COUNT $BS $W) || exit 1
+# the connection's counters against ss's (the same tcp_info, read apart): the summary spans the
+# write from attach, the connection idle since and busy only for the mount's few calls before it
+ss_ms() { ss -tni dst "$e" | grep -o "$1:[0-9]*ms" | head -n 1 | tr -dc 0-9; }
+busy=$(ss_ms busy) rwnd=$(ss_ms rwnd_limited)
+sum=$(jq -c --arg s "$e" 'select(.type == "summary") | .transports[] | select(.server == $s and .port == "2049") |
+	.connection' /tmp/e.json | tail -n 1)
+echo "note ss: busy ${busy:-?} ms, rwnd_limited ${rwnd:-0} ms; slotscope's summary: $sum"
+check_within "the connection's busy time, slotscope's summary against ss (ms)" \
+	"$(echo "$sum" | jq '.busy_s * 1000 | round')" "${busy:-0}" 200
+check_within "its time held by the server's window, against ss (ms)" \
+	"$(echo "$sum" | jq '.rwnd_limited_s * 1000 | round')" "${rwnd:-0}" 50
 rm -f /export/e/w*/f
 mount_tcp /mnt/f 3 "" wsize=1048576,nconnect=2 >/dev/null || exit 1
 server_latency $LAST_SERVER 100 >/dev/null || exit 1
