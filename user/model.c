@@ -4,7 +4,6 @@
  * The order of its steps is this file's, not its callers'.
  */
 #include <errno.h>
-#include <arpa/inet.h>
 #include <stdlib.h>
 #include <string.h>
 #include "audit.h"
@@ -280,23 +279,18 @@ static int add_links(struct view *v, const struct model_in *in)
 	return 0;
 }
 
-/* each TCP transport's connection as sock_diag saw it at the view's two ends (tcpdiag.h) */
+/* each TCP transport's connection while it queued, between the view's two ends (tcpwatch.h) */
 static void add_tcp(struct view *v, const struct model_in *in)
 {
-	if (!in->tfrom || !in->tto || !in->tto->ntcp)
+	if (!in->tfrom || !in->tto)
 		return;
-	for (size_t i = 0; i < v->nxprts; i++) {
-		struct xprt_view *x = &v->xprts[i];
-		unsigned char addr[16];
-		struct link_path path;
-		int family = strchr(x->addr, ':') ? AF_INET6 : AF_INET;
+	for (size_t i = 0; i < in->tto->ntcp; i++) {
+		const struct tcp_conn_stat *t = &in->tto->tcp[i];
 
-		if (x->ident != IDENT_TCP || x->destroyed || inet_pton(family, x->addr, addr) != 1)
-			continue;
-		if (!in->paths || linkmap_get(in->paths, x->key, x->first_seen_ns, &path))
-			path.sport = 0;
-		tcp_conn_delta(in->tfrom->tcp, in->tfrom->ntcp, in->tto->tcp, in->tto->ntcp, family, addr,
-			       (unsigned int)strtoul(x->port, NULL, 10), path.sport, &x->link.tcp);
+		for (size_t j = 0; j < v->nxprts; j++)
+			if (v->xprts[j].key == t->key && v->xprts[j].first_seen_ns == t->first_seen)
+				tcp_sum_delta(in->tfrom->tcp, in->tfrom->ntcp, in->tto->tcp, in->tto->ntcp, t->key,
+					      t->first_seen, &v->xprts[j].link.tcp);
 	}
 }
 

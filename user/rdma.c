@@ -162,8 +162,6 @@ void port_attrs_free(struct port_attrs *attrs)
 	free(attrs->kept);
 	if (attrs->nl_sock)
 		close(attrs->nl_sock - 1);
-	if (attrs->tcp_sock)
-		close(attrs->tcp_sock - 1);
 	free(attrs->ls);
 	free(attrs->ndc);
 	free(attrs->a);

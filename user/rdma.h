@@ -110,8 +110,7 @@ struct port_attrs {
 	 */
 	int nl_sock;
 	bool nl_off, nl_said;
-	/* the sock_diag socket of tcp_sample() (+ 1: 0 is none) */
-	int tcp_sock;
+
 	struct nl_link_stat *ls;
 	size_t nls, ls_cap;
 	struct nd_cache {

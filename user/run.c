@@ -333,6 +333,7 @@ void run_free(struct run *s)
 	ledger_free(&s->ledger);
 	prom_cap_free(&s->cap);
 	linkmap_free(&s->links);
+	tcp_watch_free(&s->tw);
 	outputs_close(s);
 	mounts_free(&s->mounts_now);
 	view_arena_free(&s->arena);

@@ -13,6 +13,7 @@
 #include "output.h"
 #include "prove.h"
 #include "rdma.h"
+#include "tcpwatch.h"
 #include "prom_cap.h"
 #include "run.h"
 #include "window.h"
@@ -41,6 +42,7 @@ struct run {
 	bool out_gone;			/* stdout closed (EPIPE): nothing more printed */
 	struct ledger ledger;		/* the textfile's counters: sums over intervals */
 	struct linkmap links;		/* each transport's link, asked of the kernel */
+	struct tcp_watch tw;		/* TCP transports' connections while they queue (tcpwatch.h) */
 	struct outfile out[OUTS];	/* by enum out_kind; dirfd -1 when not asked for */
 	struct http_server *http;	/* --listen; NULL when not asked for */
 	struct prom_cap cap;		/* --prom-max-series: the mounts shown, first seen first */

@@ -81,27 +81,49 @@ static int conn_cb(const struct nlmsghdr *h, void *arg)
 }
 
 /*
- * The kernel's own filter (inet_diag_bc_run()): the destination port @dport, as `ss dport = N`
- * asks it, so a node's other connections are not dumped with their tcp_info at every tick. A
- * failed comparison jumps past the end, which rejects the socket.
+ * The kernel's own filter (inet_diag_bc_run(), as `ss` builds one): the source ports @sports, else
+ * the destination port @dport, so that the connections not asked for are not dumped with their
+ * tcp_info. A port is a GE and an LE test; one that fails either tries the next port, the last's
+ * failure jumps past the end (rejected). A port that passes is followed by a JMP to the end
+ * (accepted); the last needs none. inet_diag_bc_audit() walks the "yes" jumps and wants every
+ * "no" target on that walk: so each "yes" is the next op.
  */
+#define FILTER_PORTS 16
+
 struct port_filter {
 	struct nlattr a;
-	struct inet_diag_bc_op op[4];
+	struct inet_diag_bc_op op[5 * FILTER_PORTS];
 };
 
-static void port_filter(struct port_filter *f, unsigned int dport)
+static size_t port_filter(struct port_filter *f, const unsigned int *sports, size_t n, unsigned int dport)
 {
+	size_t k = 0, len = n ? 20 * n - 4 : 16;
+	unsigned short ge = n ? INET_DIAG_BC_S_GE : INET_DIAG_BC_D_GE;
+	unsigned short le = n ? INET_DIAG_BC_S_LE : INET_DIAG_BC_D_LE;
+
 	memset(f, 0, sizeof(*f));
-	f->a.nla_len = sizeof(*f);
+	for (size_t i = 0; i < (n ? n : 1); i++) {
+		size_t at = 20 * i;
+		bool last = i + 1 >= (n ? n : 1);
+		unsigned short port = (unsigned short)(n ? sports[i] : dport);
+
+		f->op[k++] = (struct inet_diag_bc_op){ .code = (__u8)ge, .yes = 8,
+			.no = (unsigned short)(last ? len - at + 4 : 20) };
+		f->op[k++].no = port;
+		f->op[k++] = (struct inet_diag_bc_op){ .code = (__u8)le, .yes = 8,
+			.no = (unsigned short)(last ? len - at - 8 + 4 : 12) };
+		f->op[k++].no = port;
+		if (!last)
+			f->op[k++] = (struct inet_diag_bc_op){ .code = INET_DIAG_BC_JMP, .yes = 4,
+				.no = (unsigned short)(len - at - 16) };
+	}
 	f->a.nla_type = INET_DIAG_REQ_BYTECODE;
-	f->op[0] = (struct inet_diag_bc_op){ .code = INET_DIAG_BC_D_GE, .yes = 8, .no = 16 + 4 };
-	f->op[1].no = (unsigned short)dport;
-	f->op[2] = (struct inet_diag_bc_op){ .code = INET_DIAG_BC_D_LE, .yes = 8, .no = 8 + 4 };
-	f->op[3].no = (unsigned short)dport;
+	f->a.nla_len = (unsigned short)(NLA_HDRLEN + len);
+	return NLA_ALIGN(f->a.nla_len);
 }
 
-int tcp_conns_sample(int *fd, unsigned int dport, bool v6, struct tcp_conn_stat **out, size_t *n, size_t *cap)
+int tcp_conns_sample(int *fd, const unsigned int *sports, size_t nsports, unsigned int dport, bool v6,
+		     struct tcp_conn_stat **out, size_t *n, size_t *cap)
 {
 	static const int families[] = { AF_INET, AF_INET6 };
 	struct {
@@ -110,10 +132,13 @@ int tcp_conns_sample(int *fd, unsigned int dport, bool v6, struct tcp_conn_stat 
 		struct port_filter f;
 	} req;
 	struct conns_acc a = { out, n, cap };
+	size_t flen;
 	char *buf;
 	int err = 0;
 
 	*n = 0;
+	if (nsports > FILTER_PORTS)
+		nsports = 0;
 	if (*fd < 0) {
 		*fd = nl_open(NETLINK_SOCK_DIAG);
 		if (*fd < 0)
@@ -124,15 +149,14 @@ int tcp_conns_sample(int *fd, unsigned int dport, bool v6, struct tcp_conn_stat 
 		return -ENOMEM;
 	for (size_t i = 0; i < (v6 ? 2 : 1) && !err; i++) {
 		memset(&req, 0, sizeof(req));
-		req.h.nlmsg_len = dport ? sizeof(req) : NLMSG_LENGTH(sizeof(req.r));
+		flen = nsports || dport ? port_filter(&req.f, sports, nsports, dport) : 0;
+		req.h.nlmsg_len = (__u32)(NLMSG_LENGTH(sizeof(req.r)) + flen);
 		req.h.nlmsg_type = SOCK_DIAG_BY_FAMILY;
 		req.h.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
 		req.r.sdiag_family = (__u8)families[i];
 		req.r.sdiag_protocol = IPPROTO_TCP;
 		req.r.idiag_states = 1u << 1;	/* TCP_ESTABLISHED */
 		req.r.idiag_ext = 1u << (INET_DIAG_INFO - 1);
-		if (dport)
-			port_filter(&req.f, dport);
 		err = nl_talk(*fd, &req.h, buf, conn_cb, &a);
 	}
 	free(buf);
@@ -145,43 +169,27 @@ int tcp_conns_sample(int *fd, unsigned int dport, bool v6, struct tcp_conn_stat 
 	return err;
 }
 
-static const struct tcp_conn_stat *find(const struct tcp_conn_stat *s, size_t n, int family, const void *daddr,
-					unsigned int dport, unsigned int sport, bool *many)
+static const struct tcp_conn_stat *sum_of(const struct tcp_conn_stat *s, size_t n, __u64 key, __u64 first_seen)
 {
-	const struct tcp_conn_stat *hit = NULL;
-
-	*many = false;
-	for (size_t i = 0; i < n; i++) {
-		if (s[i].family != family || s[i].dport != dport ||
-		    memcmp(s[i].daddr, daddr, family == AF_INET ? 4 : 16))
-			continue;
-		if (sport && s[i].sport == sport)
+	for (size_t i = 0; i < n; i++)
+		if (s[i].key == key && s[i].first_seen == first_seen)
 			return &s[i];
-		if (!sport) {
-			*many = hit != NULL;
-			hit = &s[i];
-		}
-	}
-	return *many ? NULL : hit;
+	return NULL;
 }
 
-int tcp_conn_delta(const struct tcp_conn_stat *a, size_t na, const struct tcp_conn_stat *b, size_t nb,
-		   int family, const void *daddr, unsigned int dport, unsigned int sport, struct tcp_limits *l)
+int tcp_sum_delta(const struct tcp_conn_stat *a, size_t na, const struct tcp_conn_stat *b, size_t nb,
+		  __u64 key, __u64 first_seen, struct tcp_limits *l)
 {
-	const struct tcp_conn_stat *y, *x;
-	bool many;
+	const struct tcp_conn_stat *y = sum_of(b, nb, key, first_seen), *x = sum_of(a, na, key, first_seen);
 
 	memset(l, 0, sizeof(*l));
-	y = find(b, nb, family, daddr, dport, sport, &many);
 	if (!y)
 		return -ENOENT;
-	/* the same connection: its source port as well (a reconnect is a new one) */
-	x = find(a, na, family, daddr, dport, y->sport, &many);
-	/* counters that went back: another connection on the same ports since */
+	l->known = true;
+	/* sums only grow: one that went back is not the same (a slot reused): all of @b's */
 	if (x && (x->busy_us > y->busy_us || x->rwnd_us > y->rwnd_us || x->sndbuf_us > y->sndbuf_us ||
 		  x->retrans > y->retrans))
 		x = NULL;
-	l->known = true;
 	l->busy_s = (double)(y->busy_us - (x ? x->busy_us : 0)) / 1e6;
 	l->rwnd_s = (double)(y->rwnd_us - (x ? x->rwnd_us : 0)) / 1e6;
 	l->sndbuf_s = (double)(y->sndbuf_us - (x ? x->sndbuf_us : 0)) / 1e6;

@@ -11,8 +11,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <linux/types.h>
 
 struct tcp_conn_stat {
+	__u64 key, first_seen;		/* the transport whose sums these are (tcpwatch.h); 0 in a dump */
 	int family;			/* AF_INET, AF_INET6 */
 	unsigned char daddr[16];	/* the peer's address (4 bytes for AF_INET) */
 	unsigned int dport, sport;
@@ -27,11 +29,13 @@ struct tcp_conn_stat {
 int tcpdiag_parse(const void *buf, size_t len, struct tcp_conn_stat *st);
 
 /*
- * Every established TCP connection of this network namespace to port @dport (0: any), over IPv4
- * and, with @v6, IPv6 (*@out grown as needed, *@cap its room). *@fd: a sock_diag socket the caller
- * keeps, opened here when < 0. 0 or -errno.
+ * Every established TCP connection of this network namespace from one of the @nsports source
+ * ports @sports (up to 16; none or more: to port @dport; that 0 too: any), over IPv4 and, with
+ * @v6, IPv6 (*@out grown as needed, *@cap its room). *@fd: a sock_diag socket the caller keeps,
+ * opened here when < 0. 0 or -errno.
  */
-int tcp_conns_sample(int *fd, unsigned int dport, bool v6, struct tcp_conn_stat **out, size_t *n, size_t *cap);
+int tcp_conns_sample(int *fd, const unsigned int *sports, size_t nsports, unsigned int dport, bool v6,
+		     struct tcp_conn_stat **out, size_t *n, size_t *cap);
 
 /* the seconds of a connection between two samples */
 struct tcp_limits {
@@ -41,11 +45,10 @@ struct tcp_limits {
 };
 
 /*
- * Connection @family/@daddr:@dport from @sport (0: the one connection to @daddr:@dport, unknown
- * if several) between sample @a (@na) and @b (@nb): its times in @b less those in @a (all of @b's
- * when it is new in @b). -ENOENT (@l->known false) when @b has no such connection.
+ * Transport @key (made at @first_seen)'s sums between sample @a (@na) and @b (@nb): those in @b
+ * less those in @a (all of @b's when it is new in @b). -ENOENT (@l->known false) when @b has none.
  */
-int tcp_conn_delta(const struct tcp_conn_stat *a, size_t na, const struct tcp_conn_stat *b, size_t nb,
-		   int family, const void *daddr, unsigned int dport, unsigned int sport, struct tcp_limits *l);
+int tcp_sum_delta(const struct tcp_conn_stat *a, size_t na, const struct tcp_conn_stat *b, size_t nb,
+		  __u64 key, __u64 first_seen, struct tcp_limits *l);
 
 #endif

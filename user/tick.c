@@ -46,39 +46,6 @@ static void links_init(struct run *r)
 }
 
 /*
- * Every TCP connection's send limits (tcpdiag.h), on the live root and while a TCP transport is
- * seen only: a dump that fails leaves them unknown, which the connection's what-if then says, and
- * never fails the tick.
- */
-static void tcp_sample(struct run *r, const struct snapshot *snap, struct link_sample *l)
-{
-	int fd = r->port_attrs.tcp_sock - 1;
-	size_t cap = 0;
-	unsigned int dport = 0;
-	bool tcp = false, v6 = false;
-
-	/* the transports' one server port (2049) filtered in the kernel; several: every connection */
-	for (size_t i = 0; i < snap->nxprts; i++) {
-		const struct xprt_stats *s = &snap->xprts[i].s;
-		unsigned int p = (unsigned int)strtoul(s->port, NULL, 10);
-
-		if (s->ident != IDENT_TCP)
-			continue;
-		dport = !tcp || dport == p ? p : 0;
-		tcp = true;
-		v6 = v6 || strchr(s->addr, ':');
-	}
-	if (!tcp || strcmp(r->o.sysfs_root, "/") || strcmp(r->o.procfs_root, "/"))
-		return;
-	if (tcp_conns_sample(&fd, dport, v6, &l->tcp, &l->ntcp, &cap)) {
-		free(l->tcp);
-		l->tcp = NULL;
-		l->ntcp = 0;
-	}
-	r->port_attrs.tcp_sock = fd + 1;
-}
-
-/*
  * A sample: the maps, then the links at once (a rate is their bytes over the links' clock, a
  * duration the snapshots': a moment apart), then its transports proven: a layout that reads them
  * differently from what the kernel publishes is said here (-EPROTO), and nothing is reported
@@ -95,7 +62,10 @@ static int take(struct run *r, struct sample *x)
 		err = link_sample(r->o.sysfs_root, NULL, 0, &r->port_attrs, &x->links);
 	if (err)
 		return err;
-	tcp_sample(r, &x->snap, &x->links);
+	/* the connections' counters while they queue RPCs (tcpwatch.h): never the tick's failure */
+	if (tcp_watch_tick(&r->tw, &x->snap, &r->links, !strcmp(r->o.sysfs_root, "/") &&
+			   !strcmp(r->o.procfs_root, "/"), &x->links) == -ENOMEM)
+		return -ENOMEM;
 	err = proof_check(&r->proof, &x->snap, r->o.sysfs_root, why, sizeof(why));
 	/* a first look that disagrees: this sample is not reported, the next decides */
 	x->suspect = err == 1;

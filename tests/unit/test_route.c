@@ -296,10 +296,9 @@ static void test_link_stats(void **state)
 }
 
 /*
- * One sock_diag answer: the peer and ports, and tcp_info's busy, rwnd- and sndbuf-limited times;
- * a tcp_info that ends before them (a kernel before 4.10) is -ENOENT. Between two samples, a
- * connection's seconds, found by its source port, or alone to its server without one; a
- * reconnect from the same port whose counters went back counts from zero.
+ * One sock_diag answer: the peer and ports, and tcp_info's busy, rwnd- and sndbuf-limited times and
+ * retransmissions; a tcp_info that ends before them (a kernel before 4.10) is -ENOENT. Between two
+ * samples, a transport's sums in seconds, by its key and when it was made.
  */
 static void test_tcp_diag(void **state)
 {
@@ -310,7 +309,7 @@ static void test_tcp_diag(void **state)
 	const size_t hdr = NLMSG_ALIGN(sizeof(h));
 	struct tcp_conn_stat a[2], b[3];
 	struct tcp_limits l;
-	unsigned char srv[4] = { 10, 0, 0, 1 }, other[4] = { 10, 0, 0, 2 };
+	unsigned char srv[4] = { 10, 0, 0, 1 };
 	size_t m;
 
 	(void)state;
@@ -337,38 +336,35 @@ static void test_tcp_diag(void **state)
 	assert_int_equal(tcpdiag_parse(msg, m, &b[1]), -EINVAL);
 	assert_int_equal(tcpdiag_parse(msg, sizeof(h) - 1, &b[1]), -EINVAL);
 
-	/* before: 4 s busy, 0.1 s rwnd-limited; a second connection to another server */
+	/* a transport's sums (tcpwatch.h) between two samples; another transport's beside them */
 	a[0] = b[0];
+	a[0].key = b[0].key = 0xffff1000;
+	a[0].first_seen = b[0].first_seen = 5;
 	a[0].busy_us = 4000000;
 	a[0].rwnd_us = 100000;
-	a[0].sndbuf_us = 96000;
 	a[0].retrans = 5;
 	a[1] = a[0];
-	memcpy(a[1].daddr, other, 4);
+	a[1].key = 0xffff2000;
 	b[1] = a[1];
-	assert_int_equal(tcp_conn_delta(a, 2, b, 2, AF_INET, srv, 2049, 709, &l), 0);
+	assert_int_equal(tcp_sum_delta(a, 2, b, 2, 0xffff1000, 5, &l), 0);
 	assert_true(l.known);
 	assert_true(l.busy_s > 10.811 && l.busy_s < 10.813);
 	assert_true(l.rwnd_s > 0.2999 && l.rwnd_s < 0.3001);
 	assert_true(l.sndbuf_s == 0);
 	assert_int_equal(l.retrans, 2);
-	/* no source port: the one connection to 10.0.0.1:2049 */
-	assert_int_equal(tcp_conn_delta(a, 2, b, 2, AF_INET, srv, 2049, 0, &l), 0);
-	assert_true(l.busy_s > 10.811 && l.busy_s < 10.813);
-	/* nconnect=2 to it and no source port: which one is unknown */
-	b[2] = b[0];
-	b[2].sport = 710;
-	assert_int_equal(tcp_conn_delta(a, 2, b, 3, AF_INET, srv, 2049, 0, &l), -ENOENT);
-	assert_false(l.known);
-	/* new since @a: all of its time */
-	assert_int_equal(tcp_conn_delta(a, 2, b, 3, AF_INET, srv, 2049, 710, &l), 0);
+	assert_int_equal(tcp_sum_delta(a, 2, b, 2, 0xffff2000, 5, &l), 0);
+	assert_true(l.busy_s == 0);
+	/* new since @a: all of its sums; the same pointer made again (first_seen): another's */
+	assert_int_equal(tcp_sum_delta(a, 0, b, 2, 0xffff1000, 5, &l), 0);
 	assert_true(l.busy_s > 14.811 && l.busy_s < 14.813);
-	/* the same ports again after a reconnect, its counters back near zero */
+	assert_int_equal(tcp_sum_delta(a, 2, b, 2, 0xffff1000, 6, &l), -ENOENT);
+	assert_false(l.known);
+	/* sums that went back are not the same transport's: all of @b's */
 	b[0].busy_us = 1000000;
-	assert_int_equal(tcp_conn_delta(a, 2, b, 1, AF_INET, srv, 2049, 709, &l), 0);
+	assert_int_equal(tcp_sum_delta(a, 2, b, 1, 0xffff1000, 5, &l), 0);
 	assert_true(l.busy_s > 0.999 && l.busy_s < 1.001);
 	/* gone */
-	assert_int_equal(tcp_conn_delta(a, 2, b, 1, AF_INET, srv, 2049, 711, &l), -ENOENT);
+	assert_int_equal(tcp_sum_delta(a, 2, b, 0, 0xffff1000, 5, &l), -ENOENT);
 }
 
 static int count_cb(const struct nlmsghdr *h, void *arg)

@@ -53,7 +53,10 @@ rm -f /export/b/w*/f /export/c/w*/f
 mount_tcp /mnt/d 3 4096 wsize=32768 >/dev/null || exit 1
 server_latency $LAST_SERVER 1000 >/dev/null || exit 1
 direct_writers /mnt/d/d $N 1 $BS >/dev/null || exit 1
-m2=$(measured /tmp/d.json /mnt/d /mnt/d/d $N $COUNT $BS $W) || exit 1
+# with every one of the 512 in flight, WRITEs complete in bursts of 512 a round trip: a middle
+# half of two rounds read 0.75-1.04 of the prediction from run to run (where a poll fell against
+# a burst); three times the writes make it six rounds
+m2=$(measured /tmp/d.json /mnt/d /mnt/d/d $N $((COUNT * 3)) $BS $((W * 3))) || exit 1
 note_pair "tcp 128 -> 4096 slots" "$m1" "$m2"
 score "NFSv3/TCP 128 -> 4096 slots (1 s, the demo's)" /tmp/c.json $c tcp_max_slot_table_entries 4096 "$m1" "$m2"
 
@@ -72,17 +75,20 @@ server_latency $e 100 >/dev/null || exit 1
 echo "4096 65536 524288" >/proc/sys/net/ipv4/tcp_wmem
 W=$((N * COUNT))
 m1=$(measured /tmp/e.json /mnt/e /mnt/e/e $N $COUNT $BS $W) || exit 1
-# the connection's counters against ss's (the same tcp_info, read apart): the summary spans the
-# write from attach, the connection idle since and busy only for the mount's few calls before it
+# the connection's counters against ss's (the same tcp_info, read apart): slotscope sums them over
+# the ticks its RPCs queued for the connection whose tick before was read too (tcpwatch.h), so the
+# first tick of the queue (its baseline) and the write's last round trips after it are ss's
+# alone: 1.96 s of 21.44 s busy, and the 0.41 s the server's window held it while the window
+# opened, in the first tick (a run here)
 ss_ms() { ss -tni dst "$e" | grep -o "$1:[0-9]*ms" | head -n 1 | tr -dc 0-9; }
 busy=$(ss_ms busy) rwnd=$(ss_ms rwnd_limited)
 sum=$(jq -c --arg s "$e" 'select(.type == "summary") | .transports[] | select(.server == $s and .port == "2049") |
 	.connection' /tmp/e.json | tail -n 1)
 echo "note ss: busy ${busy:-?} ms, rwnd_limited ${rwnd:-0} ms; slotscope's summary: $sum"
-check_within "the connection's busy time, slotscope's summary against ss (ms)" \
-	"$(echo "$sum" | jq '.busy_s * 1000 | round')" "${busy:-0}" 200
-check_within "its time held by the server's window, against ss (ms)" \
-	"$(echo "$sum" | jq '.rwnd_limited_s * 1000 | round')" "${rwnd:-0}" 50
+sb=$(echo "$sum" | jq '.busy_s * 1000 | round') sr=$(echo "$sum" | jq '.rwnd_limited_s * 1000 | round')
+check_le "the connection's busy time while queued, no more than ss's (ms)" "$sb" "${busy:-0}"
+check_ge "... and at least 70 % of it (ms)" "$sb" $((${busy:-0} * 7 / 10))
+check_le "its time held by the server's window, no more than ss's (ms)" "$sr" "${rwnd:-0}"
 rm -f /export/e/w*/f
 mount_tcp /mnt/f 3 "" wsize=1048576,nconnect=2 >/dev/null || exit 1
 server_latency $LAST_SERVER 100 >/dev/null || exit 1

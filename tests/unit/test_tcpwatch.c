@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A connection's counters summed only over the ticks its transport's RPCs queued for it (send
+ * waits of a tenth of the tick or more) and whose tick before was read too; sock_diag asked only
+ * then, for the transports' server port where no source port is known; a transport gone takes its
+ * sums with it.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <arpa/inet.h>
+#include "tcpwatch.h"
+
+static struct tcp_conn_stat conn;	/* what the fake sock_diag answers */
+static int dumps;
+static unsigned int asked_port;
+static bool asked_v6;
+
+static int fake_sample(int *fd, const unsigned int *sports, size_t nsports, unsigned int dport, bool v6,
+		       struct tcp_conn_stat **out, size_t *n, size_t *cap)
+{
+	(void)cap;
+	(void)sports;
+	assert_int_equal(nsports, 0);	/* no path known: no source port to ask by */
+	*fd = -1;
+	dumps++;
+	asked_port = dport;
+	asked_v6 = v6;
+	free(*out);
+	*out = malloc(sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	**out = conn;
+	*n = 1;
+	return 0;
+}
+
+/* a tick of 1 s at which the transport's send waits total @waited_ms */
+static void tick(struct tcp_watch *w, struct snapshot *snap, __u64 waited_ms, __u64 busy_ms, __u64 rwnd_ms,
+		 struct link_sample *l)
+{
+	snap->ts_ns += 1000000000ull;
+	snap->xprts[0].s.waits[WAIT_SEND].sum_ns = waited_ms * 1000000;
+	conn.busy_us = busy_ms * 1000;
+	conn.rwnd_us = rwnd_ms * 1000;
+	assert_int_equal(tcp_watch_tick(w, snap, NULL, true, l), 0);
+}
+
+static void test_watch(void **state)
+{
+	struct xprt_snap x;
+	struct snapshot snap = { .nxprts = 1, .xprts = &x };
+	struct tcp_watch w = { .sample = fake_sample };
+	struct link_sample l = { 0 };
+
+	(void)state;
+	memset(&x, 0, sizeof(x));
+	x.key = 0xffff1000;
+	x.s.ident = IDENT_TCP;
+	x.s.first_seen_ns = 5;
+	strcpy(x.s.addr, "10.0.0.1");
+	strcpy(x.s.port, "2049");
+	memset(&conn, 0, sizeof(conn));
+	conn.family = AF_INET;
+	inet_pton(AF_INET, "10.0.0.1", conn.daddr);
+	conn.dport = 2049;
+	conn.sport = 709;
+
+	/* the first tick has no span; then no send wait, or less than a tenth of the tick: nothing asked */
+	tick(&w, &snap, 0, 1, 0, &l);
+	tick(&w, &snap, 0, 1, 0, &l);
+	tick(&w, &snap, 90, 1, 0, &l);
+	assert_int_equal(dumps, 0);
+	assert_int_equal(l.ntcp, 0);
+	/* waits took a tenth: read, a baseline only */
+	tick(&w, &snap, 600, 1000, 100, &l);
+	assert_int_equal(dumps, 1);
+	assert_int_equal(asked_port, 2049);
+	assert_false(asked_v6);
+	assert_int_equal(l.ntcp, 1);
+	assert_int_equal(l.tcp[0].busy_us, 0);
+	assert_int_equal(l.tcp[0].sport, 709);
+	assert_true(l.tcp[0].key == x.key && l.tcp[0].first_seen == 5);
+	/* again: what it did since */
+	tick(&w, &snap, 1400, 3000, 400, &l);
+	assert_int_equal(l.tcp[0].busy_us, 2000000);
+	assert_int_equal(l.tcp[0].rwnd_us, 300000);
+	/* a tick without: not asked, the sums kept */
+	tick(&w, &snap, 1400, 5000, 400, &l);
+	assert_int_equal(dumps, 2);
+	assert_int_equal(l.tcp[0].busy_us, 2000000);
+	/* queued again: the tick before was not read, so a baseline again, then on */
+	tick(&w, &snap, 2000, 9000, 500, &l);
+	assert_int_equal(l.tcp[0].busy_us, 2000000);
+	tick(&w, &snap, 2900, 9500, 650, &l);
+	assert_int_equal(l.tcp[0].busy_us, 2500000);
+	assert_int_equal(l.tcp[0].rwnd_us, 450000);
+	/* the same transport pointer made again (another first_seen): its own sums */
+	x.s.first_seen_ns = 6;
+	tick(&w, &snap, 3500, 9600, 650, &l);
+	assert_int_equal(l.tcp[0].busy_us, 0);
+	/* off the live machine: never asked */
+	dumps = 0;
+	snap.ts_ns += 1000000000ull;
+	snap.xprts[0].s.waits[WAIT_SEND].sum_ns += 900000000ull;
+	assert_int_equal(tcp_watch_tick(&w, &snap, NULL, false, &l), 0);
+	assert_int_equal(dumps, 0);
+	/* gone */
+	snap.nxprts = 0;
+	assert_int_equal(tcp_watch_tick(&w, &snap, NULL, true, &l), 0);
+	assert_int_equal(l.ntcp, 0);
+	assert_int_equal(w.n, 0);
+	link_sample_free(&l);
+	tcp_watch_free(&w);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_watch),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
