@@ -195,6 +195,7 @@ static void xprt_json(struct jw *w, const struct view *v, const struct xprt_view
 		jw_dbl(w, "busy_s", x->link.tcp.busy_s);
 		jw_dbl(w, "rwnd_limited_s", x->link.tcp.rwnd_s);
 		jw_dbl(w, "sndbuf_limited_s", x->link.tcp.sndbuf_s);
+		jw_u64(w, "segments", x->link.tcp.segs_out);
 		jw_u64(w, "retransmits", x->link.tcp.retrans);
 		jw_end_obj(w);
 	} else {

@@ -45,6 +45,7 @@ int tcpdiag_parse(const void *buf, size_t len, struct tcp_conn_stat *st)
 			st->rwnd_us = ti.tcpi_rwnd_limited;
 			st->sndbuf_us = ti.tcpi_sndbuf_limited;
 			st->retrans = ti.tcpi_total_retrans;
+			st->segs_out = ti.tcpi_segs_out;
 			return 0;
 		}
 		if (step >= left)
@@ -188,11 +189,12 @@ int tcp_sum_delta(const struct tcp_conn_stat *a, size_t na, const struct tcp_con
 	l->known = true;
 	/* sums only grow: one that went back is not the same (a slot reused): all of @b's */
 	if (x && (x->busy_us > y->busy_us || x->rwnd_us > y->rwnd_us || x->sndbuf_us > y->sndbuf_us ||
-		  x->retrans > y->retrans))
+		  x->retrans > y->retrans || x->segs_out > y->segs_out))
 		x = NULL;
 	l->busy_s = (double)(y->busy_us - (x ? x->busy_us : 0)) / 1e6;
 	l->rwnd_s = (double)(y->rwnd_us - (x ? x->rwnd_us : 0)) / 1e6;
 	l->sndbuf_s = (double)(y->sndbuf_us - (x ? x->sndbuf_us : 0)) / 1e6;
 	l->retrans = y->retrans - (x ? x->retrans : 0);
+	l->segs_out = y->segs_out - (x ? x->segs_out : 0);
 	return 0;
 }

@@ -20,6 +20,7 @@ struct tcp_conn_stat {
 	unsigned int dport, sport;
 	uint64_t busy_us, rwnd_us, sndbuf_us;	/* cumulative since the connection was made */
 	uint32_t retrans;			/* tcpi_total_retrans: segments sent again */
+	uint32_t segs_out;			/* tcpi_segs_out: segments sent (4.2) */
 };
 
 /*
@@ -41,7 +42,7 @@ int tcp_conns_sample(int *fd, const unsigned int *sports, size_t nsports, unsign
 struct tcp_limits {
 	bool known;
 	double busy_s, rwnd_s, sndbuf_s;
-	unsigned long long retrans;
+	unsigned long long retrans, segs_out;
 };
 
 /*

@@ -125,6 +125,7 @@ int tcp_watch_tick(struct tcp_watch *w, const struct snapshot *snap, const struc
 				e->sum.rwnd_us += since(e->raw.rwnd_us, s->rwnd_us);
 				e->sum.sndbuf_us += since(e->raw.sndbuf_us, s->sndbuf_us);
 				e->sum.retrans += s->retrans > e->raw.retrans ? s->retrans - e->raw.retrans : 0;
+				e->sum.segs_out += s->segs_out - e->raw.segs_out;
 			}
 			e->raw = *s;
 			e->tick = w->tick;

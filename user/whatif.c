@@ -315,7 +315,8 @@ void whatif_monotone(struct what_if *w, size_t n)
  * the round trip, the CPU that copies), which each added connection has again, or what all of them
  * share: the server's receive window where the server's pace sets it, or a congested path. tcp_info
  * says what share of the busy time the peer's window held the data back (@r); a connection that
- * retransmitted met congestion, which more connections share (@r taken as 1). At worst that share
+ * retransmitted one segment in a hundred met congestion, which more connections share (@r taken as
+ * 1; one retransmission in the VM's loopback is no such thing). At worst that share
  * does not shrink at all while the rest does with the connections (the low end, Amdahl's law:
  * X / ((1 - r) N / M + r)); at best the server's window is its socket's buffer, which each added
  * connection has again too (proportional). Under the RPCs' own pace: their execute time without
@@ -329,8 +330,8 @@ static void conn_whatif(const struct view *v, const struct xprt_view *x, struct 
 	struct what_if *w = &d->what_if[0];
 	struct nconnect_group ng;
 	unsigned int conns, to;
-	unsigned long long retrans = 0;
-	bool known = true;
+	unsigned long long retrans = 0, segs = 0;
+	bool known = true, congested;
 	struct load g;
 
 	if (x->ident != IDENT_TCP) {
@@ -350,13 +351,15 @@ static void conn_whatif(const struct view *v, const struct xprt_view *x, struct 
 		rwnd += y->link.tcp.rwnd_s;
 		sndbuf += y->link.tcp.sndbuf_s;
 		retrans += y->link.tcp.retrans;
+		segs += y->link.tcp.segs_out;
 		waited += (double)y->waits[WAIT_SEND].sum_ns;
 		rpcs += (double)y->curve.total;
 		for (unsigned int b = 0; b < LEVEL_BUCKETS; b++)
 			exec += (double)y->curve.exec_ns[b];
 	}
 	to = conns * 2 > NCONNECT_MAX ? NCONNECT_MAX : conns * 2;
-	r = known && busy > 0 && !retrans ? rwnd / busy : 1;
+	congested = retrans * 100 >= segs && retrans;
+	r = known && busy > 0 && !congested ? rwnd / busy : 1;
 	if (r > 1)
 		r = 1;
 	hi = g.Bps * to / conns;
@@ -384,10 +387,10 @@ static void conn_whatif(const struct view *v, const struct xprt_view *x, struct 
 	}
 	w->high_Bps = hi;
 	w->low_Bps = lo < g.Bps ? g.Bps : lo > hi ? hi : lo;
-	if (known && retrans)
-		snprintf(d->what_if_why, sizeof(d->what_if_why), "the connection retransmitted %llu "
-			 "segments: a congested path, which more connections share: flat..proportional",
-			 retrans);
+	if (known && congested)
+		snprintf(d->what_if_why, sizeof(d->what_if_why), "the connection retransmitted %llu of "
+			 "%llu segments: a congested path, which more connections share: flat..proportional",
+			 retrans, segs);
 	else if (known)
 		snprintf(d->what_if_why, sizeof(d->what_if_why), "the connection busy %.1f s, held by the "
 			 "server's window %.0f %% of it (by its send buffer %.0f %%), %.1f ms an RPC in the "

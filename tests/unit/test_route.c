@@ -305,7 +305,7 @@ static void test_tcp_diag(void **state)
 	unsigned char msg[1024] __attribute__((aligned(4)));
 	struct inet_diag_msg h = { .idiag_family = AF_INET, .idiag_state = 1 };
 	struct tcp_info ti = { .tcpi_busy_time = 14812000, .tcpi_rwnd_limited = 400000,
-			       .tcpi_sndbuf_limited = 96000, .tcpi_total_retrans = 7 };
+			       .tcpi_sndbuf_limited = 96000, .tcpi_total_retrans = 7, .tcpi_segs_out = 900 };
 	const size_t hdr = NLMSG_ALIGN(sizeof(h));
 	struct tcp_conn_stat a[2], b[3];
 	struct tcp_limits l;
@@ -327,6 +327,7 @@ static void test_tcp_diag(void **state)
 	assert_int_equal(b[0].rwnd_us, 400000);
 	assert_int_equal(b[0].sndbuf_us, 96000);
 	assert_int_equal(b[0].retrans, 7);
+	assert_int_equal(b[0].segs_out, 900);
 	m = hdr + put(msg + hdr, INET_DIAG_INFO, &ti, offsetof(struct tcp_info, tcpi_busy_time));
 	assert_int_equal(tcpdiag_parse(msg, m, &b[1]), -ENOENT);
 	assert_int_equal(tcpdiag_parse(msg, hdr, &b[1]), -ENOENT);
@@ -343,6 +344,7 @@ static void test_tcp_diag(void **state)
 	a[0].busy_us = 4000000;
 	a[0].rwnd_us = 100000;
 	a[0].retrans = 5;
+	a[0].segs_out = 400;
 	a[1] = a[0];
 	a[1].key = 0xffff2000;
 	b[1] = a[1];
@@ -352,6 +354,7 @@ static void test_tcp_diag(void **state)
 	assert_true(l.rwnd_s > 0.2999 && l.rwnd_s < 0.3001);
 	assert_true(l.sndbuf_s == 0);
 	assert_int_equal(l.retrans, 2);
+	assert_int_equal(l.segs_out, 500);
 	assert_int_equal(tcp_sum_delta(a, 2, b, 2, 0xffff2000, 5, &l), 0);
 	assert_true(l.busy_s == 0);
 	/* new since @a: all of its sums; the same pointer made again (first_seen): another's */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <sys/socket.h>
 #include "output.h"
 #include "model.h"
 #include "verdict.h"
@@ -329,10 +330,17 @@ static void test_golden_outputs(void **state)
 	assert_int_equal(link_sample(FIXTURES "/links/t0", NULL, 0, NULL, &la), 0);
 	assert_int_equal(link_sample(FIXTURES "/links/t1", NULL, 0, NULL, &lb), 0);
 	lb.ts_ns = la.ts_ns + 2000000000ull;
+	/* the TCP transport's connection while it queued (tcpwatch.h): its sums, new in this interval */
+	lb.tcp = calloc(1, sizeof(*lb.tcp));
+	assert_non_null(lb.tcp);
+	lb.ntcp = 1;
+	lb.tcp[0] = (struct tcp_conn_stat){ .key = cur.xprts[0].key, .first_seen = cur.xprts[0].s.first_seen_ns,
+		.family = AF_INET, .dport = 2049, .sport = 709, .busy_us = 1500000, .rwnd_us = 250000,
+		.sndbuf_us = 100000, .retrans = 2, .segs_out = 1200 };
 	linkmap_init(&lm, FIXTURES, FIXTURES);
 	assert_int_equal(linkmap_update(&lm, &cur), 0);
 	in = (struct model_in){ .span = SPAN_INTERVAL, .from = &prev, .to = &cur, .lfrom = &la, .lto = &lb,
-				.mounts = &mt, .paths = &lm,
+				.tfrom = &la, .tto = &lb, .mounts = &mt, .paths = &lm,
 				.tun = { .tcp_max_slots = 16, .rdma_slots = 128, .max_session_slots = 64 },
 				/* the textfile's sums before this interval: an earlier one, replayed */
 				.sums = &sums, .lstart = &la };

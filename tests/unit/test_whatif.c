@@ -483,10 +483,15 @@ static void test_connection(void **state)
 	/* a connection that retransmitted: a congested path, shared: flat at the low end */
 	x.waits[WAIT_SEND].sum_ns = 50 * 2900000000ull;
 	x.link.tcp.retrans = 3;
+	x.link.tcp.segs_out = 300;
 	whatif_for(&v, &x, d);
 	assert_true(fabs(d->what_if[0].low_Bps / X - 1) < 1e-6);
 	assert_true(fabs(d->what_if[0].high_Bps / X - 2) < 1e-6);
-	assert_non_null(strstr(d->what_if_why, "retransmitted 3"));
+	assert_non_null(strstr(d->what_if_why, "retransmitted 3 of 300"));
+	/* one in a thousand: not congestion */
+	x.link.tcp.segs_out = 3000;
+	whatif_for(&v, &x, d);
+	assert_true(d->what_if[0].low_Bps / X > 1.9);
 	x.link.tcp.retrans = 0;
 
 	x.link.tcp.known = false;
