@@ -52,7 +52,7 @@ struct link_sample {
 	size_t nnd;
 	struct netdev_stat *nds;	/* every netdev under /sys/class/net */
 	size_t ntcp;
-	struct tcp_conn_stat *tcp;	/* every established TCP connection (live root only) */
+	struct tcp_conn_stat *tcp;	/* each watched TCP transport's sums (tcpwatch.h; live root only) */
 	char why_empty[160];		/* set when n == 0 */
 };
 
@@ -110,7 +110,6 @@ struct port_attrs {
 	 */
 	int nl_sock;
 	bool nl_off, nl_said;
-
 	struct nl_link_stat *ls;
 	size_t nls, ls_cap;
 	struct nd_cache {

@@ -18,9 +18,13 @@ struct tcp_conn_stat {
 	int family;			/* AF_INET, AF_INET6 */
 	unsigned char daddr[16];	/* the peer's address (4 bytes for AF_INET) */
 	unsigned int dport, sport;
-	uint64_t busy_us, rwnd_us, sndbuf_us;	/* cumulative since the connection was made */
-	uint32_t retrans;			/* tcpi_total_retrans: segments sent again */
-	uint32_t segs_out;			/* tcpi_segs_out: segments sent (4.2) */
+	/*
+	 * In a dump: since the connection was made (the last two 32-bit in tcp_info, and wrapping);
+	 * in a transport's sums (tcpwatch.h): over the ticks it was watched
+	 */
+	uint64_t busy_us, rwnd_us, sndbuf_us;
+	uint64_t retrans;			/* tcpi_total_retrans: segments sent again */
+	uint64_t segs_out;			/* tcpi_segs_out: segments sent (4.2) */
 };
 
 /*

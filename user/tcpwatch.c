@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <arpa/inet.h>
+#include "route.h"
 #include "tcpwatch.h"
 #include "util.h"
 
@@ -33,13 +34,17 @@ static const struct tcp_conn_stat *conn_of(const struct tcp_watch *w, const stru
 					   const struct linkmap *paths)
 {
 	const struct tcp_conn_stat *hit = NULL;
-	int family = strchr(x->s.addr, ':') ? AF_INET6 : AF_INET;
-	unsigned int dport = (unsigned int)strtoul(x->s.port, NULL, 10);
-	unsigned char addr[16];
-	unsigned int sport = sport_of(x, paths);
+	unsigned int dport = (unsigned int)strtoul(x->s.port, NULL, 10), sport = sport_of(x, paths);
+	struct sockaddr_storage ss;
+	const void *addr;
+	int family;
 
-	if (inet_pton(family, x->s.addr, addr) != 1)
+	/* as the route lookup reads it: an IPv6 link-local address's %scope taken off */
+	if (parse_sockaddr(x->s.addr, dport, &ss))
 		return NULL;
+	family = ss.ss_family;
+	addr = family == AF_INET ? (const void *)&((struct sockaddr_in *)&ss)->sin_addr :
+				   (const void *)&((struct sockaddr_in6 *)&ss)->sin6_addr;
 	for (size_t i = 0; i < w->ndump; i++) {
 		const struct tcp_conn_stat *s = &w->dump[i];
 
@@ -54,11 +59,6 @@ static const struct tcp_conn_stat *conn_of(const struct tcp_watch *w, const stru
 		}
 	}
 	return hit;
-}
-
-static uint64_t since(uint64_t old, uint64_t now)
-{
-	return now > old ? now - old : 0;
 }
 
 int tcp_watch_tick(struct tcp_watch *w, const struct snapshot *snap, const struct linkmap *paths, bool live,
@@ -79,12 +79,17 @@ int tcp_watch_tick(struct tcp_watch *w, const struct snapshot *snap, const struc
 		__u64 ns = x->s.waits[WAIT_SEND].sum_ns;
 		struct tw_entry *e;
 
-		if (x->s.ident != IDENT_TCP || x->s.destroyed_ns)
+		if (x->s.ident != IDENT_TCP)
 			continue;
 		e = entry(w, x);
 		if (!e)
 			return -ENOMEM;
+		/* a transport destroyed keeps its sums while it is reported, and is read no more */
 		e->seen = true;
+		if (x->s.destroyed_ns) {
+			e->queued = false;
+			continue;
+		}
 		e->queued = span && ns > e->waited && ns - e->waited >= span / 10;
 		e->waited = ns;
 		if (!e->queued)
@@ -119,13 +124,18 @@ int tcp_watch_tick(struct tcp_watch *w, const struct snapshot *snap, const struc
 			if (x->s.ident != IDENT_TCP || x->s.destroyed_ns || !(e = entry(w, x)) || !e->queued ||
 			    !(s = conn_of(w, x, paths)))
 				continue;
-			/* read at the tick before too, the same connection: what it did since */
-			if (e->tick + 1 == w->tick && e->raw.sport == s->sport) {
-				e->sum.busy_us += since(e->raw.busy_us, s->busy_us);
-				e->sum.rwnd_us += since(e->raw.rwnd_us, s->rwnd_us);
-				e->sum.sndbuf_us += since(e->raw.sndbuf_us, s->sndbuf_us);
-				e->sum.retrans += s->retrans > e->raw.retrans ? s->retrans - e->raw.retrans : 0;
-				e->sum.segs_out += s->segs_out - e->raw.segs_out;
+			/*
+			 * Read at the tick before too, the same connection: what it did since. A
+			 * reconnect keeps the source port and starts tcp_info over: a busy time that
+			 * went back is a new connection, read as a baseline. The 32-bit counts wrap.
+			 */
+			if (e->tick + 1 == w->tick && e->raw.sport == s->sport && s->busy_us >= e->raw.busy_us &&
+			    s->rwnd_us >= e->raw.rwnd_us && s->sndbuf_us >= e->raw.sndbuf_us) {
+				e->sum.busy_us += s->busy_us - e->raw.busy_us;
+				e->sum.rwnd_us += s->rwnd_us - e->raw.rwnd_us;
+				e->sum.sndbuf_us += s->sndbuf_us - e->raw.sndbuf_us;
+				e->sum.retrans += (uint32_t)((uint32_t)s->retrans - (uint32_t)e->raw.retrans);
+				e->sum.segs_out += (uint32_t)((uint32_t)s->segs_out - (uint32_t)e->raw.segs_out);
 			}
 			e->raw = *s;
 			e->tick = w->tick;

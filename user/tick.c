@@ -62,7 +62,7 @@ static int take(struct run *r, struct sample *x)
 		err = link_sample(r->o.sysfs_root, NULL, 0, &r->port_attrs, &x->links);
 	if (err)
 		return err;
-	/* the connections' counters while they queue RPCs (tcpwatch.h): never the tick's failure */
+	/* the connections' counters while they queue RPCs (tcpwatch.h): a failed read is not the tick's */
 	if (tcp_watch_tick(&r->tw, &x->snap, &r->links, !strcmp(r->o.sysfs_root, "/") &&
 			   !strcmp(r->o.procfs_root, "/"), &x->links) == -ENOMEM)
 		return -ENOMEM;

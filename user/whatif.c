@@ -321,12 +321,13 @@ void whatif_monotone(struct what_if *w, size_t n)
  * X / ((1 - r) N / M + r)); at best the server's window is its socket's buffer, which each added
  * connection has again too (proportional). Under the RPCs' own pace: their execute time without
  * the send queue (Little on the RPCs themselves; the slots' mean in use is read from buckets a
- * 2,048th of a 65,536-slot table wide). In the VM, at 100 ms with a 512 KiB send buffer (r 0.01):
- * nconnect 1 -> 2 moved 4.9 -> 9.0 MB/s against 1.98-2x.
+ * 2,048th of a 65,536-slot table wide). In the VM, at 100 ms with a 512 KiB send buffer (r 0.01
+ * or 0): nconnect 1 -> 2 moved 1.91-2.09x against 1.98-2x. Read over a baseline tick only (no
+ * busy time summed yet), or with no answer, the range is flat..proportional and the class stays.
  */
 static void conn_whatif(const struct view *v, const struct xprt_view *x, struct verdict *d)
 {
-	double links_Bps, busy = 0, rwnd = 0, sndbuf = 0, rpcs = 0, waited = 0, exec = 0, r, hi, lo;
+	double links_Bps, busy = 0, rwnd = 0, sndbuf = 0, rpcs = 0, waited = 0, exec = 0, r, share, hi, lo;
 	struct what_if *w = &d->what_if[0];
 	struct nconnect_group ng;
 	unsigned int conns, to;
@@ -358,10 +359,14 @@ static void conn_whatif(const struct view *v, const struct xprt_view *x, struct 
 			exec += (double)y->curve.exec_ns[b];
 	}
 	to = conns * 2 > NCONNECT_MAX ? NCONNECT_MAX : conns * 2;
-	congested = retrans * 100 >= segs && retrans;
-	r = known && busy > 0 && !congested ? rwnd / busy : 1;
-	if (r > 1)
-		r = 1;
+	/* read over a baseline tick only, no busy time yet: as unread */
+	known = known && busy > 0;
+	congested = known && retrans && retrans * 100 >= segs;
+	share = known ? rwnd / busy : 0;
+	if (share > 1)
+		share = 1;
+	/* what may not grow with the connections: the server's window's share, or all when unsure */
+	r = known && !congested ? share : 1;
 	hi = g.Bps * to / conns;
 	lo = g.Bps / ((1 - r) * conns / to + r);
 	d->nwhat_if = 1;
@@ -369,7 +374,7 @@ static void conn_whatif(const struct view *v, const struct xprt_view *x, struct 
 	w->knob = "nconnect";
 	w->from = conns;
 	w->to = to;
-	w->next_limit = r >= 0.5 ? verdict_names[V_SERVER] : verdict_names[V_SEND];
+	w->next_limit = known && !congested && share >= 0.5 ? verdict_names[V_SERVER] : verdict_names[V_SEND];
 	/* an RPC's own time less its wait for the connection: how fast the writers could go */
 	if (rpcs > 0 && exec > waited) {
 		double cap = g.Bps * exec / (exec - waited);
@@ -387,18 +392,18 @@ static void conn_whatif(const struct view *v, const struct xprt_view *x, struct 
 	}
 	w->high_Bps = hi;
 	w->low_Bps = lo < g.Bps ? g.Bps : lo > hi ? hi : lo;
-	if (known && congested)
+	if (congested)
 		snprintf(d->what_if_why, sizeof(d->what_if_why), "the connection retransmitted %llu of "
 			 "%llu segments: a congested path, which more connections share: flat..proportional",
 			 retrans, segs);
 	else if (known)
 		snprintf(d->what_if_why, sizeof(d->what_if_why), "the connection busy %.1f s, held by the "
 			 "server's window %.0f %% of it (by its send buffer %.0f %%), %.1f ms an RPC in the "
-			 "send queue", busy, 100 * r, busy > 0 ? 100 * sndbuf / busy : 0,
+			 "send queue", busy, 100 * share, 100 * sndbuf / busy,
 			 rpcs > 0 ? waited / rpcs / 1e6 : 0);
 	else
 		snprintf(d->what_if_why, sizeof(d->what_if_why), "the connection's limits unread (no "
-			 "sock_diag answer for it): flat..proportional");
+			 "sock_diag answer for it, or read at one tick only): flat..proportional");
 }
 
 void whatif_for(const struct view *v, const struct xprt_view *x, struct verdict *d)

@@ -99,6 +99,23 @@ static void test_watch(void **state)
 	tick(&w, &snap, 2900, 9500, 650, &l);
 	assert_int_equal(l.tcp[0].busy_us, 2500000);
 	assert_int_equal(l.tcp[0].rwnd_us, 450000);
+	/* a reconnect from the same port: tcp_info starts over, read as a baseline, then on */
+	conn.segs_out = 4294967000u;
+	tick(&w, &snap, 3500, 200, 0, &l);
+	assert_int_equal(l.tcp[0].busy_us, 2500000);
+	assert_int_equal(l.tcp[0].segs_out, 0);
+	/* its 32-bit segment count wraps: 596 more, not 4 billion fewer */
+	conn.segs_out = 300;
+	tick(&w, &snap, 4100, 700, 0, &l);
+	assert_int_equal(l.tcp[0].busy_us, 3000000);
+	assert_int_equal(l.tcp[0].segs_out, 596);
+	/* destroyed: its sums kept while it is reported, and never asked for */
+	x.s.destroyed_ns = 1;
+	tick(&w, &snap, 5000, 900, 0, &l);
+	assert_int_equal(dumps, 6);
+	assert_int_equal(l.ntcp, 1);
+	assert_int_equal(l.tcp[0].busy_us, 3000000);
+	x.s.destroyed_ns = 0;
 	/* the same transport pointer made again (another first_seen): its own sums */
 	x.s.first_seen_ns = 6;
 	tick(&w, &snap, 3500, 9600, 650, &l);

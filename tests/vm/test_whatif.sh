@@ -85,7 +85,9 @@ busy=$(ss_ms busy) rwnd=$(ss_ms rwnd_limited)
 sum=$(jq -c --arg s "$e" 'select(.type == "summary") | .transports[] | select(.server == $s and .port == "2049") |
 	.connection' /tmp/e.json | tail -n 1)
 echo "note ss: busy ${busy:-?} ms, rwnd_limited ${rwnd:-0} ms; slotscope's summary: $sum"
-sb=$(echo "$sum" | jq '.busy_s * 1000 | round') sr=$(echo "$sum" | jq '.rwnd_limited_s * 1000 | round')
+sb=$(echo "$sum" | jq '.busy_s * 1000 | floor') sr=$(echo "$sum" | jq '.rwnd_limited_s * 1000 | floor')
+check_gt "ss read the connection busy (ms)" "${busy:-0}" 0
+check_gt "slotscope summed its busy time (ms)" "${sb:-0}" 0
 check_le "the connection's busy time while queued, no more than ss's (ms)" "$sb" "${busy:-0}"
 check_ge "... and at least 70 % of it (ms)" "$sb" $((${busy:-0} * 7 / 10))
 check_le "its time held by the server's window, no more than ss's (ms)" "$sr" "${rwnd:-0}"
