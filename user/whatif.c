@@ -322,7 +322,7 @@ void whatif_monotone(struct what_if *w, size_t n)
  * connection has again too (proportional). Under the RPCs' own pace: their execute time without
  * the send queue (Little on the RPCs themselves; the slots' mean in use is read from buckets a
  * 2,048th of a 65,536-slot table wide). In the VM, at 100 ms with a 512 KiB send buffer (r 0.01
- * or 0): nconnect 1 -> 2 moved 1.91-2.09x against 1.98-2x. Read over a baseline tick only (no
+ * or 0): nconnect 1 -> 2 moved 1.91-2.17x against 1.98-2x. Read over a baseline tick only (no
  * busy time summed yet), or with no answer, the range is flat..proportional and the class stays.
  */
 static void conn_whatif(const struct view *v, const struct xprt_view *x, struct verdict *d)
