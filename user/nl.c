@@ -420,29 +420,30 @@ int nl_parse_link_stats(const void *buf, size_t len, struct nl_link_stat *st)
 	return 0;
 }
 
-struct stats_acc {
-	struct nl_link_stat **out;
-	size_t *n, *cap;
-};
-
-static int stats_cb(const struct nlmsghdr *h, void *arg)
+int nl_acc_cb(const struct nlmsghdr *h, void *arg)
 {
-	struct stats_acc *a = arg;
-	struct nl_link_stat st;
+	struct nl_acc *a = arg;
+	char *elem;
 	int err;
 
-	if (h->nlmsg_type != RTM_NEWSTATS)
+	if (h->nlmsg_type != a->type)
 		return 0;
-	err = nl_parse_link_stats(NLMSG_DATA(h), h->nlmsg_len - NLMSG_HDRLEN, &st);
+	err = grow(a->out, a->cap, *a->n + 1, a->size, a->first);
+	if (err)
+		return err;
+	elem = *(char **)a->out + *a->n * a->size;
+	err = a->parse(NLMSG_DATA(h), h->nlmsg_len - NLMSG_HDRLEN, elem);
 	if (err == -ENOENT)
 		return 0;
 	if (err)
 		return -EBADMSG;
-	err = GROW(*a->out, *a->cap, *a->n + 1, 64);
-	if (err)
-		return err;
-	(*a->out)[(*a->n)++] = st;
+	++*a->n;
 	return 0;
+}
+
+static int parse_link_stats(const void *buf, size_t len, void *st)
+{
+	return nl_parse_link_stats(buf, len, st);
 }
 
 static int cmp_ifindex(const void *a, const void *b)
@@ -471,7 +472,8 @@ int nl_link_stats(int *fd, struct nl_link_stat **out, size_t *n, size_t *cap)
 		struct nlmsghdr h;
 		struct if_stats_msg m;
 	} req;
-	struct stats_acc a = { out, n, cap };
+	struct nl_acc a = { .type = RTM_NEWSTATS, .parse = parse_link_stats, .size = sizeof(**out), .first = 64,
+			    .out = out, .n = n, .cap = cap };
 	char *buf;
 	int err;
 
@@ -490,7 +492,7 @@ int nl_link_stats(int *fd, struct nl_link_stat **out, size_t *n, size_t *cap)
 	req.h.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
 	req.m.family = AF_UNSPEC;
 	req.m.filter_mask = IFLA_STATS_FILTER_BIT(IFLA_STATS_LINK_64);
-	err = nl_talk(*fd, &req.h, buf, stats_cb, &a);
+	err = nl_talk(*fd, &req.h, buf, nl_acc_cb, &a);
 	free(buf);
 	if (err) {
 		/* a dump cut short (a timeout) may answer the next request: a new socket then */

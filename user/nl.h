@@ -63,6 +63,21 @@ int nl_open(int proto);
 /* send @req on @fd and walk its answer (nl_walk()) into @buf (NL_BUF bytes): 0 or -errno */
 int nl_talk(int fd, struct nlmsghdr *req, char *buf, int (*cb)(const struct nlmsghdr *, void *), void *arg);
 
+/*
+ * A dump's messages of @type, each parsed by @parse into the next element (@size bytes) of a
+ * growing array (*@out, *@n of *@cap; @first when it starts empty): nl_acc_cb() is the nl_talk()
+ * callback. A message @parse says is not one (-ENOENT) is skipped; a malformed one fails the
+ * dump (-EBADMSG).
+ */
+struct nl_acc {
+	__u16 type;
+	int (*parse)(const void *buf, size_t len, void *elem);
+	size_t size, first;
+	void *out;			/* the array's pointer, by address */
+	size_t *n, *cap;
+};
+int nl_acc_cb(const struct nlmsghdr *h, void *arg);
+
 /* The RDMA netlink and rtnetlink reply parsers, apart from their sockets, for the fuzzer. */
 int nl_parse_route_reply(const void *buf, size_t len, int *oif);
 int nl_parse_cm_ids(const void *buf, size_t len, struct rdma_conn **out, size_t *n, size_t *cap);

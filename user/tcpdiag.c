@@ -56,29 +56,9 @@ int tcpdiag_parse(const void *buf, size_t len, struct tcp_conn_stat *st)
 	return -ENOENT;
 }
 
-struct conns_acc {
-	struct tcp_conn_stat **out;
-	size_t *n, *cap;
-};
-
-static int conn_cb(const struct nlmsghdr *h, void *arg)
+static int parse_conn(const void *buf, size_t len, void *st)
 {
-	struct conns_acc *a = arg;
-	struct tcp_conn_stat st;
-	int err;
-
-	if (h->nlmsg_type != SOCK_DIAG_BY_FAMILY)
-		return 0;
-	err = tcpdiag_parse(NLMSG_DATA(h), h->nlmsg_len - NLMSG_HDRLEN, &st);
-	if (err == -ENOENT)
-		return 0;
-	if (err)
-		return -EBADMSG;
-	err = GROW(*a->out, *a->cap, *a->n + 1, 32);
-	if (err)
-		return err;
-	(*a->out)[(*a->n)++] = st;
-	return 0;
+	return tcpdiag_parse(buf, len, st);
 }
 
 /*
@@ -132,7 +112,8 @@ int tcp_conns_sample(int *fd, const unsigned int *sports, size_t nsports, unsign
 		struct inet_diag_req_v2 r;
 		struct port_filter f;
 	} req;
-	struct conns_acc a = { out, n, cap };
+	struct nl_acc a = { .type = SOCK_DIAG_BY_FAMILY, .parse = parse_conn, .size = sizeof(**out), .first = 32,
+			    .out = out, .n = n, .cap = cap };
 	size_t flen;
 	char *buf;
 	int err = 0;
@@ -158,7 +139,7 @@ int tcp_conns_sample(int *fd, const unsigned int *sports, size_t nsports, unsign
 		req.r.sdiag_protocol = IPPROTO_TCP;
 		req.r.idiag_states = 1u << 1;	/* TCP_ESTABLISHED */
 		req.r.idiag_ext = 1u << (INET_DIAG_INFO - 1);
-		err = nl_talk(*fd, &req.h, buf, conn_cb, &a);
+		err = nl_talk(*fd, &req.h, buf, nl_acc_cb, &a);
 	}
 	free(buf);
 	if (err) {

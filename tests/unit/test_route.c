@@ -370,6 +370,65 @@ static void test_tcp_diag(void **state)
 	assert_int_equal(tcp_sum_delta(a, 2, b, 0, 0xffff1000, 5, &l), -ENOENT);
 }
 
+/* a message of a dump: header, payload, aligned */
+static size_t nl_msg(unsigned char *p, unsigned short type, __u32 seq, const void *payload, size_t len)
+{
+	struct nlmsghdr h = { .nlmsg_len = (__u32)NLMSG_LENGTH(len), .nlmsg_type = type, .nlmsg_seq = seq };
+
+	memcpy(p, &h, sizeof(h));
+	memcpy(p + NLMSG_HDRLEN, payload, len);
+	memset(p + NLMSG_HDRLEN + len, 0, NLMSG_ALIGN(len) - len);
+	return NLMSG_HDRLEN + NLMSG_ALIGN(len);
+}
+
+static int parse_stats(const void *buf, size_t len, void *st)
+{
+	return nl_parse_link_stats(buf, len, st);
+}
+
+/*
+ * A dump's accumulator: its type's messages parsed into the array, grown from nothing; another
+ * type's passed over, one that is not a link of ours (-ENOENT) skipped; a malformed one fails.
+ */
+static void test_nl_acc(void **state)
+{
+	unsigned char buf[2048] __attribute__((aligned(4))), pl[512] __attribute__((aligned(4)));
+	struct rtnl_link_stats64 v = { .tx_bytes = 4444 };
+	struct if_stats_msg h = { .family = AF_UNSPEC, .ifindex = 7 };
+	const size_t hdr = NLMSG_ALIGN(sizeof(h));
+	struct nl_link_stat *ls = NULL;
+	size_t n = 0, cap = 0, m = 0, pn;
+	struct nl_acc a = { .type = RTM_NEWSTATS, .size = sizeof(*ls), .first = 2, .out = &ls, .n = &n,
+			    .cap = &cap };
+	int failed = 0;
+
+	(void)state;
+	a.parse = parse_stats;
+	memcpy(pl, &h, sizeof(h));
+	pn = hdr + put(pl + hdr, IFLA_STATS_LINK_64, &v, sizeof(v));
+	m += nl_msg(buf + m, RTM_NEWSTATS, 5, pl, pn);
+	m += nl_msg(buf + m, RTM_NEWLINK, 5, pl, pn);
+	m += nl_msg(buf + m, RTM_NEWSTATS, 5, pl, hdr + put(pl + hdr, IFLA_STATS_LINK_XSTATS, &v, sizeof(v)));
+	h.ifindex = 9;
+	memcpy(pl, &h, sizeof(h));
+	pn = hdr + put(pl + hdr, IFLA_STATS_LINK_64, &v, sizeof(v));
+	m += nl_msg(buf + m, RTM_NEWSTATS, 5, pl, pn);
+	assert_int_equal(nl_walk(buf, m, 5, true, &failed, nl_acc_cb, &a), NL_MORE);
+	assert_int_equal(failed, 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(ls[0].ifindex, 7);
+	assert_int_equal(ls[1].ifindex, 9);
+	assert_int_equal(ls[1].tx_bytes, 4444);
+	/* an attribute that overruns its message */
+	pl[hdr] = 0xff;
+	pl[hdr + 1] = 0x7f;
+	m = nl_msg(buf, RTM_NEWSTATS, 6, pl, pn);
+	assert_int_equal(nl_walk(buf, m, 6, true, &failed, nl_acc_cb, &a), NL_MORE);
+	assert_int_equal(failed, -EBADMSG);
+	assert_int_equal(n, 2);
+	free(ls);
+}
+
 static int count_cb(const struct nlmsghdr *h, void *arg)
 {
 	(void)h;
@@ -446,6 +505,7 @@ int main(void)
 		cmocka_unit_test(test_cm_ids),
 		cmocka_unit_test(test_link_stats),
 		cmocka_unit_test(test_tcp_diag),
+		cmocka_unit_test(test_nl_acc),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
