@@ -152,8 +152,9 @@ $(O)/%.skel.h: $(O)/bpf/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
 
-# skeletons must exist before the first compile of anything that includes them
-$(LIB_OBJS) $(O)/user/main.o: | $(SKELS)
+# skeletons must exist before the first compile of anything that includes them (a unit test
+# that includes engine_int.h too: a clean clone's -j build compiled one first)
+$(LIB_OBJS) $(O)/user/main.o $(patsubst %,%.o,$(UNIT_BINS)): | $(SKELS)
 
 $(O)/%.o: %.c | check-deps
 	$(call msg,CC,$@)
