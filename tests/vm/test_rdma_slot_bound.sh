@@ -31,8 +31,10 @@ check_gt "link utilization > 0.1 %" "$(echo "$x" | jq '.verdict.link_util_pct * 
 check_le "link utilization < 20 %" "$(echo "$x" | jq '.verdict.link_util_pct | floor')" 19
 # the utilization is bytes over rate and time: the wire's own count over the whole trace bounds it.
 # The rate is over the link samples' clock, the duration over the snapshots' (CLOCK_MONOTONIC,
-# taken a moment apart): their product may pass the bytes by a few parts in ten thousand.
-check_le "checkpoint tx bytes <= eth1's own tx delta over the trace (+0.2 %)" \
-	"$(echo "$x" | jq '.link.tx_gbps * 1e9 / 8 * '"$(echo "$c" | jq .duration_s)"' | floor')" $(((tx1 - tx0) * 1002 / 1000))
+# taken a moment apart): their product may pass the bytes by a few parts in a thousand under a
+# loaded host (CI: 0.25 %, a sample's two clocks some 20 ms apart over the 8 s saturated). A
+# wrong count (both directions, another port, a window's bytes over the trace's) is far more.
+check_le "checkpoint tx bytes <= eth1's own tx delta over the trace (+0.5 %)" \
+	"$(echo "$x" | jq '.link.tx_gbps * 1e9 / 8 * '"$(echo "$c" | jq .duration_s)"' | floor')" $(((tx1 - tx0) * 1005 / 1000))
 check_ge "eth1 carried the write (MiB)" $(((tx1 - tx0) / 1048576)) 96
 exit $CHECK_FAILED
