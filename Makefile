@@ -184,48 +184,6 @@ $(O)/nullwrite: tests/faults/nullwrite.c
 	$(call msg,LINK,$@)
 	$(Q)mkdir -p $(@D) && $(CC) $(WARN) -O2 -static $< -o $@
 
-# the textfile writer's size and CPU for 1, 16 and 64 transports (host only, seconds)
-$(O)/tests/prombench: $(O)/bench/prombench.o $(LIB_OBJS)
-	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
-.PHONY: bench-prom
-bench-prom: $(O)/tests/prombench
-	$(Q){ echo "# The textfile: size, series and writer CPU"; echo; \
-	  echo "Reproduce: \`make bench-prom\` ($$(date -u +%F), $$(nproc) CPUs, $$(uname -r)). prom_write() of a"; \
-	  echo "cumulative view with N RDMA transports, two mounts with a dozen ops each, every bucket"; \
-	  echo "filled: render, fsync and rename into the build directory, mean of 200 writes (process CPU);"; \
-	  echo "the JSON record: out_json() of the same view (one --json interval line) into /dev/null."; echo; \
-	  $(O)/tests/prombench $(O); } > bench/PROM.md
-	$(Q)cat bench/PROM.md
-
-# one --json tick's user-space work with a textfile (model, JSON, textfile, ledger) for 1, 16 and
-# 64 transports and 63 idle + 1 busy: CPU and minor faults per tick (host only, ~1 minute)
-$(O)/tests/tickbench: $(O)/bench/tickbench.o $(LIB_OBJS)
-	$(call msg,LINK,$@)
-	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
-.PHONY: bench-tick
-TICK_INSN ?= 21
-bench-tick: $(O)/tests/tickbench $(O)/insncount.so
-	$(call apt_install,qemu-user)
-	$(Q){ echo "# One tick's user-space work"; echo; \
-	  echo "Reproduce: \`make bench-tick\` ($$(date -u +%F), $$(nproc) CPUs, $$(uname -r)). What trace_tick()"; \
-	  echo "does with a snapshot at 1 s \`--json\` ticks with a textfile, natively: the interval view with the"; \
-	  echo "textfile's sums (model_build), the JSON line into /dev/null, prom_write() into the build"; \
-	  echo "directory (render, fsync, rename), ledger_add(). N TCP transports (nconnect 16 to a server,"; \
-	  echo "a mount each) with 6 ops each, every one busy, or 63 idle and one busy; synthetic snapshots"; \
-	  echo "(bench/tickbench.c), no BPF, no links (as --no-rdma). Process CPU and minor page faults,"; \
-	  echo "mean of $(or $(TICKS),300) ticks after the first. The output hash covers every byte of the JSON lines and"; \
-	  echo "textfiles of 20 ticks: a change that keeps it keeps the output."; echo; \
-	  $(O)/tests/tickbench $(O) $(or $(TICKS),300); \
-	  echo; echo "The same ticks' user-space instructions, counted by bench/insncount.c under qemu-user"; \
-	  echo "(\`qemu-x86_64 -plugin\`, Debian's qemu-user; tickbench marks each step's ends), mean of"; \
-	  echo "$(TICK_INSN) ticks less the first: the same from run to run where time is not. The system"; \
-	  echo "calls' kernel side (the textfile's write, fsync and rename) is not in them."; echo; \
-	  qemu-x86_64 -plugin $(abspath $(O))/insncount.so,out=$(abspath $(O))/tick-insn.out \
-	    $(O)/tests/tickbench $(O) $(TICK_INSN) >/dev/null && \
-	  awk -v ticks=$(TICK_INSN) -f bench/tick-insn.awk $(O)/tick-insn.out; } > bench/TICK.md
-	$(Q)cat bench/TICK.md
-
 # random snapshot sequences through the textfile's pipeline (tests/host/test_counters.sh)
 $(O)/tests/snapgen: $(O)/tests/fleet/snapgen.o $(LIB_OBJS)
 	$(call msg,LINK,$@)
@@ -348,26 +306,6 @@ KERNELS ?= 6.12 7
 test-kernels: all $(foreach k,$(KERNELS),$(call vm_img,$(k))/initrd.cpio)
 	$(Q)tests/run-tests.sh $(call vm_runs,$(VM_TESTS),$(KERNELS))
 
-# The container image for amd64 and arm64, an OCI image layout (tools/container/build-oci); no
-# daemon or registry: skopeo copy --all oci:$(O)/oci:$(VERSION) docker://REGISTRY/slotscope:$(VERSION)
-.PHONY: image
-image: $(O)/slotscope | deps-test
-	$(Q)$(MAKE) --no-print-directory ARCH=arm64 O=$(O)/arm64 all
-	$(call msg,OCI,$(O)/oci)
-	$(Q)tools/container/build-oci $(O)/oci $(VERSION) amd64=$(O)/slotscope arm64=$(O)/arm64/slotscope >/dev/null
-
-# The Kubernetes objects made from the rule files and the dashboard (PrometheusRule, ConfigMap)
-.PHONY: k8s
-k8s: | deps-test
-	$(call msg,K8S,$(O)/k8s)
-	$(Q)tools/container/gen-k8s $(O)/k8s
-
-# The arm64 artifacts, cross-built here (ARCH=arm64, under $(O)/arm64): the binary and its test
-# build (for the arm64 VM), the .deb and the RPM (for the host tests that read them)
-.PHONY: arm64
-arm64: | deps-test
-	$(Q)$(MAKE) --no-print-directory ARCH=arm64 O=$(O)/arm64 all $(O)/arm64/slotscope-faults packages
-
 # Every unit test under ASan and UBSan, in a tree of its own; a leak fails.
 .PHONY: check
 check:
@@ -393,70 +331,7 @@ $(O)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJS) | deps-test
 .PHONY: fuzzers
 fuzzers: $(FUZZERS)
 
-# The overhead benchmark (not in CI): bench/bench.sh on each of BENCH_KERNELS (the default 6.1
-# and 6.12), ROUNDS alternating rounds each (default 2), ~10 minutes per kernel under TCG; then
-# bench/RESULTS.md from every line of that one run. `make bench-report` remakes it from the
-# kept lines (bench/rounds.txt).
-BENCH_KERNELS ?= default 6.12
-.PHONY: bench bench-report
-bench: all $(foreach k,$(BENCH_KERNELS),$(call vm_img,$(k))/initrd.cpio)
-	$(Q)rm -f $(O)/bench.txt
-	$(Q)for k in $(BENCH_KERNELS); do \
-	  kk=$$([ $$k = default ] || echo $$k); img=$$([ -z "$$kk" ] && echo $(O)/vm || echo $(O)/vm/k/$$k); \
-	  KERNEL=$$kk SLOTSCOPE_NO_MAKE=1 VM_TIMEOUT=5400 VM_QUIET=1 O=$(O) tools/vm/run bench/bench.sh $(or $(ROUNDS),2) || \
-	    { echo "make bench failed on $$k:"; grep -ah 'BENCH-FAIL' $$img/runs/bench/console.log | tr -d '\r'; \
-	      echo "(the console: $$img/runs/bench/console.log)"; exit 1; }; \
-	  grep -ah '^\(BENCH\|SCALE\|SERIAL\|PROG\|OWN\) ' $$img/runs/bench/console.log | tr -d '\r' >> $(O)/bench.txt; \
-	done
-	$(Q)cp $(O)/bench.txt bench/rounds.txt
-	$(Q)$(MAKE) --no-print-directory bench-report
-# Instructions per RPC, counted by qemu's TCG plugin interface (bench/insncount.c, built against
-# the plugin header of Debian's qemu source: bench/qemu-header.sh) in a guest whose vCPUs run one
-# at a time: bench/insn.sh ROUNDS rounds (default 3) on each of BENCH_KERNELS, bench/insn.awk per
-# write, bench/insn-rounds.txt and bench/INSN.md (~15 minutes per kernel under TCG)
-.PHONY: bench-insn
-$(O)/qemu-plugin/qemu-plugin.h: bench/qemu-header.sh
-	$(Q)bench/qemu-header.sh $(O)/qemu-plugin
-$(O)/insncount.so: bench/insncount.c $(O)/qemu-plugin/qemu-plugin.h
-	$(call msg,CC,$@)
-	$(Q)$(CC) -O2 -Wall -Wextra -shared -fPIC -I$(O)/qemu-plugin $< -o $@
-$(O)/insnmark: bench/insnmark.S
-	$(call msg,AS,$@)
-	$(Q)$(CC) -nostdlib -static $< -o $@
-INSN_REL = $(patsubst $(CURDIR)/%,%,$(abspath $(O)))
-bench-insn: all $(O)/insncount.so $(O)/insnmark $(foreach k,$(BENCH_KERNELS),$(call vm_img,$(k))/initrd.cpio)
-	$(Q)rm -f $(O)/insn.txt
-	$(Q)for k in $(BENCH_KERNELS); do \
-	  kk=$$([ $$k = default ] || echo $$k); img=$$([ -z "$$kk" ] && echo $(O)/vm || echo $(O)/vm/k/$$k); \
-	  KERNEL=$$kk SLOTSCOPE_NO_MAKE=1 VM_TIMEOUT=5400 VM_QUIET=1 O=$(O) \
-	    VM_PLUGIN=$(abspath $(O))/insncount.so,out=$(abspath $(O))/insn-$$k.out \
-	    tools/vm/run bench/insn.sh $(or $(ROUNDS),3) /src/$(INSN_REL)/insnmark || \
-	    { echo "make bench-insn failed on $$k:"; grep -ah 'BENCH-FAIL' $$img/runs/insn/console.log | tr -d '\r'; \
-	      echo "(the console: $$img/runs/insn/console.log)"; exit 1; }; \
-	  grep -ah '^\(H*RANGE\|INSN\|WAITS\) ' $$img/runs/insn/console.log | tr -d '\r' >$(O)/insn-$$k.lines; \
-	  grep -h '^WAITS ' $(O)/insn-$$k.lines >>$(O)/insn.txt; \
-	  gawk -f bench/insn.awk $(O)/insn-$$k.lines $(O)/insn-$$k.out >>$(O)/insn.txt || exit 1; \
-	done
-	$(Q)cp $(O)/insn.txt bench/insn-rounds.txt
-	$(Q){ echo "# Instructions per RPC, counted"; echo; \
-	  echo "Reproduce: \`make bench-insn ROUNDS=$(or $(ROUNDS),3)\` ($$(date -u +%F), qemu $$(dpkg-query -W -f '$${Version}' qemu-system-x86) TCG, 2 vCPUs run one at a time, the insncount plugin)."; \
-	  echo; awk -f bench/insn-report.awk bench/insn-rounds.txt; echo; echo "Raw rounds: bench/insn-rounds.txt"; } >bench/INSN.md
-	$(Q)cat bench/INSN.md
-# An A/B of slotscope builds on the path every RPC takes, in one boot of KERNEL's image:
-# bench/ab.sh with BINS (binaries under the source tree, e.g. "build/ab/old build/slotscope"),
-# ROUNDS interleaved rounds (default 3); each program's median ns per run (bench/ab.awk).
-.PHONY: bench-ab
-bench-ab: all $(VM_IMG)/initrd.cpio
-	$(Q)[ -n "$(BINS)" ] || { echo "make bench-ab: BINS=\"build/ab/old build/slotscope\" (binaries under the source tree)"; exit 64; }
-	$(Q)KERNEL=$(KERNEL) SLOTSCOPE_NO_MAKE=1 VM_TIMEOUT=3600 VM_QUIET=1 O=$(O) tools/vm/run bench/ab.sh $(or $(ROUNDS),3) \
-	  $(addprefix /src/,$(BINS)) || { echo "make bench-ab failed: $(VM_IMG)/runs/ab/console.log"; exit 1; }
-	$(Q)grep -a '^AB' $(VM_IMG)/runs/ab/console.log | tr -d '\r' | awk -f bench/ab.awk
-bench-report:
-	$(Q){ echo "# slotscope overhead benchmark"; echo; \
-	  echo "Reproduce: \`make bench ROUNDS=$(or $(ROUNDS),2)\` ($$(date -u +%F), kernels: $$(awk '{print $$2}' bench/rounds.txt | sort -u | paste -sd' '), qemu TCG, 2 vCPUs)."; \
-	  echo; awk -f bench/report.awk bench/rounds.txt; echo; cat bench/why.md; echo; \
-	  echo "Raw rounds: bench/rounds.txt"; } > bench/RESULTS.md
-	$(Q)cat bench/RESULTS.md
+include mk/bench.mk
 
 # promtool and node_exporter, unpacked from Debian's packages
 .PHONY: tools
@@ -553,66 +428,7 @@ uninstall:
 	$(Q)rmdir $(DESTDIR)$(DATADIR)/prometheus $(DESTDIR)$(DATADIR)/grafana $(DESTDIR)$(DATADIR)/sysctl \
 		$(DESTDIR)$(DATADIR) 2>/dev/null || true
 
-# The .deb and the RPM from one compile: the RPM's build starts from the .deb's build tree, whose
-# flags are the distribution's (dpkg-buildflags: hardening, fortify), so both ship one binary.
-.PHONY: packages
-packages: deb
-	$(Q)$(MAKE) --no-print-directory rpm RPM_PREBUILT=$(abspath $(O)/deb/src/build)
-
-# The source RPM rebuilt as a RHEL site would (rpmbuild --rebuild, in a directory of its own;
-# --nodeps: this machine's toolchain): its binary must be the RPM's, byte for byte (not in CI: a
-# whole compile; its last result is in docs/fleet.md)
-.PHONY: srpm-check
-srpm-check: rpm
-	$(call msg,SRPM,$(O)/srpm-check)
-	$(Q)rm -rf $(O)/srpm-check && mkdir -p $(O)/srpm-check/x $(O)/srpm-check/y
-	$(Q)rpmbuild --rebuild --nodeps --define '_topdir $(abspath $(O)/srpm-check)' \
-		$(if $(CROSS),--define 'slotscope_make_args ARCH=$(ARCH)' --define 'slotscope_strip $(CROSS)strip') \
-		--target $(RPM_ARCH) $(O)/rpm/SRPMS/slotscope-$(VERSION)-*.src.rpm >$(O)/srpm-check/build.log 2>&1 || \
-		{ tail -30 $(O)/srpm-check/build.log; exit 1; }
-	$(Q)rpm2cpio $(O)/rpm/RPMS/*/slotscope-$(VERSION)-*.rpm | (cd $(O)/srpm-check/x && cpio -id --quiet)
-	$(Q)rpm2cpio $(O)/srpm-check/RPMS/*/slotscope-$(VERSION)-*.rpm | (cd $(O)/srpm-check/y && cpio -id --quiet)
-	$(Q)a=$$(sha256sum <$(O)/srpm-check/x/usr/sbin/slotscope) b=$$(sha256sum <$(O)/srpm-check/y/usr/sbin/slotscope); \
-		[ "$$a" = "$$b" ] && echo "  SRPM     rebuilt: the same binary (sha256 $${a%% *})" || \
-		{ echo "srpm-check: the rebuilt binary differs ($${a%% *} vs $${b%% *})"; exit 1; }
-	$(Q)(cd $(O)/srpm-check/x && find . | sort) >$(O)/srpm-check/x.files && \
-		(cd $(O)/srpm-check/y && find . | sort) >$(O)/srpm-check/y.files && \
-		diff $(O)/srpm-check/x.files $(O)/srpm-check/y.files && echo "  SRPM     rebuilt: the same files"
-
-# The Debian package, built from a copy of the tree (dpkg-buildpackage writes beside it):
-# $(O)/deb/slotscope_*.deb, its lintian report, and its files unpacked in $(O)/deb/root.
-deb: | deps-pkg
-	$(call msg,DEB,$(O)/deb)
-	$(Q)rm -rf $(O)/deb && mkdir -p $(O)/deb/src
-	$(Q)tar -c --exclude=./build --exclude='./build-*' --exclude=./.git --exclude='./$(O)' . | tar -x -C $(O)/deb/src
-	$(Q)cd $(O)/deb/src && dpkg-buildpackage -b -us -uc -a$(DEB_ARCH) $(if $(CROSS),-d) >../build.log 2>&1 || \
-		{ tail -30 ../build.log; exit 1; }
-	$(Q)lintian $(O)/deb/slotscope_*.deb > $(O)/deb/lintian.txt 2>&1; \
-		if grep -q '^E:' $(O)/deb/lintian.txt; then cat $(O)/deb/lintian.txt; exit 1; fi
-	$(Q)dpkg-deb -x $(O)/deb/slotscope_*.deb $(O)/deb/root
-
-# The RPM (RHEL 9 family), built from a tarball of the tree by Debian's rpmbuild: $(O)/rpm/RPMS/
-# ARCH/slotscope-*.rpm and its rpmlint report. --nodeps: the build uses this machine's toolchain.
-# RPM_PREBUILT=DIR starts its build from a build tree made already (`packages`: the .deb's), whose
-# objects are newer than the tarball's sources, so nothing compiles twice; checked by the build
-# ID of the RPM's binary, which must be that tree's.
-RPM_ARCH := $(if $(filter arm64,$(ARCH)),aarch64,x86_64)
-.PHONY: rpm
-rpm: | deps-pkg
-	$(call msg,RPM,$(O)/rpm)
-	$(Q)rm -rf $(O)/rpm && mkdir -p $(O)/rpm/SOURCES $(O)/rpm/SPECS
-	$(Q)tar -c --exclude=./build --exclude='./build-*' --exclude=./.git --exclude='./$(O)' \
-		--transform 's,^\.,slotscope-$(VERSION),' . | gzip -n >$(O)/rpm/SOURCES/slotscope-$(VERSION).tar.gz
-	$(Q)sed 's/@VERSION@/$(VERSION)/' packaging/rpm/slotscope.spec >$(O)/rpm/SPECS/slotscope.spec
-	$(Q)rpmbuild -ba --nodeps --define '_topdir $(abspath $(O)/rpm)' \
-		$(if $(CROSS),--define 'slotscope_make_args ARCH=$(ARCH)' --define 'slotscope_strip $(CROSS)strip') \
-		$(if $(RPM_PREBUILT),--define 'slotscope_prebuilt $(RPM_PREBUILT)') \
-		--target $(RPM_ARCH) $(O)/rpm/SPECS/slotscope.spec >$(O)/rpm/build.log 2>&1 || { tail -30 $(O)/rpm/build.log; exit 1; }
-	$(Q)$(if $(RPM_PREBUILT),rpm2cpio $(O)/rpm/RPMS/*/slotscope-*.rpm | (cd $(O)/rpm && cpio -id --quiet ./usr/sbin/slotscope) && \
-		[ "$$(readelf -n $(RPM_PREBUILT)/slotscope | grep 'Build ID')" = "$$(readelf -n $(O)/rpm/usr/sbin/slotscope | grep 'Build ID')" ] || \
-		{ echo "rpm: its binary is not the one $(RPM_PREBUILT) linked (another link: see $(O)/rpm/build.log)"; exit 1; })
-	$(Q)rpmlint -r packaging/rpm/slotscope.rpmlintrc $(O)/rpm/RPMS/*/slotscope-*.rpm >$(O)/rpm/rpmlint.txt 2>&1; \
-		if grep -q ' E: ' $(O)/rpm/rpmlint.txt; then cat $(O)/rpm/rpmlint.txt; exit 1; fi
+include mk/package.mk
 
 clean:
 	$(call msg,CLEAN,$(O))
