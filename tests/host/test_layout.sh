@@ -1,9 +1,10 @@
 #!/bin/bash
-# The house rules the build can check (tools/layout-check): every user/*.c and bpf/ source at most
-# 600 lines, and
-# no circle between the rooms (a file's includes, through headers without a .c of their own).
-# The check is run on the tree, then shown to fail on a copy with a 601-line file and on one with
-# a circle made by one include.
+# The house rules the build can check (tools/layout-check): every user/*.c, bpf/ source, the
+# Makefile and mk/*.mk, tests/unit/*.c and *.h, tests/host/*.sh, tests/vm/*.sh, tools/vm/'s scripts
+# and bench/*.c, *.sh and *.awk at most 600 lines, and no circle between the rooms (a file's
+# includes, through headers without a .c of their own).
+# The check is run on the tree, then shown to fail on a copy with a 601-line file of each kind and
+# on one with a circle made by one include.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/lib-host.sh"
 if out=$("$top/tools/layout-check" "$top" 2>&1); then ok "the tree keeps the rules"; else bad "the tree: $out"; fi
@@ -24,6 +25,24 @@ rc=$?
 [ $rc = 1 ] && grep -q '^bpf/big.bpf.h: 601 lines, over 600' <<<"$out" && ok "a 601-line BPF header fails, named" ||
 	bad "a 601-line BPF header: exit $rc, said: $out"
 rm -r "$t/bpf"
+# the build, the tests, the VM's scripts and the benchmarks: each kind of file, 601 lines, named
+miss=
+for f in Makefile mk/big.mk tests/unit/big.c tests/unit/big.h tests/host/big.sh tests/vm/big.sh \
+	tools/vm/big.sh tools/vm/big bench/big.c bench/big.sh bench/big.awk; do
+	mkdir -p "$t/$(dirname "$f")"
+	{ echo '#!/bin/sh'; for i in $(seq 600); do echo "# line $i"; done; } >"$t/$f"
+	out=$("$top/tools/layout-check" "$t" 2>&1)
+	rc=$?
+	[ $rc = 1 ] && grep -q "^$f: 601 lines, over 600: split it by concern" <<<"$out" || miss="$miss $f (exit $rc: $out)"
+	rm "$t/$f"
+done
+[ -z "$miss" ] && ok "a 601-line Makefile, mk/, unit test, host or VM script, VM tool or bench file fails, named" ||
+	bad "not refused, or not named:$miss"
+# a file of the VM's tools that is no script (its package list) is no concern of the rule
+seq 601 >"$t/tools/vm/packages.txt"
+"$top/tools/layout-check" "$t" >/dev/null && ok "a 601-line data file beside the VM's scripts passes" ||
+	bad "a data file in tools/vm refused"
+rm -r "$t/mk" "$t/tests" "$t/tools" "$t/bench"
 yes '' | head -n 600 >"$t/user/edge.c"
 "$top/tools/layout-check" "$t" >/dev/null && ok "600 lines pass" || bad "600 lines refused"
 rm "$t/user/edge.c"
