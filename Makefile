@@ -371,7 +371,7 @@ help:
 	@echo "  vm T=NAME        one VM test (tests/vm/NAME.sh); KERNEL=6.12, 7, arm64, 5.10 for another kernel"
 	@echo "  vm-test          every VM test on the default kernel; test-kernels KERNELS=\"6.12 7\": on others"
 	@echo "  level-truth      test_level_truth $(LEVEL_REPEAT) times on 6.1 and 6.12 in both designs"
-	@echo "  bench            the overhead benchmark (not in CI, ~10 min a kernel); bench-insn: in guest instructions"
+	@echo "  bench            the overhead benchmark (not in CI, ~10 min a kernel); bench-insn: in guest instructions; bench-insn-lines: by source line"
 	@echo "  deb, rpm, arm64  the packages; the arm64 binary and packages"
 	@echo "  packages         the .deb and the RPM from one compile"
 	@echo "  k8s              the PrometheusRules and the dashboard's ConfigMap, made from their sources (build/k8s)"

@@ -64,12 +64,12 @@ stop() {
 # background, its JSON in OUT; prints its pid once its programs are loaded (busybox sh's $! is not
 # the tracer's pid inside $(...): wait_tracer finds it by name). It loads its hooks (14 in the
 # function design, 10 in the tracepoint design, NFS's file write and read among them) and 2 RDMA
-# pool kprobes: 16 or 12 programs.
+# pool kprobes: 16 or 12 programs (SLOTSCOPE_PROGS: another count, for other ARGS).
 slotscope_bg() {
 	d=$1 out=$2
 	shift 2
 	SLOTSCOPE_EVENTS=$d slotscope "$@" -d 3600 >"$out" 2>/dev/null &
-	p=$(wait_tracer $([ "$d" = functions ] && echo 16 || echo 12) slotscope) || return 1
+	p=$(wait_tracer "${SLOTSCOPE_PROGS:-$([ "$d" = functions ] && echo 16 || echo 12)}" slotscope) || return 1
 	# loaded is not attached: fentry attaches one trampoline at a time (seconds under TCG). The
 	# limits audit is printed once every program is attached, just before counting starts.
 	i=0

@@ -53,12 +53,18 @@ ranges() {
 		}
 		{ if (want(prev) && prev_a != "") print "HRANGE", k, m, mode, r, prev_a, $1, prev
 		  prev = $3; prev_a = $1 }'
+	# INSN_JIT=1: each program's JIT code with its source lines, to /out (bench/insn-lines.awk
+	# gives the instructions per RPC of each source line from it)
+	[ -n "${INSN_JIT_TOOL:-}" ] || return 0
+	"$INSN_JIT_TOOL" >"/out/jit-$2-$3-${1##*/}.txt"
 }
 tracer() {	# MODE: starts it, prints its pid (nothing for none)
 	case $1 in
 	none) ;;
 	slotscope) slotscope_bg functions /tmp/insn.json --json ;;
 	slotscope-tp) slotscope_bg tracepoints /tmp/insn.json --json ;;
+	# the same without the jobs' time (--no-jobs: no file I/O hooks, no job looked up at an RPC's end)
+	slotscope-nojobs) SLOTSCOPE_PROGS=14 slotscope_bg functions /tmp/insn.json --json --no-jobs ;;
 	bpftrace) bpftrace /tmp/same.bt >/dev/null 2>/tmp/tracer.err & wait_tracer 5 bpftrace ;;
 	counter) bpftrace -e 'tracepoint:sunrpc:xprt_transmit { @c = count(); }' >/dev/null 2>/tmp/tracer.err &
 		wait_tracer 1 bpftrace ;;

@@ -91,6 +91,30 @@ bench-insn: all $(O)/insncount.so $(O)/insnmark $(foreach k,$(BENCH_KERNELS),$(c
 	  echo "Reproduce: \`make bench-insn ROUNDS=$(or $(ROUNDS),3)\` ($$(date -u +%F), qemu $$(dpkg-query -W -f '$${Version}' qemu-system-x86) TCG, 2 vCPUs run one at a time, the insncount plugin)."; \
 	  echo; awk -f bench/insn-report.awk bench/insn-rounds.txt; echo; echo "Raw rounds: bench/insn-rounds.txt"; } >bench/INSN.md
 	$(Q)cat bench/INSN.md
+# Where the instructions go (not a figure of record: a developer's profile): one round of
+# bench/insn.sh on KERNEL's image for INSN_TRACERS (default slotscope and slotscope-nojobs) on
+# INSN_MOUNTS (default /mnt/tcp), each program's JIT image and lines dumped (bench/jitlines.c),
+# then bench/insn-lines.py per tracer, mount and write: build/insn-lines/*.txt
+INSN_LINES_TRACERS ?= slotscope,slotscope-nojobs
+INSN_LINES_MOUNTS ?= /mnt/tcp
+.PHONY: bench-insn-lines
+$(O)/jitlines: bench/jitlines.c
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O2 -Wall -Wextra -static $< -o $@ -lbpf -lelf -lz
+bench-insn-lines: all $(O)/insncount.so $(O)/insnmark $(O)/jitlines $(VM_IMG)/initrd.cpio
+	$(Q)rm -rf $(O)/insn-lines && mkdir -p $(O)/insn-lines
+	$(Q)KERNEL=$(KERNEL) SLOTSCOPE_NO_MAKE=1 VM_TIMEOUT=3600 VM_QUIET=1 VM_BPFTRACE=0 O=$(O) VM_OUT=$(abspath $(O))/insn-lines/run \
+	  VM_ENV="INSN_MOUNTS=$(INSN_LINES_MOUNTS) INSN_TRACERS=$(INSN_LINES_TRACERS) INSN_JIT_TOOL=/src/$(INSN_REL)/jitlines" \
+	  VM_PLUGIN=$(abspath $(O))/insncount.so,out=$(abspath $(O))/insn-lines/plugin.out \
+	  tools/vm/run bench/insn.sh 1 /src/$(INSN_REL)/insnmark >/dev/null || \
+	  { echo "make bench-insn-lines failed: $(O)/insn-lines/run/console.log"; exit 1; }
+	$(Q)for t in $$(echo $(INSN_LINES_TRACERS) | tr , ' '); do for m in $$(echo $(INSN_LINES_MOUNTS) | tr , ' '); do \
+	  for w in serial waits; do \
+	    bench/insn-lines.py $(O)/insn-lines/run/console.log $(O)/insn-lines/plugin.out \
+	      $(O)/insn-lines/run/jit-$$t-1-$${m##*/}.txt $$t $$m $$w >$(O)/insn-lines/$$t-$${m##*/}-$$w.txt || exit 1; \
+	    head -n 1 $(O)/insn-lines/$$t-$${m##*/}-$$w.txt; \
+	  done; done; done
+	$(Q)echo "per program, source file and line: $(O)/insn-lines/*.txt"
 # An A/B of slotscope builds on the path every RPC takes, in one boot of KERNEL's image:
 # bench/ab.sh with BINS (binaries under the source tree, e.g. "build/ab/old build/slotscope"),
 # ROUNDS interleaved rounds (default 3); each program's median ns per run (bench/ab.awk).
