@@ -161,8 +161,8 @@ static __always_inline int FN(handle_stats_latency)(struct rpc_task *task, __s64
 	FN(op_count)(o, task, rqst, v);
 	/* a READ's or WRITE's whole time, and its round trip, are its job's (job_time()) */
 	if (execute > 0 && op_is_page_io(o->name))
-		job_time_of(task, JC_TOTAL, (__u64)execute, rtt > 0 ? (__u64)rtt : 0,
-			    o->name[0] == 'W' ? JOB_WRITE : JOB_READ);
+		job_time_end(task, (__u64)execute, rtt > 0 ? (__u64)rtt : 0,
+			     o->name[0] == 'W' ? JOB_WRITE : JOB_READ);
 	return 0;
 }
 
