@@ -98,6 +98,20 @@ static void test_lat_bucket(void **state)
 		assert_int_equal(lat_bucket((uint64_t)1 << b), b);
 		assert_int_equal(lat_bucket(((uint64_t)1 << (b + 1)) - 1), b);
 	}
+	/* the table against the highest bit found by hand: every edge of every bit, and a spread */
+	for (unsigned int k = 0; k < 64; k++) {
+		uint64_t p = (uint64_t)1 << k, v[] = { p - 1, p, p + 1, p | (p >> 1), p | (p - 1) };
+
+		for (unsigned int i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+			unsigned int hi = 0;
+
+			for (uint64_t x = v[i]; x > 1; x >>= 1)
+				hi++;
+			if (lat_bucket(v[i]) != (hi < LAT_BUCKETS ? hi : LAT_BUCKETS - 1))
+				fail_msg("lat_bucket(%llu) = %u, its highest bit %u", (unsigned long long)v[i],
+					 lat_bucket(v[i]), hi);
+		}
+	}
 }
 
 static void test_quantile(void **state)
