@@ -441,6 +441,32 @@ int nl_acc_cb(const struct nlmsghdr *h, void *arg)
 	return 0;
 }
 
+int nl_dump_kept(int *fd, int proto, struct nlmsghdr *const *req, size_t nreq, struct nl_acc *a)
+{
+	char *buf;
+	int err = 0;
+
+	*a->n = 0;
+	if (*fd < 0) {
+		*fd = nl_open(proto);
+		if (*fd < 0)
+			return *fd;
+	}
+	buf = malloc(NL_BUF);
+	if (!buf)
+		return -ENOMEM;
+	for (size_t i = 0; i < nreq && !err; i++)
+		err = nl_talk(*fd, req[i], buf, nl_acc_cb, a);
+	free(buf);
+	if (err) {
+		/* a dump cut short (a timeout) may answer the next request: a new socket then */
+		close(*fd);
+		*fd = -1;
+		*a->n = 0;
+	}
+	return err;
+}
+
 static int parse_link_stats(const void *buf, size_t len, void *st)
 {
 	return nl_parse_link_stats(buf, len, st);
@@ -472,35 +498,20 @@ int nl_link_stats(int *fd, struct nl_link_stat **out, size_t *n, size_t *cap)
 		struct nlmsghdr h;
 		struct if_stats_msg m;
 	} req;
+	struct nlmsghdr *reqs[] = { &req.h };
 	struct nl_acc a = { .type = RTM_NEWSTATS, .parse = parse_link_stats, .size = sizeof(**out), .first = 64,
 			    .out = out, .n = n, .cap = cap };
-	char *buf;
 	int err;
 
-	*n = 0;
-	if (*fd < 0) {
-		*fd = nl_open(NETLINK_ROUTE);
-		if (*fd < 0)
-			return *fd;
-	}
-	buf = malloc(NL_BUF);
-	if (!buf)
-		return -ENOMEM;
 	memset(&req, 0, sizeof(req));
 	req.h.nlmsg_len = NLMSG_LENGTH(sizeof(req.m));
 	req.h.nlmsg_type = RTM_GETSTATS;
 	req.h.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
 	req.m.family = AF_UNSPEC;
 	req.m.filter_mask = IFLA_STATS_FILTER_BIT(IFLA_STATS_LINK_64);
-	err = nl_talk(*fd, &req.h, buf, nl_acc_cb, &a);
-	free(buf);
-	if (err) {
-		/* a dump cut short (a timeout) may answer the next request: a new socket then */
-		close(*fd);
-		*fd = -1;
-		*n = 0;
+	err = nl_dump_kept(fd, NETLINK_ROUTE, reqs, 1, &a);
+	if (err)
 		return err;
-	}
 	if (*n > 1)
 		qsort(*out, *n, sizeof(**out), cmp_ifindex);
 	return 0;

@@ -78,6 +78,14 @@ struct nl_acc {
 };
 int nl_acc_cb(const struct nlmsghdr *h, void *arg);
 
+/*
+ * The dumps a tick repeats (sock_diag's connections, rtnetlink's link stats), on a socket the
+ * caller keeps in *@fd so that a tick does not open one: opened of @proto when < 0, closed and set
+ * to -1 when a dump fails (its rest could answer the next request). The @nreq requests in turn,
+ * until one fails, each walked by nl_acc_cb() into @a (*@a->n from 0; 0 on failure). 0 or -errno.
+ */
+int nl_dump_kept(int *fd, int proto, struct nlmsghdr *const *req, size_t nreq, struct nl_acc *a);
+
 /* The RDMA netlink and rtnetlink reply parsers, apart from their sockets, for the fuzzer. */
 int nl_parse_route_reply(const void *buf, size_t len, int *oif);
 int nl_parse_cm_ids(const void *buf, size_t len, struct rdma_conn **out, size_t *n, size_t *cap);

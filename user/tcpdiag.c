@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <stddef.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <netinet/in.h>
 #include <linux/inet_diag.h>
 #include <linux/netlink.h>
@@ -106,49 +104,30 @@ static size_t port_filter(struct port_filter *f, const unsigned int *sports, siz
 int tcp_conns_sample(int *fd, const unsigned int *sports, size_t nsports, unsigned int dport, bool v6,
 		     struct tcp_conn_stat **out, size_t *n, size_t *cap)
 {
-	static const int families[] = { AF_INET, AF_INET6 };
 	struct {
 		struct nlmsghdr h;
 		struct inet_diag_req_v2 r;
 		struct port_filter f;
-	} req;
+	} req[2];
+	struct nlmsghdr *reqs[] = { &req[0].h, &req[1].h };
 	struct nl_acc a = { .type = SOCK_DIAG_BY_FAMILY, .parse = parse_conn, .size = sizeof(**out), .first = 32,
 			    .out = out, .n = n, .cap = cap };
 	size_t flen;
-	char *buf;
-	int err = 0;
 
-	*n = 0;
 	if (nsports > FILTER_PORTS)
 		nsports = 0;
-	if (*fd < 0) {
-		*fd = nl_open(NETLINK_SOCK_DIAG);
-		if (*fd < 0)
-			return *fd;
-	}
-	buf = malloc(NL_BUF);
-	if (!buf)
-		return -ENOMEM;
-	for (size_t i = 0; i < (v6 ? 2 : 1) && !err; i++) {
-		memset(&req, 0, sizeof(req));
-		flen = nsports || dport ? port_filter(&req.f, sports, nsports, dport) : 0;
-		req.h.nlmsg_len = (__u32)(NLMSG_LENGTH(sizeof(req.r)) + flen);
-		req.h.nlmsg_type = SOCK_DIAG_BY_FAMILY;
-		req.h.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-		req.r.sdiag_family = (__u8)families[i];
-		req.r.sdiag_protocol = IPPROTO_TCP;
-		req.r.idiag_states = 1u << 1;	/* TCP_ESTABLISHED */
-		req.r.idiag_ext = 1u << (INET_DIAG_INFO - 1);
-		err = nl_talk(*fd, &req.h, buf, nl_acc_cb, &a);
-	}
-	free(buf);
-	if (err) {
-		/* a dump cut short may answer the next request: a new socket then */
-		close(*fd);
-		*fd = -1;
-		*n = 0;
-	}
-	return err;
+	memset(&req[0], 0, sizeof(req[0]));
+	flen = nsports || dport ? port_filter(&req[0].f, sports, nsports, dport) : 0;
+	req[0].h.nlmsg_len = (__u32)(NLMSG_LENGTH(sizeof(req[0].r)) + flen);
+	req[0].h.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+	req[0].h.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	req[0].r.sdiag_family = AF_INET;
+	req[0].r.sdiag_protocol = IPPROTO_TCP;
+	req[0].r.idiag_states = 1u << 1;	/* TCP_ESTABLISHED */
+	req[0].r.idiag_ext = 1u << (INET_DIAG_INFO - 1);
+	req[1] = req[0];
+	req[1].r.sdiag_family = AF_INET6;
+	return nl_dump_kept(fd, NETLINK_SOCK_DIAG, reqs, v6 ? 2 : 1, &a);
 }
 
 static const struct tcp_conn_stat *sum_of(const struct tcp_conn_stat *s, size_t n, __u64 key, __u64 first_seen)

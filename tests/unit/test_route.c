@@ -7,6 +7,7 @@
 #include <cmocka.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <fcntl.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <linux/netlink.h>
@@ -491,6 +492,38 @@ static void test_nl_walk_done(void **state)
 	assert_int_equal(calls, 0);
 }
 
+/*
+ * The kept socket: one that cannot be opened leaves *fd < 0 (opened again next call); a dump that
+ * fails closes the caller's socket and sets it to -1, the count back to 0, its error returned.
+ */
+static void test_nl_dump_kept(void **state)
+{
+	struct nlmsghdr req = { .nlmsg_len = NLMSG_HDRLEN, .nlmsg_type = RTM_GETSTATS,
+				.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP };
+	struct nlmsghdr *reqs[] = { &req, &req };
+	struct nl_link_stat *ls = NULL;
+	size_t n = 3, cap = 0;
+	struct nl_acc a = { .type = RTM_NEWSTATS, .parse = parse_stats, .size = sizeof(*ls), .first = 2,
+			    .out = &ls, .n = &n, .cap = &cap };
+	int fd = -1, dev;
+
+	(void)state;
+	assert_true(nl_dump_kept(&fd, -1, reqs, 1, &a) < 0);
+	assert_true(fd < 0);
+	assert_int_equal(n, 0);
+	/* not a socket: the send fails, the fd is closed */
+	dev = open("/dev/null", O_RDWR | O_CLOEXEC);
+	assert_true(dev >= 0);
+	fd = dev;
+	n = 3;
+	assert_int_equal(nl_dump_kept(&fd, NETLINK_ROUTE, reqs, 2, &a), -ENOTSOCK);
+	assert_int_equal(fd, -1);
+	assert_int_equal(n, 0);
+	assert_int_equal(fcntl(dev, F_GETFD), -1);
+	assert_int_equal(errno, EBADF);
+	free(ls);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -506,6 +539,7 @@ int main(void)
 		cmocka_unit_test(test_link_stats),
 		cmocka_unit_test(test_tcp_diag),
 		cmocka_unit_test(test_nl_acc),
+		cmocka_unit_test(test_nl_dump_kept),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
