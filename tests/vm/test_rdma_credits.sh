@@ -38,6 +38,11 @@ grep -q READY /tmp/bt.out || { echo "FAIL bpftrace did not attach:"; cat /tmp/bt
 writers /mnt/r 64 3 || exit 1
 wait $!
 sleep 1
+# runs of the truth's own programs the kernel skipped (nested in another BPF program on their CPU,
+# counted since 6.7's "bpf: Count missed stats in trace_call_bpf"): each a record the truth never
+# saw, where its count is then set to the kernel's cong again
+btmiss=$(bpftool prog show --json 2>/dev/null |
+	jq '[.[] | select(.name == "xprt_get_cong" or .name == "xprt_put_cong") | .recursion_misses // 0] | add // 0')
 stop_tracer $bt || echo "note bpftrace ignored SIGINT and SIGTERM for 40 s: killed"
 kill -INT "$(pidof slotscope)"
 i=0
@@ -82,9 +87,9 @@ grep -E '^[GP] ' /tmp/bt.out | sort -n -k2 | awk -v t0="${span% *}" -v t1="${spa
 set -- $(cat /tmp/truth.txt)
 echo "note truth: at the grant $1 % of busy time ($6 ns busy), grant $2..$3, $4 changes, peak $5 in use"
 conn=$(echo "$x" | jq .connects)
-echo "note the truth's count set to the kernel's cong $7 times, at $conn reconnections"
-check_eq "the truth's count agrees with the kernel's cong but where a connect reset it" \
-	"$([ "$7" -le "$conn" ] && echo yes)" yes
+echo "note the truth's count set to the kernel's cong $7 times, at $conn reconnections, $btmiss of its runs skipped"
+check_eq "the truth's count agrees with the kernel's cong but where a connect reset it or it missed a run" \
+	"$([ "$7" -le $((conn + ${btmiss:-0})) ] && echo yes)" yes
 check_eq "the grant moved in the truth (32, then 8 after the restart)" "$([ "$4" -gt 0 ] && [ "$3" = 32 ] && [ "$8" = 8 ] && echo yes)" yes
 check_eq "the grant at the end = the truth's last (8)" "$(echo "$c" | jq .limit)" "$8"
 check_eq "the credits' levels are measured" "$(echo "$c" | jq '.at_limit_pct != null')" true
