@@ -57,7 +57,7 @@ bench: all $(foreach k,$(BENCH_KERNELS),$(call vm_img,$(k))/initrd.cpio)
 	      echo "(the console: $$img/runs/bench/console.log)"; exit 1; }; \
 	  grep -ah '^\(BENCH\|SCALE\|SERIAL\|PROG\|OWN\) ' $$img/runs/bench/console.log | tr -d '\r' >> $(O)/bench.txt; \
 	done
-	$(Q)cp $(O)/bench.txt bench/rounds.txt
+	$(Q){ echo "# date $$(date -u +%F)"; cat $(O)/bench.txt; } >bench/rounds.txt
 	$(Q)$(MAKE) --no-print-directory bench-report
 # Instructions per RPC, counted by qemu's TCG plugin interface (bench/insncount.c, built against
 # the plugin header of Debian's qemu source: bench/qemu-header.sh) in a guest whose vCPUs run one
@@ -126,7 +126,7 @@ bench-ab: all $(VM_IMG)/initrd.cpio
 	$(Q)grep -a '^AB' $(VM_IMG)/runs/ab/console.log | tr -d '\r' | awk -f bench/ab.awk
 bench-report:
 	$(Q){ echo "# slotscope overhead benchmark"; echo; \
-	  echo "Reproduce: \`make bench ROUNDS=$(or $(ROUNDS),2)\` ($$(date -u +%F), kernels: $$(awk '{print $$2}' bench/rounds.txt | sort -u | paste -sd' '), qemu TCG, 2 vCPUs)."; \
-	  echo; awk -f bench/report.awk bench/rounds.txt; echo; cat bench/why.md; echo; \
+	  echo "Reproduce: \`make bench ROUNDS=$(or $(ROUNDS),2)\` ($$(sed -n 's/^# date //p' bench/rounds.txt | grep . || echo undated), kernels: $$(awk '$$1 != "#" {print $$2}' bench/rounds.txt | sort -u | paste -sd' '), qemu TCG, 2 vCPUs)."; \
+	  echo; cat bench/insn-why.md; echo; awk -f bench/report.awk bench/rounds.txt; echo; cat bench/why.md; echo; \
 	  echo "Raw rounds: bench/rounds.txt"; } > bench/RESULTS.md
 	$(Q)cat bench/RESULTS.md
