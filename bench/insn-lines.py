@@ -71,8 +71,8 @@ def main():
     to, rpcs = write_marks(console, tracer, mount, write)
     if not rpcs:
         sys.exit(f"insn-lines: no RPCs counted for {tracer} {mount} {write}")
-    insns = disassemble(jit_dump(jit)[0])
-    lines = jit_dump(jit)[1]
+    funcs, lines = jit_dump(jit)
+    insns = disassemble(funcs)
     addrs = [a for a, _ in insns]
     runs = collections.Counter()
     mark = None
