@@ -6,6 +6,7 @@
  * order each needs the one before: a handler handle_NAME is FN(handle_NAME) in one of these.
  */
 #include "slot.bpf.h"	/* transports and their slots */
+#include "reply.bpf.h"	/* requests sent and awaiting their reply */
 #include "credit.bpf.h"	/* RDMA/UDP credits against the grant in force */
 #include "wait.bpf.h"	/* waits, and the takes that end them */
 #include "op.bpf.h"	/* an RPC's end: ops, clients */

@@ -78,6 +78,15 @@ const volatile __u32 mark_mask = MAX_MARKS - 1;
 __s64 in_hash;
 /* beside each entry (and as the hash's value): the in-flight curve's level bucket it was taken at */
 __u8 mark_level[MAX_MARKS];
+/*
+ * Beside each entry too: when its request was first transmitted (0: not yet, or its reply is in
+ * and the RPC ended) and the transport it went on (struct rpc_xprt *), so that user space finds,
+ * without any event (a silent server sends none), how many requests await a reply and since when
+ * (#59; user/unanswered.c). The time is stored after the transport and cleared first: a reader
+ * that sees it twice the same between them has the pair whole.
+ */
+__u64 mark_sent[MAX_MARKS];
+__u64 mark_xprt[MAX_MARKS];
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);

@@ -159,6 +159,9 @@ static __always_inline int FN(handle_stats_latency)(struct rpc_task *task, __s64
 		return 0;
 	FN(place_client)(o, task, clnt, proc, clid);
 	FN(op_count)(o, task, rqst, v);
+	/* answered (a reply matched sets rq_rtt), and not a lease's keepalive: the server answers */
+	if (x && rtt > 0 && !op_is_keepalive(o->name) && now > x->last_answer_ns)
+		x->last_answer_ns = now;
 	/* a READ's or WRITE's whole time, and its round trip, are its job's (job_time()) */
 	if (execute > 0 && op_is_page_io(o->name))
 		job_time_end(task, (__u64)execute, rtt > 0 ? (__u64)rtt : 0,

@@ -88,6 +88,21 @@ static __always_inline bool op_is_page_io(const char *op)
 }
 
 /*
+ * The ops a client sends to keep its lease while nothing else is asked: NFSv4.1's SEQUENCE
+ * (alone in its compound), NFSv4.0's RENEW, and the NULL ping. A server whose nfsd still answers
+ * them while every WRITE hangs is not answering the job (#59).
+ */
+static __always_inline bool op_is_keepalive(const char *op)
+{
+	if (op[0] == 'S')
+		return op[1] == 'E' && op[2] == 'Q' && op[3] == 'U' && op[4] == 'E' && op[5] == 'N' &&
+		       op[6] == 'C' && op[7] == 'E' && !op[8];
+	if (op[0] == 'R')
+		return op[1] == 'E' && op[2] == 'N' && op[3] == 'E' && op[4] == 'W' && !op[5];
+	return op[0] == 'N' && op[1] == 'U' && op[2] == 'L' && op[3] == 'L' && !op[4];
+}
+
+/*
  * User space: whether what a program stamped with epoch @stamp (op_stamp, jobio_stamp) is read
  * again at the tick that moved the epoch to @cur: stamped with @cur or one of the two before. A
  * count that lands after its entry was read, or a stamp put back by a run that read the epoch

@@ -51,6 +51,7 @@ static __always_inline void FN(init_identity)(struct xprt_stats *z, struct rpc_x
 	/* mountstats "sends" is the kernel's own count: report its growth since first seen */
 	z->sends_base = RD(xprt, stat.sends);
 	z->connects_base = RD(xprt, stat.connect_count);
+	z->recvs_base = RD(xprt, stat.recvs);
 	z->first_seen_ns = now;
 	levels_open(z, now);
 	effective_limit(z, (__u64)xprt);
@@ -171,6 +172,7 @@ static __always_inline __u32 FN(sample)(struct xprt_stats *x, struct rpc_xprt *x
 	STORE_CHANGED(x->backlog_now, backlog);
 	/* mountstats' sends grows with every RPC: always a store */
 	x->n.sends = RD(xprt, stat.sends) - x->sends_base;
+	x->n.recvs = RD(xprt, stat.recvs) - x->recvs_base;
 	STORE_CHANGED(x->n.connects, connects);
 	if (x->handing)
 		handing_heal(x, backlog, now, epoch);

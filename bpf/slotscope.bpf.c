@@ -150,11 +150,16 @@ static __always_inline enum acq_track track_acquire(__u64 rq, __u32 *where)
 	int err;
 
 	*where = i;
-	if (cur == rq)
+	if (cur == rq) {
+		/* a new RPC on the request (a hand-off, or a release the stats tracepoint skipped) */
+		mark_sent[i] = 0;
 		return ACQ_KNOWN;
+	}
 	if (!cur && mark_mask && (!in_hash || !bpf_map_lookup_elem(&inflight, &rq)) &&
-	    __sync_val_compare_and_swap(&marks[i], 0, rq) == 0)
+	    __sync_val_compare_and_swap(&marks[i], 0, rq) == 0) {
+		mark_sent[i] = 0;
 		return ACQ_NEW;
+	}
 	*where = MAX_MARKS;
 	err = bpf_map_update_elem(&inflight, &rq, &unknown, BPF_NOEXIST);
 	if (!err) {
@@ -195,6 +200,7 @@ static __always_inline int track_release(__u64 rq)
 
 	if (marks[i] == rq) {
 		b = mark_level[i];
+		mark_sent[i] = 0;
 		if (__sync_val_compare_and_swap(&marks[i], rq, 0) == rq)
 			return b;
 	}
@@ -387,6 +393,7 @@ TP_PAIR(nfs4_setup_sequence, handle_session, (session), struct nfs4_session *ses
 TP_PAIR(rpc_clnt_free, handle_clnt_free, (clnt), struct rpc_clnt *clnt)
 TP_PAIR(xprt_get_cong, handle_get_cong, (xprt), struct rpc_xprt *xprt, struct rpc_task *task)
 TP_PAIR(xprt_put_cong, handle_put_cong, (xprt), struct rpc_xprt *xprt, struct rpc_task *task)
+TP_PAIR(xprt_transmit, handle_xprt_transmit, (rqst, status), struct rpc_rqst *rqst, int status)
 
 /*
  * The waits through the functions that start and end them, not the rpc_task_sleep/wakeup

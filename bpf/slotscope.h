@@ -112,6 +112,7 @@ struct xprt_counts {
 	 */
 	__u64 held_idle;
 	__u64 held_idle_ns;
+	__u64 recvs;		/* xprt->stat.recvs less recvs_base: replies matched (mountstats "recvs") */
 };
 #define XPRT_COUNTS	(sizeof(struct xprt_counts) / sizeof(__u64))
 
@@ -157,6 +158,13 @@ struct xprt_stats {
 	struct xprt_counts n;
 	__u64 sends_base;	/* xprt->stat.sends when first seen */
 	__u64 connects_base;	/* xprt->stat.connect_count when first seen */
+	__u64 recvs_base;	/* xprt->stat.recvs when first seen */
+	/*
+	 * The end of the last RPC answered by the server (a reply matched: rq_rtt set) whose op is
+	 * not a lease's keepalive (SEQUENCE, RENEW, NULL): a server that renews its clients' leases
+	 * while it answers nothing else is not answering (#59). 0: none since attach.
+	 */
+	__u64 last_answer_ns;
 
 	/* sampled at every event: RDMA credits (congestion window) and the live queue */
 	__u32 cwnd;		/* xprt->cwnd >> RPC_CWNDSHIFT: credits granted */
@@ -371,7 +379,7 @@ struct cg_name {
 
 _Static_assert(sizeof(struct job_key) == 16 && sizeof(struct job_io) == 32 + 8 * JOB_CAUSES &&
 	       sizeof(struct job_task) == 16 && sizeof(struct ctx_job) == 24, "job ABI");
-_Static_assert(sizeof(struct xprt_stats) == 1792 + 32 + 4 * 8 * LEVEL_BUCKETS &&
+_Static_assert(sizeof(struct xprt_stats) == 1792 + 56 + 4 * 8 * LEVEL_BUCKETS &&
 	       __builtin_offsetof(struct xprt_stats, key) == sizeof(struct xprt_stats) - 8, "xprt_stats ABI");
 
 #endif

@@ -43,6 +43,9 @@ struct xprt_snap {
 	__u64 key;			/* struct rpc_xprt * */
 	struct xprt_stats s;		/* level_ns includes the open stretch up to the snapshot */
 	__u32 slot;			/* 1 + its slot in xprt_tab; 0: in the xprts hash */
+	/* requests sent and awaiting their reply at the snapshot, and the oldest's first send (#59) */
+	__u32 unanswered;
+	__u64 oldest_sent_ns;
 };
 
 struct op_snap {
@@ -173,6 +176,13 @@ struct level_marks {
  */
 int level_marks_apply(struct level_marks *m, struct snapshot *snap);
 void level_marks_free(struct level_marks *m);
+
+/*
+ * The marks' requests sent and awaiting a reply, per transport of @snap (unanswered.c): @n
+ * entries of the request, its first send's time and its transport, as slotscope.bpf.c keeps them.
+ */
+void unanswered_tally(struct snapshot *snap, const __u64 *marks, const __u64 *sent, const __u64 *xprt,
+		      size_t n);
 
 void snapshot_free(struct snapshot *snap);
 /* deep copy; 0 or -ENOMEM */

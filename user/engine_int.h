@@ -40,7 +40,7 @@ struct hook {
 	char why[160];			/* the verifier's reason, for the message */
 };
 
-#define NHOOKS 23
+#define NHOOKS 24
 /* the verifier's log of a program that fails to load; a level-1 log of ours fits easily */
 #define VLOG_SIZE (256 * 1024)
 

@@ -86,6 +86,10 @@ static void add_hooks(struct engine *e)
 		{ "xprt_put_cong", TP, G_ALL, false,
 		  "RDMA/UDP credits' time at the server's grant is not measured",
 		  s->progs.btf_xprt_put_cong, s->progs.raw_xprt_put_cong },
+		/* each request's first send, so a server gone silent is seen without an event (#59) */
+		{ "xprt_transmit", TP, G_ALL, false,
+		  "a server that stops answering is not named (no request's wait for its reply is timed)",
+		  s->progs.btf_xprt_transmit, s->progs.raw_xprt_transmit },
 		/* at the return: the bytes moved, not the bytes asked for (#44) */
 		{ "nfs_file_write", FUNC_RET, G_JOBS, false, "jobs are named through vfs_write",
 		  s->progs.fexit_nfs_file_write, s->progs.kretprobe_nfs_file_write },

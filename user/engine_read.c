@@ -492,6 +492,8 @@ int engine_snapshot(struct engine *e, struct snapshot *snap)
 		return err;
 	}
 	snap->counters[CNT_RECURSION_MISSES] = recursion_misses(e, NULL, 0);
+	unanswered_tally(snap, s->bss->marks, s->bss->mark_sent, s->bss->mark_xprt,
+			 (size_t)s->rodata->mark_mask + 1);
 	return 0;
 }
 

@@ -26,6 +26,7 @@ static const struct {
 	{ "rpc_clnt_free", "rpc_clnt" },
 	{ "xprt_get_cong", "rpc_xprt,rpc_task" },
 	{ "xprt_put_cong", "rpc_xprt,rpc_task" },
+	{ "xprt_transmit", "rpc_rqst,-" },
 	{ "rpc_sleep_on", "rpc_wait_queue,rpc_task" },
 	{ "rpc_sleep_on_priority", "rpc_wait_queue,rpc_task" },
 	{ "rpc_sleep_on_priority_timeout", "rpc_wait_queue,rpc_task" },

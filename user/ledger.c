@@ -170,6 +170,8 @@ static void mount_total_add(struct mount_total *dst, const struct mount_total *s
 	dst->bytes_written += src->bytes_written;
 	dst->errors += src->errors;
 	dst->other_ops += src->other_ops;
+	dst->timeouts += src->timeouts;
+	dst->retrans += src->retrans;
 }
 
 static struct mount_op *op_of(struct mount_sum *m, const char *name)

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <pwd.h>
 #include "log.h"
+#include "health.h"
 #include "run.h"
 
 static struct run_opts env = {
@@ -42,9 +43,10 @@ enum { OPT_PROCFS = 1000, OPT_SYSFS, OPT_NO_RDMA, OPT_CKPT_MBPS, OPT_CKPT_QUIET,
        OPT_FOLDED, OPT_SVG, OPT_USER, OPT_MAX_INFLIGHT, OPT_PROM_DETAIL, OPT_PROM_KEEP,
        OPT_MOUNTS_OF, OPT_RESTORE_MBPS, OPT_NO_JOBS, OPT_RUN_UNTRACED, OPT_PROM_ROLLUP,
        OPT_PROM_INCLUDE, OPT_PROM_EXCLUDE, OPT_BTF, OPT_MAKE_BTF, OPT_LISTEN, OPT_PROM_PER_XPRT,
-       OPT_PROM_MAX_SERIES };
+       OPT_PROM_MAX_SERIES, OPT_SILENT_AFTER, OPT_CHECK, OPT_CHECK_EXIT, OPT_CHECK_MAX_AGE };
 
-static bool make_btf, per_transport;
+static bool make_btf, per_transport, check;
+static struct health_opts hopts;
 
 static const struct argp_option options[] = {
 	{ "duration", 'd', "SECONDS", 0, "Trace for SECONDS, then print the summary", 0 },
@@ -98,6 +100,18 @@ static const struct argp_option options[] = {
 	{ "mounts-of", OPT_MOUNTS_OF, "PID", 0,
 	  "Read the mount table of PID instead of our own (1: the host's, from a container)", 0 },
 	{ "sysfs-root", OPT_SYSFS, "DIR", 0, "Read sysfs files under DIR (tests)", 0 },
+	{ "silent-after", OPT_SILENT_AFTER, "SECONDS", 0,
+	  "A server that answers nothing for SECONDS while requests await a reply, and whose oldest "
+	  "request is that old, is not answering (default 5; at least 4 of its mean round trips)", 0 },
+	{ "check", OPT_CHECK, NULL, 0,
+	  "Health check for a scheduler (Slurm, NHC, node-problem-detector): one line and exit 0 OK, "
+	  "1 WARNING, 2 CRITICAL (a server not answering), 3 UNKNOWN; from the service's textfile "
+	  "(--prom-file, default " HEALTH_TEXTFILE ") when fresh, else measured over --silent-after", 0 },
+	{ "check-exit", OPT_CHECK_EXIT, "CODES", 0,
+	  "--check's exit codes: nagios (the default) or npd (node-problem-detector: 0 OK, 1 a "
+	  "server not answering, 2 unknown)", 0 },
+	{ "check-max-age", OPT_CHECK_MAX_AGE, "SECONDS", 0,
+	  "--check: a textfile older than SECONDS is not the service's state (default 60)", 0 },
 	{ "make-btf", OPT_MAKE_BTF, NULL, 0,
 	  "As root: make and keep (/var/cache/slotscope/btf) the BTF of each loaded NFS module the "
 	  "kernel publishes none for, from its DWARF, for runs without root; then exit", 0 },
@@ -285,6 +299,24 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_MAKE_BTF:
 		make_btf = true;
 		break;
+	case OPT_SILENT_AFTER:
+		if (parse_num(arg, 0.5, 3600, &v))
+			argp_error(state, "invalid --silent-after '%s': give seconds from 0.5 to 3600, e.g. 5", arg);
+		env.silent_after = v;
+		break;
+	case OPT_CHECK:
+		check = true;
+		break;
+	case OPT_CHECK_EXIT:
+		if (strcmp(arg, "nagios") && strcmp(arg, "npd"))
+			argp_error(state, "invalid --check-exit '%s': say nagios or npd", arg);
+		hopts.npd = !strcmp(arg, "npd");
+		break;
+	case OPT_CHECK_MAX_AGE:
+		if (parse_num(arg, 1, 86400, &v))
+			argp_error(state, "invalid --check-max-age '%s': give seconds, e.g. 60", arg);
+		hopts.max_age_s = v;
+		break;
 	case OPT_BTF: {
 		static const char *const mods[] = { "sunrpc", "nfs", "nfsv4", "rpcrdma" };
 		const char *eq = strchr(arg, '=');
@@ -358,6 +390,19 @@ int main(int argc, char **argv)
 	/* argp_error() exits with argp_err_exit_status, EX_USAGE (64) */
 	if (argp_parse(&argp, dashdash, argv, 0, NULL, NULL))
 		return EXIT_USAGE;
+	if (check) {
+		if (env.command) {
+			fprintf(stderr, "slotscope: --check runs no command: drop '-- %s'\n", env.command[0]);
+			return EXIT_USAGE;
+		}
+		hopts.textfile = env.prom_file;
+		hopts.silent_after_s = env.silent_after;
+		hopts.procfs_root = env.procfs_root;
+		hopts.sysfs_root = env.sysfs_root;
+		hopts.nmounts = env.nmounts;
+		hopts.mounts = env.mounts;
+		return health_main(&hopts);
+	}
 	if (!have_interval && !env.command)
 		env.interval = 1;
 	check_prom_opts();

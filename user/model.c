@@ -121,6 +121,9 @@ static void xprt_view(struct xprt_view *v, const struct xprt_snap *c, const stru
 	v->cwnd_min = x->cwnd_min;
 	v->cong_max = x->cong_max;
 	credit_view(&v->credit, &x->credit, o ? &o->credit : NULL);
+	v->unanswered = c->unanswered;
+	v->oldest_sent_ns = c->oldest_sent_ns;
+	v->last_answer_ns = x->last_answer_ns;
 	for (int k = 0; k < WAIT_KINDS; k++)
 		wait_view(&v->waits[k], &x->waits[k], o ? &o->waits[k] : NULL);
 }
@@ -424,6 +427,8 @@ static int op_sums(struct view *v, const struct xprt_index *ix)
 		t->bytes_read += rd;
 		t->bytes_written += wr;
 		t->errors += o->errors;
+		t->timeouts += o->timeouts;
+		t->retrans += o->ntrans > o->count ? o->ntrans - o->count : 0;
 		if (op_class(o->name) == OPC_OTHER)
 			t->other_ops += o->count;
 		{
@@ -554,9 +559,11 @@ int model_build(const struct model_in *in, struct model_out *out)
 			verdict_for(v, &v->xprts[i], &v->xprts[i].verdict);
 		}
 		/* every interval the textfile's sums could take: rows need the mount each time */
-		if (in->span == SPAN_INTERVAL)
+		if (in->span == SPAN_INTERVAL) {
 			prom_owners(v, in->mounts, in->prom, &ix);
-		if (in->sums && in->span == SPAN_INTERVAL)
+			err = answer_view(v, in);
+		}
+		if (!err && in->sums && in->span == SPAN_INTERVAL)
 			err = totals(in, out);
 	}
 	xprt_index_free(&ix);

@@ -41,6 +41,10 @@ struct model_in {
 	const struct ledger *sums;
 	const struct link_sample *lstart;
 	const struct prom_mounts *prom;		/* the textfile's mounts; NULL: every one, per transport */
+	/* #59: --silent-after (0: SILENT_AFTER_S); transports sysfs shows not connected, by key */
+	double silent_after_s;
+	size_t ndisconnected;
+	const __u64 *disconnected;
 };
 
 struct model_out {
@@ -58,6 +62,8 @@ struct model_out {
 int model_build(const struct model_in *in, struct model_out *out);
 void model_out_free(struct model_out *out);
 
+/* answer_view.c: each transport's answer and each mount's row (an interval view, after prom_owners) */
+int answer_view(struct view *v, const struct model_in *in);
 /* the mount whose superblock client @clid is, or is made from (model.c); NULL: none known */
 const char *mountpoint_of(const struct snapshot *s, const struct mount_table *mt, __u32 clid);
 /* credit_view.c: a transport's credits at @c since @o (NULL: since attach); level_share() */

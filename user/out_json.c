@@ -3,6 +3,7 @@
 #include <sys/utsname.h>
 #include "engine.h"
 #include "json.h"
+#include "out_json_int.h"
 #include "output.h"
 #include "uhist.h"
 #include "verdict.h"
@@ -146,6 +147,8 @@ static void xprt_json(struct jw *w, const struct view *v, const struct xprt_view
 	for (size_t i = 0; i < XPRT_COUNTS; i++)
 		jw_u64(w, xprt_count_names[i], xprt_count(&x->n, i));
 	jw_u64(w, "sends_kernel", x->sends_kernel);
+	if (v->span == SPAN_INTERVAL)
+		answer_json(w, &x->answer);
 	jw_u64(w, "backlog_now", x->backlog_now);
 	jw_u64(w, "backlog_max", x->backlog_max);
 	jw_u64(w, "sending_max", x->sending_max);
@@ -556,6 +559,8 @@ static void view_json(struct jw *w, const struct view *v)
 	}
 	jw_end_arr(w);
 	xprt_index_free(&ix);
+	if (v->span == SPAN_INTERVAL)
+		answers_json(w, v);
 	if (v->links.sampled)
 		links_json(w, v);
 	jw_obj(w, "counters");

@@ -193,6 +193,7 @@ GETTER(g_held, x->n.held_idle)
 GETTER(g_held_s, x->n.held_idle_ns / 1e9)
 GETTER(g_sends, x->n.sends)
 GETTER(g_connects, x->n.connects)
+GETTER(g_recvs, x->n.recvs)
 GETTER(g_retrans, x->retrans)
 GETTER(g_link_busy, x->link_busy_bytes)
 GETTER(g_credit_at_limit, x->credit.at_limit_ns / 1e9)
@@ -226,6 +227,7 @@ static const struct {
 	{ "slot_idle_held_seconds_total", "Slot-seconds held idle in those delays.", g_held_s, true, false },
 	{ "sends_total", "Successful RPC transmissions (mountstats sends).", g_sends, true, false },
 	{ "connects_total", "Transport (re)connections (mountstats connect_count).", g_connects, true, false },
+	{ "replies_total", "Replies the server sent that matched a request (mountstats recvs).", g_recvs, true, false },
 	{ "retransmissions_total", "Transmissions beyond an RPC's first, over its ops.", g_retrans, true, false },
 	{ "link_busy_bytes_total",
 	  "Bytes the transport's link carried (busier direction) while the transport had a slot in use.",
@@ -554,6 +556,7 @@ int out_prom(FILE *f, const struct prom_input *in)
 		per_mount(f, in);
 		links(f, in);
 		sessions(f, in);
+		prom_answers(f, in);
 		prom_windows(f, in);
 		prom_family(f, "drops_total", "counter", "Events not counted because a BPF map was full.");
 		for (int c = CNT_INFLIGHT_FULL; c <= CNT_JOBS_FULL; c++)

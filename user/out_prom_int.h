@@ -10,6 +10,8 @@
 void prom_lv(FILE *f, const char *s);
 /* a family's HELP and TYPE lines; @name without the slotscope_ prefix */
 void prom_family(FILE *f, const char *name, const char *type, const char *help);
+/* each mount's server, answering or not, and who is stuck behind it (out_prom_answer.c, #59) */
+void prom_answers(FILE *f, const struct prom_input *in);
 /* windows per kind, their last job, and their jobs' time by cause (out_prom_win.c) */
 void prom_windows(FILE *f, const struct prom_input *in);
 

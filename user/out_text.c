@@ -43,7 +43,7 @@ static const char *clock_str(char *buf, size_t len, double wall)
 
 static void header(FILE *f)
 {
-	fprintf(f, "%3s %-5s %-22s %s\n", "ID", "PROTO", "SERVER", "MOUNTS");
+	fprintf(f, "%3s %-5s %-22s %-13s %7s %s\n", "ID", "PROTO", "SERVER", "STATE", "OLDEST", "MOUNTS");
 	fprintf(f, "    %-14s %6s %4s %17s %6s %7s %7s %15s %6s %5s\n", "NOW/MAX/LIMIT", "%FULL",
 		"WAIT", "SLOTWAIT p50/p99", "OPS/s", "WR MB/s", "RD MB/s", "RTT p50/p99", "LINK", "%RATE");
 }
@@ -120,8 +120,9 @@ void out_xprt_row(FILE *f, const struct xprt_view *x, bool with_verdict)
 
 	snprintf(srv, sizeof(srv), "%s:%s", name_str(a, sizeof(a), x->addr), x->port);
 	mounts_str(mnt, sizeof(mnt), x);
-	fprintf(f, "%3u %-5s %-22.22s %.68s%s\n", x->id, proto_name(x->ident), srv, mnt,
-		x->warming_up ? " (warming up)" : "");
+	fprintf(f, "%3u %-5s %-22.22s %-13s %7s %.50s%s\n", x->id, proto_name(x->ident), srv,
+		x->answer.threshold_s > 0 ? answer_state_names[x->answer.state] : "-", x->answer.unanswered ?
+		dur(c, sizeof(c), x->answer.oldest_s * 1e9) : "-", mnt, x->warming_up ? " (warming up)" : "");
 	snprintf(slots, sizeof(slots), "%d/%u/%u", x->in_use, x->interval_peak, x->limit);
 	if (x->link.rate_gbps > 0 || x->link.bytes_from) {
 		snprintf(link, sizeof(link), "%.2f", x->link.gbps);
@@ -200,6 +201,7 @@ void out_text(FILE *f, const struct view *v)
 			c->limit_max, (unsigned long long)c->limit_changes, c->at_limit_pct,
 			(double)c->busy_ns / 1e9);
 	}
+	out_answers_text(f, v);
 	if (v->final && v->links.sampled && !v->links.nports)
 		fprintf(f, "(%s)\n", v->links.why_empty);
 	if (v->final && v->drops)

@@ -61,5 +61,7 @@ void out_svg(FILE *f, const struct view *v, const struct heat_map *heat);
 void out_text(FILE *f, const struct view *v);
 void out_window_text(FILE *f, const struct view *v, const struct window_view *c);
 void out_xprt_row(FILE *f, const struct xprt_view *x, bool with_verdict);
+/* an interval's mounts whose server does not answer, and who is stuck (out_text_answer.c, #59) */
+void out_answers_text(FILE *f, const struct view *v);
 
 #endif

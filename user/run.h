@@ -45,6 +45,7 @@ struct run_opts {
 	const char *btf_files[4];	/* --btf MOD=FILE: sunrpc, nfs, nfsv4, rpcrdma */
 	char **command;		/* after "--": traced while it runs; NULL when none */
 	bool run_untraced;	/* COMMAND without sunrpc: run it untraced rather than exit 77 */
+	double silent_after;	/* --silent-after: a server silent this long is not answering (#59) */
 };
 
 struct run;

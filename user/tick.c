@@ -16,6 +16,7 @@
 #include "log.h"
 #include "privs.h"
 #include "run_int.h"
+#include "silence.h"
 #include "signals.h"
 #include "util.h"
 #include "verbs.h"
@@ -256,17 +257,44 @@ static void reap_jobio(struct run *r, const struct trace *t, const struct sample
 	engine_forget_jobio(r->e, gone, n);
 }
 
+/* who is stuck behind each mount whose server does not answer (#59) */
+static void name_stuck(struct run *r, struct view *v, const struct snapshot *snap)
+{
+	struct stuck_in in = { .procfs_root = r->o.procfs_root, .mounts = &r->mounts_now, .snap = snap,
+			       .cg = r->o.win.no_jobs ? NULL : &r->cg };
+	struct task_seen *tasks = NULL;
+	bool any = false;
+
+	for (size_t i = 0; i < v->nanswers; i++)
+		any |= v->answers[i].a.state >= ANS_CONNECTING;
+	if (!any || r->o.win.no_jobs || engine_tasks(r->e, &tasks, &in.ntasks))
+		return;
+	in.tasks = tasks;
+	silence_stuck(v, &in);
+	free(tasks);
+}
+
 /* the interval from t->prev to @cur, with the textfile's sums when there is a textfile */
 static int interval(struct run *r, struct trace *t, const struct sample *cur, struct model_out *m)
 {
 	struct model_in in = model_in(r, SPAN_INTERVAL, &t->prev, cur);
+
+	__u64 down[64];
+	int err;
 
 	if (run_prom(r)) {
 		in.sums = &r->ledger;
 		in.lstart = r->o.no_rdma ? NULL : &t->start.links;
 		in.prom = &r->o.prom;
 	}
-	return model_build(&in, m);
+	in.silent_after_s = r->o.silent_after;
+	in.disconnected = down;
+	in.ndisconnected = silence_disconnected(r->o.sysfs_root, &t->prev.snap, &cur->snap, down,
+						 sizeof(down) / sizeof(down[0]));
+	err = model_build(&in, m);
+	if (!err)
+		name_stuck(r, &m->view, &cur->snap);
+	return err;
 }
 
 /* One interval: its view printed, the textfile rewritten, windows stepped, the dead reaped. */

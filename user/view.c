@@ -46,7 +46,7 @@ const char *proto_name(__u32 ident)
 
 const char *const xprt_count_names[XPRT_COUNTS] = {
 	"acquires", "handoffs", "releases", "preattach_releases", "sends", "connects", "held_idle",
-	"held_idle_ns",
+	"held_idle_ns", "recvs",
 };
 
 /* the counts as the array they are: every member a __u64, in order */
@@ -283,6 +283,7 @@ void view_free(struct view *v)
 	view_release(v->arena, v->sessions);
 	view_release(v->arena, v->mops);
 	view_release(v->arena, v->mounts);
+	view_release(v->arena, v->answers);
 	memset(v, 0, sizeof(*v));
 }
 

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <string.h>
+#include "answer.h"
 #include "engine.h"
 #include "linkmap.h"
 #include "mounts.h"
@@ -80,6 +81,7 @@ struct mount_total {
 	char server[ADDR_LEN];
 	__u64 bytes_read, bytes_written, errors;
 	__u64 other_ops;		/* ops that are not READ, WRITE or COMMIT */
+	__u64 timeouts, retrans;	/* major timeouts, transmissions beyond the first (mountstats') */
 };
 
 /* What an op moves: NFS READ, WRITE and COMMIT share their names in every version. */
@@ -281,6 +283,10 @@ struct xprt_view {
 	const char *prom_mount;
 	char prom_server[ADDR_LEN];
 	bool prom_hidden;
+	/* #59: as the snapshot read them (unanswered.c), and what answer_view() makes of them */
+	__u32 unanswered;
+	__u64 oldest_sent_ns, last_answer_ns;
+	struct answer answer;
 };
 
 /*
@@ -333,6 +339,9 @@ struct view {
 	__u64 drops;			/* events lost to a full map: the *_FULL counters summed */
 	__u64 bytes_written, bytes_read;	/* over the view's transports */
 	struct links_view links;
+	/* an interval's only: each mount's server, answering or not (answer_view.c) */
+	size_t nanswers;
+	struct answer_row *answers;
 	struct tunables tun;		/* the knobs the verdicts name */
 	double wall;			/* CLOCK_REALTIME at the end of the view, for display */
 	struct self_cost cost;		/* what tracing cost this process (a summary shows it) */

@@ -26,6 +26,8 @@ void xprt_info_parse(FILE *f, struct audit_xprt *x)
 			x->num_reqs = (unsigned int)v;
 		else if (!strcmp(line, "backlog_q_len"))
 			x->backlog_q_len = (unsigned int)v;
+		else if (!strcmp(line, "pending_q_len"))
+			x->pending_q_len = (unsigned int)v;
 		else if (!strcmp(line, "cur_cong"))
 			x->cur_cong = v;
 		else if (!strcmp(line, "cong_win"))

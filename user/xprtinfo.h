@@ -16,6 +16,7 @@ struct audit_xprt {
 	char dstaddr[64];
 	unsigned int dst_port, src_port;
 	unsigned int max_slots, min_slots, num_reqs, backlog_q_len;
+	unsigned int pending_q_len;	/* tasks awaiting a reply (or a connection) */
 	unsigned long cur_cong, cong_win;
 	bool main;
 };

@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The run's side of a silent server (#59): the connection state sunrpc publishes, read only for
+ * the transports whose replies stopped, and the processes stuck behind such a mount.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "silence.h"
+#include "util.h"
+
+int xprt_state_connected(const char *sysfs_root, __u32 id, const char *proto)
+{
+	char pat[512], buf[256];
+	glob_t g;
+	int err;
+
+	/* rpc_sysfs_xprt_state_show(): "state=" then a word per bit set, "connected" among them */
+	if (root_path(pat, sizeof(pat), sysfs_root, "/sys/kernel/sunrpc/xprt-switches/switch-*/xprt-%u-%s/xprt_state",
+		      id, proto))
+		return -ENAMETOOLONG;
+	if (glob(pat, 0, NULL, &g))
+		return -ENOENT;
+	err = read_file_at(AT_FDCWD, g.gl_pathv[0], buf, sizeof(buf));
+	globfree(&g);
+	if (err < 0)
+		return err;
+	for (char *w = strtok(buf, " =\n"); w; w = strtok(NULL, " =\n"))
+		if (!strcmp(w, "connected"))
+			return 1;
+	return 0;
+}
+
+size_t silence_disconnected(const char *sysfs_root, const struct snapshot *prev,
+			    const struct snapshot *cur, __u64 *out, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < cur->nxprts && n < max; i++) {
+		const struct xprt_snap *c = &cur->xprts[i];
+		const struct xprt_snap *p = snapshot_find_xprt(prev, c->key, c->s.first_seen_ns);
+
+		if (c->s.flags & XF_DESTROYED || (!c->unanswered && c->s.in_use <= 0))
+			continue;
+		if (p && c->s.n.recvs != p->s.n.recvs)
+			continue;
+		if (xprt_state_connected(sysfs_root, c->s.id, proto_name(c->s.ident)) == 0)
+			out[n++] = c->key;
+	}
+	return n;
+}
+
+/* the mount's kernel dev_t as the programs keep it (MAJOR << 20 | MINOR); 0: not in the table */
+static __u32 mount_dev(const struct mount_table *mt, const char *mountpoint)
+{
+	for (size_t i = 0; mt && mountpoint && i < mt->n; i++)
+		if (!strcmp(mt->m[i].mountpoint, mountpoint))
+			return mt->m[i].major << 20 | mt->m[i].minor;
+	return 0;
+}
+
+/* a thread of process @pid in uninterruptible sleep; its command into @comm */
+static bool in_d_state(const char *procfs_root, int pid, char *comm, size_t len)
+{
+	char path[512], buf[512];
+	struct dirent *d;
+	bool stuck = false;
+	DIR *dir;
+
+	if (root_path(path, sizeof(path), procfs_root, "/proc/%d/task", pid))
+		return false;
+	dir = opendir(path);
+	if (!dir)
+		return false;
+	while (!stuck && (d = readdir(dir))) {
+		char sub[600], *l, *r;
+
+		if (!isdigit((unsigned char)d->d_name[0]))
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s/stat", path, d->d_name);
+		if (read_file_at(AT_FDCWD, sub, buf, sizeof(buf)) < 0)
+			continue;
+		/* "pid (comm) S ...": the command may hold spaces and parentheses */
+		l = strchr(buf, '(');
+		r = strrchr(buf, ')');
+		if (!l || !r || r[1] != ' ')
+			continue;
+		if (r[2] == 'D') {
+			stuck = true;
+			snprintf(comm, len, "%.*s", (int)(r - l - 1), l + 1);
+		}
+	}
+	closedir(dir);
+	return stuck;
+}
+
+static bool cgroup_on(const struct snapshot *s, __u64 cgid, __u32 dev)
+{
+	for (size_t i = 0; s && i < s->njobio; i++)
+		if (s->jobio[i].k.cgid == cgid && s->jobio[i].k.dev == dev)
+			return true;
+	return false;
+}
+
+static void stuck_row(struct answer_row *r, const struct stuck_in *in)
+{
+	__u32 dev = mount_dev(in->mounts, r->mountpoint);
+
+	if (!dev)
+		return;
+	for (size_t i = 0; i < in->ntasks; i++) {
+		const struct task_seen *t = &in->tasks[i];
+		char comm[16] = "";
+		bool dup = false;
+
+		if (!cgroup_on(in->snap, t->k.cgid, dev))
+			continue;
+		for (size_t k = 0; k < r->nstuck && !dup; k++)
+			dup = r->stuck[k].pid == (int)t->k.tgid;
+		if (dup || !in_d_state(in->procfs_root, (int)t->k.tgid, comm, sizeof(comm)))
+			continue;
+		if (r->nstuck == STUCK_MAX) {
+			r->stuck_more++;
+			continue;
+		}
+		struct stuck_task *s = &r->stuck[r->nstuck++];
+		const char *path = in->cg ? cgroups_path(in->cg, t->k.cgid) : NULL;
+		struct job_id j = { 0 };
+
+		s->pid = (int)t->k.tgid;
+		snprintf(s->comm, sizeof(s->comm), "%s", comm);
+		if (path) {
+			job_from_cgroup(path, &j);
+			snprintf(s->job, sizeof(s->job), "%s:%s", j.kind, j.id);
+		}
+	}
+}
+
+void silence_stuck(struct view *v, const struct stuck_in *in)
+{
+	for (size_t i = 0; i < v->nanswers; i++) {
+		struct answer_row *r = &v->answers[i];
+
+		r->nstuck = r->stuck_more = 0;
+		if (r->a.state >= ANS_CONNECTING)
+			stuck_row(r, in);
+	}
+}
