@@ -6,12 +6,16 @@
  * not answering, for at least that long. A request's own age needs the service's tracing: the
  * ages said here are lower bounds.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <glob.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include "health.h"
+#include "jobs.h"
 #include "mounts.h"
 #include "silence.h"
 #include "util.h"
@@ -113,6 +117,83 @@ static void sysfs_sample(const char *sysfs_root, struct probe_mount *pm)
 	globfree(&g);
 }
 
+/* process @pid has a file open under @mp, or works in it */
+static bool uses_mount(const char *procfs_root, const char *pid, const char *mp)
+{
+	char dir[512], link[4096];
+	size_t ml = strlen(mp);
+	struct dirent *d;
+	bool hit = false;
+	DIR *fds;
+	ssize_t n;
+
+	if (root_path(dir, sizeof(dir), procfs_root, "/proc/%s/cwd", pid) == 0 &&
+	    (n = readlink(dir, link, sizeof(link) - 1)) > 0) {
+		link[n] = 0;
+		if (!strncmp(link, mp, ml) && (link[ml] == '/' || !link[ml]))
+			return true;
+	}
+	if (root_path(dir, sizeof(dir), procfs_root, "/proc/%s/fd", pid) || !(fds = opendir(dir)))
+		return false;
+	while (!hit && (d = readdir(fds))) {
+		char p[600];
+
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", dir, d->d_name);
+		n = readlink(p, link, sizeof(link) - 1);
+		if (n <= 0)
+			continue;
+		link[n] = 0;
+		hit = !strncmp(link, mp, ml) && link[ml] == '/';
+	}
+	closedir(fds);
+	return hit;
+}
+
+/* the job of process @pid, from its cgroup v2 path ("0::/..."), into @r's jobs once */
+static void add_job(const char *procfs_root, const char *pid, struct health_row *r)
+{
+	char path[512], buf[4096], id[200];
+	struct job_id j = { 0 };
+	char *cg;
+	size_t o = strlen(r->jobs);
+
+	if (root_path(path, sizeof(path), procfs_root, "/proc/%s/cgroup", pid) ||
+	    read_file_at(AT_FDCWD, path, buf, sizeof(buf)) < 0 || !(cg = strstr(buf, "0::")))
+		return;
+	cg[strcspn(cg, "\n")] = 0;
+	job_from_cgroup(cg + 3, &j);
+	snprintf(id, sizeof(id), "%s:%s", j.kind, j.id);
+	if (!strstr(r->jobs, id) && o + strlen(id) + 2 < sizeof(r->jobs))
+		snprintf(r->jobs + o, sizeof(r->jobs) - o, "%s%s", o ? " " : "", id);
+}
+
+/* processes in D with files on a silent row's mount, and their jobs (root sees every one) */
+static void probe_stuck(const char *procfs_root, struct health_row *rows, size_t n)
+{
+	char dir[512];
+	struct dirent *d;
+	DIR *proc;
+
+	if (root_path(dir, sizeof(dir), procfs_root, "/proc") || !(proc = opendir(dir)))
+		return;
+	while ((d = readdir(proc))) {
+		char comm[16];
+
+		if (d->d_name[0] < '1' || d->d_name[0] > '9' ||
+		    !task_in_d_state(procfs_root, atoi(d->d_name), comm, sizeof(comm)))
+			continue;
+		for (size_t i = 0; i < n; i++) {
+			if (rows[i].state != ANS_SILENT || !uses_mount(procfs_root, d->d_name, rows[i].mountpoint))
+				continue;
+			rows[i].stuck++;
+			add_job(procfs_root, d->d_name, &rows[i]);
+		}
+	}
+	closedir(proc);
+}
+
 int health_probe(const struct health_opts *o, struct health_row *rows, size_t max)
 {
 	struct mount_src src = { .procfs_root = o->procfs_root, .pid = "self", .fd = -1 };
@@ -188,6 +269,7 @@ int health_probe(const struct health_opts *o, struct health_row *rows, size_t ma
 			r->silent_s = r->oldest_s = waited;
 		}
 	}
+	probe_stuck(o->procfs_root, rows, n);
 	mounts_free(&mt);
 	return (int)n;
 }

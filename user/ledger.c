@@ -80,6 +80,7 @@ static void xprt_sum_add(struct xprt_sum *e, const struct view *iv, const struct
 		e->active_s = iv->ts_s;
 	xprt_counts_add(&e->n, &x->n);
 	e->retrans += x->retrans;
+	e->timeouts += x->timeouts;
 	e->ops += x->ops;
 	e->bytes_written += x->bytes_written;
 	e->bytes_read += x->bytes_read;
@@ -170,8 +171,6 @@ static void mount_total_add(struct mount_total *dst, const struct mount_total *s
 	dst->bytes_written += src->bytes_written;
 	dst->errors += src->errors;
 	dst->other_ops += src->other_ops;
-	dst->timeouts += src->timeouts;
-	dst->retrans += src->retrans;
 }
 
 static struct mount_op *op_of(struct mount_sum *m, const char *name)
@@ -323,6 +322,7 @@ static void put_sums(struct xprt_view *x, const struct xprt_sum *e)
 {
 	x->n = e->n;
 	x->retrans = e->retrans;
+	x->timeouts = e->timeouts;
 	x->ops = e->ops;
 	x->bytes_written = e->bytes_written;
 	x->bytes_read = e->bytes_read;

@@ -35,7 +35,7 @@ struct xprt_sum {
 	double last_s;			/* end of the last interval it was in */
 	double active_s;		/* ...in which it took a slot, sent, or held one (or its first) */
 	struct xprt_counts n;
-	__u64 retrans;
+	__u64 retrans, timeouts;
 	__u64 ops, bytes_written, bytes_read;
 	double at_limit_ns, busy_ns, span_ns;
 	/* credits against the grant: summed here as the slots' are, so a counter never goes back */

@@ -403,6 +403,7 @@ static int op_sums(struct view *v, const struct xprt_index *ix)
 		op_payload(o->name, o->bytes_sent, o->bytes_recv, &wr, &rd);
 		x->ops += o->count;
 		x->retrans += o->ntrans > o->count ? o->ntrans - o->count : 0;
+		x->timeouts += o->timeouts;
 		x->bytes_written += wr;
 		x->bytes_read += rd;
 		v->bytes_written += wr;
@@ -427,8 +428,6 @@ static int op_sums(struct view *v, const struct xprt_index *ix)
 		t->bytes_read += rd;
 		t->bytes_written += wr;
 		t->errors += o->errors;
-		t->timeouts += o->timeouts;
-		t->retrans += o->ntrans > o->count ? o->ntrans - o->count : 0;
 		if (op_class(o->name) == OPC_OTHER)
 			t->other_ops += o->count;
 		{

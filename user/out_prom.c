@@ -194,6 +194,7 @@ GETTER(g_held_s, x->n.held_idle_ns / 1e9)
 GETTER(g_sends, x->n.sends)
 GETTER(g_connects, x->n.connects)
 GETTER(g_recvs, x->n.recvs)
+GETTER(g_timeouts, x->timeouts)
 GETTER(g_retrans, x->retrans)
 GETTER(g_link_busy, x->link_busy_bytes)
 GETTER(g_credit_at_limit, x->credit.at_limit_ns / 1e9)
@@ -229,6 +230,7 @@ static const struct {
 	{ "connects_total", "Transport (re)connections (mountstats connect_count).", g_connects, true, false },
 	{ "replies_total", "Replies the server sent that matched a request (mountstats recvs).", g_recvs, true, false },
 	{ "retransmissions_total", "Transmissions beyond an RPC's first, over its ops.", g_retrans, true, false },
+	{ "major_timeouts_total", "Major timeouts (timeo x retrans passed) of its RPCs, as mountstats counts them.", g_timeouts, true, false },
 	{ "link_busy_bytes_total",
 	  "Bytes the transport's link carried (busier direction) while the transport had a slot in use.",
 	  g_link_busy, true, false },

@@ -3,9 +3,8 @@
  * The exposition's answers (#59): per mount and server, its state as a state set (one series per
  * state, 1 for the one it is in: an alert matches state="not-answering"), the requests awaiting a
  * reply and the oldest's age, the silence against its threshold, the processes stuck behind it
- * and their jobs; per mount, the major timeouts and retransmissions mountstats counts. Gauges
- * from the last interval; the jobs' series exist only while they are stuck (at most STUCK_MAX a
- * mount), the rest in every file.
+ * and their jobs. Gauges from the last interval; the jobs' series exist only while they are
+ * stuck (at most STUCK_MAX a mount), the rest in every file.
  */
 #include <string.h>
 #include "out_prom_int.h"
@@ -51,7 +50,7 @@ static void gauge(FILE *f, const struct prom_input *in, const char *name, const 
 
 void prom_answers(FILE *f, const struct prom_input *in)
 {
-	const struct view *iv = in->iv, *cum = in->cum;
+	const struct view *iv = in->iv;
 
 	prom_family(f, "server_state", "gauge",
 		    "1 for the state the mount's server is in (idle, answering, connecting, not-answering), 0 for the others.");
@@ -89,23 +88,6 @@ void prom_answers(FILE *f, const struct prom_input *in)
 			fputs(",job=\"", f);
 			prom_lv(f, r->stuck[k].job);
 			fputs("\"} 1\n", f);
-		}
-	}
-	{
-		static const char *const what[] = { "mount_major_timeouts_total", "mount_retransmissions_total" };
-		static const char *const help[] = {
-			"RPCs' major timeouts (timeo x retrans passed), per mount, as mountstats counts them.",
-			"Transmissions beyond an RPC's first, per mount, as mountstats counts them." };
-
-		for (int w = 0; w < 2; w++) {
-			prom_family(f, what[w], "counter", help[w]);
-			for (size_t i = 0; i < cum->nmounts; i++) {
-				const struct mount_total *t = &cum->mounts[i];
-
-				fprintf(f, "slotscope_%s{mountpoint=\"", what[w]);
-				prom_lv(f, t->mountpoint);
-				fprintf(f, "\"} %llu\n", (unsigned long long)(w ? t->retrans : t->timeouts));
-			}
 		}
 	}
 }

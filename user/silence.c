@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "silence.h"
 #include "util.h"
 
@@ -20,7 +21,10 @@ int xprt_state_connected(const char *sysfs_root, __u32 id, const char *proto)
 	glob_t g;
 	int err;
 
-	/* rpc_sysfs_xprt_state_show(): "state=" then a word per bit set, "connected" among them */
+	/*
+	 * rpc_sysfs_xprt_state_show(): "state=" then a word per bit set ("LOCKED CONNECTED ...",
+	 * CONNECTING apart), or "state=CLOSED" with none
+	 */
 	if (root_path(pat, sizeof(pat), sysfs_root, "/sys/kernel/sunrpc/xprt-switches/switch-*/xprt-%u-%s/xprt_state",
 		      id, proto))
 		return -ENAMETOOLONG;
@@ -31,7 +35,7 @@ int xprt_state_connected(const char *sysfs_root, __u32 id, const char *proto)
 	if (err < 0)
 		return err;
 	for (char *w = strtok(buf, " =\n"); w; w = strtok(NULL, " =\n"))
-		if (!strcmp(w, "connected"))
+		if (!strcasecmp(w, "connected"))
 			return 1;
 	return 0;
 }
@@ -64,8 +68,7 @@ static __u32 mount_dev(const struct mount_table *mt, const char *mountpoint)
 	return 0;
 }
 
-/* a thread of process @pid in uninterruptible sleep; its command into @comm */
-static bool in_d_state(const char *procfs_root, int pid, char *comm, size_t len)
+bool task_in_d_state(const char *procfs_root, int pid, char *comm, size_t len)
 {
 	char path[512], buf[512];
 	struct dirent *d;
@@ -122,7 +125,7 @@ static void stuck_row(struct answer_row *r, const struct stuck_in *in)
 			continue;
 		for (size_t k = 0; k < r->nstuck && !dup; k++)
 			dup = r->stuck[k].pid == (int)t->k.tgid;
-		if (dup || !in_d_state(in->procfs_root, (int)t->k.tgid, comm, sizeof(comm)))
+		if (dup || !task_in_d_state(in->procfs_root, (int)t->k.tgid, comm, sizeof(comm)))
 			continue;
 		if (r->nstuck == STUCK_MAX) {
 			r->stuck_more++;

@@ -81,7 +81,6 @@ struct mount_total {
 	char server[ADDR_LEN];
 	__u64 bytes_read, bytes_written, errors;
 	__u64 other_ops;		/* ops that are not READ, WRITE or COMMIT */
-	__u64 timeouts, retrans;	/* major timeouts, transmissions beyond the first (mountstats') */
 };
 
 /* What an op moves: NFS READ, WRITE and COMMIT share their names in every version. */
@@ -259,6 +258,7 @@ struct xprt_view {
 	struct wait_view waits[WAIT_KINDS];
 	__u64 ops, bytes_written, bytes_read;
 	__u64 retrans;			/* transmissions beyond an RPC's first, over its ops */
+	__u64 timeouts;			/* major timeouts, over its ops (mountstats' per-op timeouts) */
 	double ops_per_s, write_Bps, read_Bps;	/* over the view's interval (1 s when it has none) */
 	double rtt_p50_ns, rtt_p99_ns;	/* over every op on the transport */
 	/* sums over the transport's ops, in one pass (model.c): figures, verdict, stacks */

@@ -13,8 +13,8 @@
 #include "prom_cap.h"
 #include "promfix.h"
 
-#define XPRT 65
-#define MOUNT 43
+#define XPRT 66
+#define MOUNT 41
 #define NODE 31
 
 /* mount @mnt with @nx transports (ids from @id) and READ, WRITE, COMMIT */

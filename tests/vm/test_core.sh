@@ -84,7 +84,7 @@ events=${SLOTSCOPE_EVENTS:-functions}
 check_eq "no variant refused by the verifier" "$(grep -c 'the verifier refused' /tmp/c.err)" 0
 check_eq "events" "$(sed -n 's/^slotscope: events  *\([a-z]*\)$/\1/p' /tmp/c.err)" "$events"
 hook() { sed -n "s/^slotscope: hook $1  *\([a-z_]*\)$/\1/p" /tmp/c.err; }
-for h in xprt_reserve rpc_stats_latency xprt_create xprt_destroy nfs4_setup_sequence rpc_clnt_free xprt_get_cong xprt_put_cong; do
+for h in xprt_reserve rpc_stats_latency xprt_create xprt_destroy nfs4_setup_sequence rpc_clnt_free xprt_get_cong xprt_put_cong xprt_transmit; do
 	check_eq "hook $h" "$(hook $h)" $want
 done
 if [ "$events" = functions ]; then

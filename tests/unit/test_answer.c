@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A server that stops answering (#59), on the host: the state of a transport from its requests'
+ * ages and its last answer (answer.c), a mount's row folded from its transports, the marks'
+ * requests tallied per transport (unanswered.c), the health check's reading of a textfile and its
+ * line (health.c), sysfs's connection state and the check measured on its own over fixture trees
+ * (silence.c, health_probe.c). The VM test test_silent checks the same against the kernel.
+ */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <cmocka.h>
+#include "answer.h"
+#include "engine.h"
+#include "health.h"
+#include "silence.h"
+
+#define S 1000000000ull
+
+static void judge(struct answer *a, double unanswered, double oldest_s, double silent_s, __u32 in_use,
+		  double rtt_s, bool down)
+{
+	__u64 ts = 1000 * S;
+
+	answer_judge(a, ts, (__u32)unanswered, unanswered ? ts - (__u64)(oldest_s * S) : 0,
+		     ts - (__u64)(silent_s * S), 1, in_use, rtt_s, SILENT_AFTER_S, down);
+}
+
+static void test_states(void **state)
+{
+	struct answer a;
+
+	(void)state;
+	judge(&a, 0, 0, 100, 0, 0.001, false);
+	assert_int_equal(a.state, ANS_IDLE);
+	/* the demo's checkpoint: 128 slots full at a 1.1 s round trip, replies every moment */
+	judge(&a, 128, 1.2, 0.05, 128, 1.1, false);
+	assert_int_equal(a.state, ANS_ANSWERING);
+	assert_true(a.threshold_s == SILENT_AFTER_S);
+	/* silence past the threshold, the oldest request as old */
+	judge(&a, 20, 5.5, 5.5, 20, 0.001, false);
+	assert_int_equal(a.state, ANS_SILENT);
+	assert_true(a.oldest_s > 5.49 && a.oldest_s < 5.51);
+	/* just short of it */
+	judge(&a, 20, 4.9, 4.9, 20, 0.001, false);
+	assert_int_equal(a.state, ANS_ANSWERING);
+	/* a server whose round trip is 2 s: 8 s is its normal, not 5 */
+	judge(&a, 20, 6, 6, 20, 2, false);
+	assert_int_equal(a.state, ANS_ANSWERING);
+	assert_true(a.threshold_s == 4 * 2.0);
+	judge(&a, 20, 8.5, 8.5, 20, 2, false);
+	assert_int_equal(a.state, ANS_SILENT);
+	/* one request stuck while the server answers others: answering */
+	judge(&a, 3, 30, 0.2, 3, 0.001, false);
+	assert_int_equal(a.state, ANS_ANSWERING);
+	/* a reconnection: connecting, then not answering when nothing took it for the threshold */
+	judge(&a, 0, 0, 1, 5, 0.001, true);
+	assert_int_equal(a.state, ANS_CONNECTING);
+	judge(&a, 0, 0, 7, 5, 0.001, true);
+	assert_int_equal(a.state, ANS_SILENT);
+	/* slots held, nothing sent (queued for the connection) and no sysfs word: not proven silent */
+	judge(&a, 0, 0, 60, 16, 0.001, false);
+	assert_int_equal(a.state, ANS_ANSWERING);
+	assert_string_equal(answer_state_names[ANS_SILENT], "not-answering");
+}
+
+static void test_fold(void **state)
+{
+	struct answer_row r = { 0 };
+	struct answer a, b;
+
+	(void)state;
+	judge(&a, 10, 1, 0.1, 16, 0.001, false);
+	judge(&b, 7, 9, 9, 16, 0.001, false);
+	answer_fold(&r, &a, 16);
+	answer_fold(&r, &b, 16);
+	assert_int_equal(r.nxprts, 2);
+	assert_int_equal(r.a.state, ANS_SILENT);
+	assert_int_equal(r.a.unanswered, 17);
+	assert_int_equal(r.in_use, 32);
+	assert_true(r.a.oldest_s > 8.99 && r.a.oldest_s < 9.01);
+	assert_true(r.a.silent_s > 8.99);
+}
+
+static void test_tally(void **state)
+{
+	struct xprt_snap x[3] = { 0 };
+	struct snapshot snap = { .nxprts = 3, .xprts = x };
+	/* requests 0x100.. on transports 0xa (live), 0xb, and one of no transport seen */
+	__u64 marks[8] = { 0x100, 0x200, 0x300, 0, 0x500, 0x600, 0x700, 0x800 };
+	__u64 sent[8] = { 50, 40, 0, 10, 70, 60, 30, 20 };
+	__u64 xp[8] = { 0xa, 0xa, 0xa, 0xa, 0xb, 0xb, 0xc, 0 };
+
+	(void)state;
+	x[0].key = 0xa;
+	x[0].s.flags = XF_DESTROYED;	/* a destroyed one at the same address: the live one counts */
+	x[1].key = 0xa;
+	x[2].key = 0xb;
+	unanswered_tally(&snap, marks, sent, xp, 8);
+	assert_int_equal(x[0].unanswered, 0);
+	/* 0x300 not sent, the 4th entry's request gone, the last's transport unknown */
+	assert_int_equal(x[1].unanswered, 2);
+	assert_int_equal(x[1].oldest_sent_ns, 40);
+	assert_int_equal(x[2].unanswered, 2);
+	assert_int_equal(x[2].oldest_sent_ns, 60);
+}
+
+static const char textfile[] =
+	"# HELP slotscope_tracing 1 while attached\n"
+	"slotscope_tracing 1\n"
+	"slotscope_server_state{mountpoint=\"/ckpt\",server=\"10.0.0.5\",state=\"idle\"} 0\n"
+	"slotscope_server_state{mountpoint=\"/ckpt\",server=\"10.0.0.5\",state=\"not-answering\"} 1\n"
+	"slotscope_server_state{mountpoint=\"/home \\\"x\\\"\",server=\"10.0.0.6\",state=\"answering\"} 1\n"
+	"slotscope_server_state{mountpoint=\"/home \\\"x\\\"\",server=\"10.0.0.6\",state=\"not-answering\"} 0\n"
+	"slotscope_server_unanswered_requests{mountpoint=\"/ckpt\",server=\"10.0.0.5\"} 191\n"
+	"slotscope_server_oldest_unanswered_seconds{mountpoint=\"/ckpt\",server=\"10.0.0.5\"} 14.312\n"
+	"slotscope_server_silent_seconds{mountpoint=\"/ckpt\",server=\"10.0.0.5\"} 14.2\n"
+	"slotscope_server_silent_threshold_seconds{mountpoint=\"/ckpt\",server=\"10.0.0.5\"} 5\n"
+	"slotscope_server_stuck_processes{mountpoint=\"/ckpt\",server=\"10.0.0.5\"} 16\n"
+	"slotscope_server_stuck_job_info{mountpoint=\"/ckpt\",server=\"10.0.0.5\",job=\"slurm:777\"} 1\n"
+	"slotscope_last_update_timestamp_seconds 1764600000.250\n";
+
+static int parse(const char *text, struct health_row *rows, double *written)
+{
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	int n;
+
+	assert_non_null(f);
+	n = health_parse(f, rows, HEALTH_MAX_MOUNTS, written);
+	fclose(f);
+	return n;
+}
+
+static void test_health_textfile(void **state)
+{
+	struct health_row rows[HEALTH_MAX_MOUNTS];
+	struct health_opts o = { 0 };
+	const char *home = "/home \"x\"";
+	char line[1024];
+	double written;
+
+	(void)state;
+	assert_int_equal(parse(textfile, rows, &written), 2);
+	assert_true(written == 1764600000.25);
+	assert_string_equal(rows[0].mountpoint, "/ckpt");
+	assert_int_equal(rows[0].state, ANS_SILENT);
+	assert_string_equal(rows[1].mountpoint, home);
+	assert_int_equal(rows[1].state, ANS_ANSWERING);
+	assert_int_equal(health_judge(rows, 2, &o, "t", line, sizeof(line)), HEALTH_CRITICAL);
+	assert_string_equal(line, "slotscope CRITICAL: /ckpt: server 10.0.0.5 not answering for 14.2 s "
+			    "(threshold 5.0 s), 191 requests awaiting a reply, the oldest 14.3 s; stuck: 16 "
+			    "processes, jobs slurm:777 (t)");
+	/* the other mount alone: OK */
+	o.nmounts = 1;
+	o.mounts = &home;
+	assert_int_equal(health_judge(rows, 2, &o, "t", line, sizeof(line)), HEALTH_OK);
+	assert_string_equal(line, "slotscope OK: 1 NFS mount, every server answering (t)");
+	/* a waiting exporter, another program's file */
+	assert_int_equal(parse("slotscope_tracing 0\n", rows, &written), -ENODATA);
+	assert_int_equal(parse("node_load1 0.5\n", rows, &written), -EINVAL);
+}
+
+/* a file at @root/@rel with @text, its directories made */
+static void put(const char *root, const char *rel, const char *text)
+{
+	char path[512], cmd[600];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", path);
+	assert_int_equal(system(cmd), 0);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void rm_tree(const char *root)
+{
+	char cmd[600];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void test_sysfs_state(void **state)
+{
+	char root[] = "/tmp/slotscope-answer-XXXXXX";
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	/* as 6.1 prints it: a word per bit set, padded */
+	put(root, "sys/kernel/sunrpc/xprt-switches/switch-1/xprt-4-tcp/xprt_state",
+	    "state= CONNECTED   BOUND     WRITE_SPACE   \n");
+	put(root, "sys/kernel/sunrpc/xprt-switches/switch-2/xprt-5-tcp/xprt_state", "state=CLOSED\n");
+	put(root, "sys/kernel/sunrpc/xprt-switches/switch-3/xprt-6-rdma/xprt_state",
+	    "state= CONNECTING BOUND\n");
+	assert_int_equal(xprt_state_connected(root, 4, "tcp"), 1);
+	assert_int_equal(xprt_state_connected(root, 5, "tcp"), 0);
+	assert_int_equal(xprt_state_connected(root, 6, "rdma"), 0);
+	assert_int_equal(xprt_state_connected(root, 7, "tcp"), -ENOENT);
+	rm_tree(root);
+}
+
+/* the check on its own: a mount with requests waiting in sysfs and no reply over the threshold */
+static void test_probe(void **state)
+{
+	char root[] = "/tmp/slotscope-probe-XXXXXX", sys[64], mi[512];
+	struct health_row rows[HEALTH_MAX_MOUNTS];
+	struct health_opts o = { .silent_after_s = 0.5 };
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	snprintf(mi, sizeof(mi),
+		 "21 1 0:20 / / rw - tmpfs rootfs rw\n"
+		 "37 21 0:32 / /mnt/a rw - nfs 127.0.0.11:/export rw,vers=3,proto=tcp,addr=127.0.0.11\n"
+		 "38 21 0:33 / /mnt/b rw - nfs 127.0.0.12:/export rw,vers=3,proto=tcp,addr=127.0.0.12\n");
+	put(root, "proc/self/mountinfo", mi);
+	put(root, "proc/self/mountstats",
+	    "device 127.0.0.11:/export mounted on /mnt/a with fstype nfs statvers=1.1\n"
+	    "\txprt:\ttcp 871 1 1 0 5 2000 1990 0 100 0 16 0 0\n"
+	    "\tper-op statistics\n"
+	    "\t        WRITE: 1000 1000 0 100 200 10 2000 2100 0\n"
+	    "device 127.0.0.12:/export mounted on /mnt/b with fstype nfs statvers=1.1\n"
+	    "\txprt:\ttcp 872 1 1 0 5 300 300 0 100 0 16 0 0\n");
+	put(root, "sys/kernel/sunrpc/xprt-switches/switch-1/xprt-4-tcp/xprt_info",
+	    "last_used=1\nmax_num_slots=65536\npending_q_len=10\nbacklog_q_len=0\n");
+	put(root, "sys/kernel/sunrpc/xprt-switches/switch-1/xprt-4-tcp/dstaddr", "127.0.0.11\n");
+	put(root, "sys/kernel/sunrpc/xprt-switches/switch-1/xprt-4-tcp/xprt_state", "state= CONNECTED BOUND\n");
+	put(root, "sys/kernel/sunrpc/xprt-switches/switch-2/xprt-5-tcp/xprt_info", "pending_q_len=0\n");
+	put(root, "sys/kernel/sunrpc/xprt-switches/switch-2/xprt-5-tcp/dstaddr", "127.0.0.12\n");
+	snprintf(sys, sizeof(sys), "%s", root);
+	o.procfs_root = o.sysfs_root = sys;
+	assert_int_equal(health_probe(&o, rows, HEALTH_MAX_MOUNTS), 2);
+	assert_string_equal(rows[0].mountpoint, "/mnt/a");
+	assert_int_equal(rows[0].state, ANS_SILENT);
+	assert_true(rows[0].unanswered == 10);
+	assert_true(rows[0].silent_s >= 0.5 && rows[0].at_least);
+	assert_string_equal(rows[1].mountpoint, "/mnt/b");
+	assert_int_equal(rows[1].state, ANS_IDLE);
+	rm_tree(root);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_states),
+		cmocka_unit_test(test_fold),
+		cmocka_unit_test(test_tally),
+		cmocka_unit_test(test_health_textfile),
+		cmocka_unit_test(test_sysfs_state),
+		cmocka_unit_test(test_probe),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

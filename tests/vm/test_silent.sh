@@ -1,0 +1,213 @@
+# A server gone silent, named in seconds (#59), against the test's own clock and the kernel's
+# counters, under a real Prometheus evaluating the project's rules:
+#  (a) NFSv3/TCP, writers of Slurm job 777 running, every packet to the server dropped (netem
+#      loss on lo), then let through again: the mount turns not-answering within the threshold
+#      and one interval, the oldest request's age agrees with the test's clock to 1 s, the stuck
+#      writers' job is named, the alert fires and clears, --check fails then passes (from the
+#      service's textfile, and measured on its own), replies equal mountstats' recvs;
+#  (d) no false alarm while a transport of 16 slots at a 1 s round trip makes its WRITEs wait
+#      for a slot longer than the threshold, nor across a reconnection (the connection killed);
+#  (c) a soft mount with timeo=10,retrans=1 silenced: its major timeouts and retransmissions
+#      equal mountstats';
+#  (e) NFSv4.1 (a session, SEQUENCE renewing the lease) silenced and let through again.
+#% needs: prometheus
+[ -n "${PROM_URL:-}" ] || { echo "FAIL no PROM_URL: run by tools/vm/run (#% needs: prometheus)"; exit 1; }
+grep -q ' /sys/fs/cgroup cgroup2 ' /proc/mounts || mount -t cgroup2 none /sys/fs/cgroup || { fail "cgroup2"; exit 1; }
+nfsd_start 16 >/dev/null || exit 1
+modprobe tcp_diag || exit 1
+THRESHOLD=5 IV=1
+up() { cut -d' ' -f1 /proc/uptime; }
+# every packet to ADDR over lo is dropped (band 1:1 of lo's prio root, netem loss 100 %), or not
+silence() {
+	/sbin/tc filter add dev lo parent 1: protocol ip prio $((10 + ${1##*.})) u32 match ip dst $1/32 flowid 1:1 ||
+		fail "silence $1"
+}
+unsilence() { /sbin/tc filter del dev lo parent 1: protocol ip prio $((10 + ${1##*.})) || fail "unsilence $1"; }
+# the last whole interval line's answer row of mount $1, field $2
+ans() {
+	grep -a '"type":"interval"' /tmp/s.json | tail -n 1 | jq -r --arg m "$1" \
+		"[.ts, (.answers[]? | select(.mountpoint == \$m) | $2)] | map(tostring) | join(\" \")" 2>/dev/null
+}
+# wait_state MNT STATE SECONDS: the first interval with MNT in STATE; "TS FIELD..." of it
+wait_state() {
+	_i=0
+	while [ $_i -lt $(($3 * 5)) ]; do
+		_l=$(ans "$1" '.state, .oldest_unanswered_s, .silent_s, .threshold_s, .unanswered')
+		case $_l in *" $2 "*) echo "$_l"; return 0 ;; esac
+		sleep 0.2
+		_i=$((_i + 1))
+	done
+	return 1
+}
+pq() { busybox wget -qO- "$PROM_URL/api/v1/query?query=$1" | jq -r "$2"; }
+alerts() { pq "ALERTS%7Balertname%3D%22SlotscopeServerNotAnswering%22%2Cmountpoint%3D%22$1%22%2Calertstate%3D%22firing%22%7D" '.data.result | length'; }
+# mountstats' sum of a per-op field (3: timeouts) or of ntrans - ops over every op of a mount
+ms_ops() {
+	awk -v m="$1" -v w="$2" '/^device / { on = ($5 == m) }
+		on && $1 ~ /^[A-Z_0-9]+:$/ && NF >= 9 { s += (w == "retrans" ? $3 - $2 : $4) } END { print s + 0 }' /proc/self/mountstats
+}
+fgt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a > b) }'; }
+close_to() { awk -v a="$1" -v b="$2" -v d="$3" 'BEGIN { x = a - b; if (x < 0) x = -x; exit !(x <= d) }'; }
+
+# the saturated server first: server_latency makes lo's prio root, whose band 1:1 then drops
+mount_tcp /mnt/sat 3 16 || exit 1
+sat=$LAST_SERVER
+server_latency $sat 1000 || exit 1
+/sbin/tc qdisc add dev lo parent 1:1 handle 10: netem loss 100% limit 100000 || { fail "netem loss band"; exit 1; }
+mount_tcp /mnt/s 3 || exit 1
+srv=$LAST_SERVER
+mount_tcp /mnt/soft 3 "" "soft,timeo=10,retrans=1" || exit 1
+soft=$LAST_SERVER
+mount_tcp /mnt/v41 4.1 || exit 1
+v41=$LAST_SERVER
+mkdir -p /export/a /export/sat /export/v41 && writer_dirs /export/sat 16 || exit 1
+cg=/sys/fs/cgroup/system.slice/slurmstepd.scope/job_777/step_0
+cg2=/sys/fs/cgroup/system.slice/slurmstepd.scope/job_778/step_0
+mkdir -p $cg $cg2 || exit 1
+r0=$(mountstats_xprt /mnt/s recvs)
+slotscope --json $IV -d 600 --silent-after $THRESHOLD --listen :9868 --prom-file /tmp/s.prom \
+	>/tmp/s.json 2>/tmp/s.err &
+i=0
+until grep -q '"type":"interval"' /tmp/s.json 2>/dev/null || [ $i -ge 600 ]; do sleep 0.2; i=$((i + 1)); done
+sleep 1
+
+# ---- (a) NFSv3/TCP silenced under the writers of job 777
+sh -c "echo \$\$ >$cg/cgroup.procs && . /src/tools/vm/lib.sh &&
+	while [ ! -f /tmp/stop.a ]; do writers /mnt/s/a 8 2 >/dev/null 2>&1; done; touch /tmp/done.a" &
+sleep 4
+check_eq "(a) answering while the writers run" "$(ans /mnt/s .state | cut -d' ' -f2)" answering
+t0=$(up)
+silence $srv
+st=$(wait_state /mnt/s not-answering 30) || fail "(a) never not-answering"
+t1=$(up)
+set -- $st
+delay=$(awk -v a="$1" -v b="$t0" 'BEGIN { printf "%.2f", a - b }')
+echo "note (a) TCP: silenced at $t0, not-answering in the interval ending $1 (${delay} s later; threshold $5 s), oldest $3 s, $6 requests awaiting a reply"
+fgt "$(awk -v a="$THRESHOLD" -v b="$IV" 'BEGIN { print a + b + 0.75 }')" "$delay" &&
+	echo "ok   (a) detected within the threshold and one interval: $delay s" ||
+	{ echo "FAIL (a) detected after $delay s, past $THRESHOLD + $IV"; CHECK_FAILED=1; }
+close_to "$3" "$(awk -v a="$1" -v b="$t0" 'BEGIN { print a - b }')" 1 &&
+	echo "ok   (a) oldest age $3 s within 1 s of the test's clock" ||
+	{ echo "FAIL (a) oldest age $3 s against the test's $(awk -v a="$1" -v b="$t0" 'BEGIN { print a - b }') s"; CHECK_FAILED=1; }
+check_gt "(a) requests awaiting a reply" "$6" 0
+# Prometheus (1 s scrapes and evaluations): the rule fires within two scrapes of the state turning
+i=0
+until [ "$(alerts /mnt/s)" = 1 ] || [ $i -ge 40 ]; do sleep 0.2; i=$((i + 1)); done
+t2=$(up)
+check_eq "(a) Prometheus: SlotscopeServerNotAnswering firing" "$(alerts /mnt/s)" 1
+fired=$(awk -v a="$t2" -v b="$1" 'BEGIN { printf "%.1f", a - b }')
+echo "note (a) the alert seen firing $fired s after the interval that turned (polls of ~0.5 s under TCG)"
+fgt 3.5 "$fired" && echo "ok   (a) the alert within two scrapes, an evaluation and a poll" ||
+	{ echo "FAIL (a) the alert $fired s after the state turned"; CHECK_FAILED=1; }
+echo "note (a) the kernel's xprt_state: $(cat /sys/kernel/sunrpc/xprt-switches/*/xprt-*-tcp/xprt_state 2>/dev/null | sort | uniq -c | tr '\n' ' ')"
+sleep 1
+l=$(grep -a '"type":"interval"' /tmp/s.json | tail -n 1)
+jset job='.answers[] | select(.mountpoint == "/mnt/s") | .stuck[].job' \
+	nstuck='[.answers[] | select(.mountpoint == "/mnt/s") | .stuck[]] | length' \
+	rep="xprt(\"$srv\").recvs" <<EOF
+$l
+EOF
+check_eq "(a) the stuck writers' job named" "$job" slurm:777
+check_gt "(a) stuck writers" "$nstuck" 0
+check_eq "(a) no reply in the interval" "$rep" 0
+# the service's word, and the check measured on its own (no fresh textfile at that path)
+out=$(slotscope --check --prom-file /tmp/s.prom); rc=$?
+check_eq "(a) --check: CRITICAL from the service's textfile" $rc 2
+echo "note (a) --check: $out"
+case $out in *"/mnt/s: server $srv not answering"*slurm:777*) echo "ok   (a) --check names the mount, server and job" ;;
+*) echo "FAIL (a) --check line: $out"; CHECK_FAILED=1 ;; esac
+ts=$(up)
+out=$(slotscope --check --prom-file /tmp/none.prom -m /mnt/s); rc=$?
+check_eq "(a) --check measured on its own: CRITICAL" $rc 2
+echo "note (a) --check alone ($(awk -v a="$(up)" -v b="$ts" 'BEGIN { printf "%.1f", a - b }') s): $out"
+case $out in *"/mnt/s: server $srv not answering for at least"*slurm:777*) echo "ok   (a) --check alone names the mount, server and job" ;;
+*) echo "FAIL (a) --check alone: $out"; CHECK_FAILED=1 ;; esac
+cp /tmp/s.prom /out/silent.prom
+t3=$(up)
+unsilence $srv
+st=$(wait_state /mnt/s answering 60) || fail "(a) never answering again"
+set -- $st
+echo "note (a) let through at $t3: answering in the interval ending $1 ($(awk -v a="$1" -v b="$t3" 'BEGIN { printf "%.1f", a - b }') s later: TCP's retransmission backoff)"
+i=0
+until [ "$(alerts /mnt/s)" = 0 ] || [ $i -ge 20 ]; do sleep 0.5; i=$((i + 1)); done
+check_eq "(a) Prometheus: the alert resolved" "$(alerts /mnt/s)" 0
+out=$(slotscope --check --prom-file /tmp/s.prom -m /mnt/s); rc=$?
+check_eq "(a) --check: OK once it answers" $rc 0
+
+# ---- (d) a reconnection under the writers: no alarm
+c0=$(mountstats_xprt /mnt/s connect_count)
+n0=$(grep -ac '"type":"interval"' /tmp/s.json)
+x ss -K dst $srv dport = 2049 >/dev/null
+sleep 2
+x ss -K dst $srv dport = 2049 >/dev/null
+sleep 8
+touch /tmp/stop.a
+check_ge "(d) the kernel reconnected" $(($(mountstats_xprt /mnt/s connect_count) - c0)) 1
+check_eq "(d) no not-answering across the reconnections" \
+	"$(grep -a '"type":"interval"' /tmp/s.json | tail -n +$((n0 + 1)) | jq -r '.answers[] | select(.mountpoint == "/mnt/s") | .state' | grep -c not-answering)" 0
+
+# ---- (d) 16 slots at a 1 s round trip, 16 writers of 12 MiB (fsync'd: 192 WRITEs at once):
+# slot waits past the threshold
+n0=$(grep -ac '"type":"interval"' /tmp/s.json)
+WRITERS_TOGETHER=1 writers /mnt/sat/sat 16 12 || fail "(d) saturating writers"
+sleep 2
+lines=$(grep -a '"type":"interval"' /tmp/s.json | tail -n +$((n0 + 1)))
+wmax=$(echo "$lines" | jq -r --arg s "$sat" "$SS_JQ [xprt(\$s) | .waits.slot.max_ns // 0] | max // 0" | sort -n | tail -n 1)
+echo "note (d) saturated: the longest slot wait $(awk -v a="$wmax" 'BEGIN { printf "%.1f", a / 1e9 }') s; states: $(echo "$lines" | jq -r '.answers[] | select(.mountpoint == "/mnt/sat") | .state' | sort | uniq -c | tr '\n' ' ')"
+fgt "$wmax" "$((THRESHOLD * 1000000000))" && echo "ok   (d) slot waits past the threshold" ||
+	{ echo "FAIL (d) the longest slot wait ($wmax ns) is not past the threshold"; CHECK_FAILED=1; }
+check_eq "(d) a saturated table is never not-answering" \
+	"$(echo "$lines" | jq -r '.answers[] | select(.mountpoint == "/mnt/sat") | .state' | grep -c not-answering)" 0
+check_eq "(d) no alert for the saturated mount" \
+	"$(pq 'max_over_time(ALERTS%7Bmountpoint%3D%22%2Fmnt%2Fsat%22%7D%5B10m%5D)' '.data.result | length')" 0
+
+# ---- (c) a soft mount silenced: its major timeouts and retransmissions, the kernel's own
+silence $soft
+dd if=/dev/zero of=/mnt/soft/f bs=64k count=2 oflag=direct 2>/dev/null && fail "(c) a write to a silent soft mount succeeded"
+stat /mnt/soft/f >/dev/null 2>&1
+unsilence $soft
+sleep 3
+ls /mnt/soft >/dev/null
+sleep 2
+tmo=$(ms_ops /mnt/soft timeouts) rtx=$(ms_ops /mnt/soft retrans)
+# the exposition's row of the mount (--listen's default: a mount's series)
+pt=$(sed -n "s/^slotscope_major_timeouts_total{mountpoint=\"\/mnt\/soft\",server=\"$soft\"} //p" /tmp/s.prom)
+pr=$(sed -n "s/^slotscope_retransmissions_total{mountpoint=\"\/mnt\/soft\",server=\"$soft\"} //p" /tmp/s.prom)
+cp /tmp/s.prom /out/soft.prom
+echo "note (c) soft: major timeouts $pt (mountstats $tmo), retransmissions $pr (mountstats $rtx)"
+check_gt "(c) the kernel counted major timeouts" "$tmo" 0
+check_eq "(c) major timeouts = mountstats'" "$pt" "$tmo"
+check_eq "(c) retransmissions = mountstats'" "$pr" "$rtx"
+
+# ---- (e) NFSv4.1 silenced under the writers of job 778
+sh -c "echo \$\$ >$cg2/cgroup.procs && . /src/tools/vm/lib.sh &&
+	while [ ! -f /tmp/stop.e ]; do writers /mnt/v41/v41 8 2 >/dev/null 2>&1; done; touch /tmp/done.e" &
+sleep 4
+t0=$(up)
+silence $v41
+st=$(wait_state /mnt/v41 not-answering 30) || fail "(e) never not-answering"
+set -- $st
+delay=$(awk -v a="$1" -v b="$t0" 'BEGIN { printf "%.2f", a - b }')
+echo "note (e) NFSv4.1: silenced at $t0, not-answering in the interval ending $1 (${delay} s later), oldest $3 s"
+fgt "$(awk -v a="$THRESHOLD" -v b="$IV" 'BEGIN { print a + b + 0.75 }')" "$delay" &&
+	echo "ok   (e) detected within the threshold and one interval: $delay s" ||
+	{ echo "FAIL (e) detected after $delay s"; CHECK_FAILED=1; }
+close_to "$3" "$(awk -v a="$1" -v b="$t0" 'BEGIN { print a - b }')" 1 &&
+	echo "ok   (e) oldest age $3 s within 1 s of the test's clock" ||
+	{ echo "FAIL (e) oldest age $3 s against the test's clock"; CHECK_FAILED=1; }
+sleep 2
+check_eq "(e) the stuck writers' job named" \
+	"$(grep -a '"type":"interval"' /tmp/s.json | tail -n 1 | jq -r '[.answers[] | select(.mountpoint == "/mnt/v41") | .stuck[].job] | unique | join(" ")')" slurm:778
+unsilence $v41
+wait_state /mnt/v41 answering 60 >/dev/null || fail "(e) never answering again"
+touch /tmp/stop.e
+i=0
+while { [ ! -f /tmp/done.a ] || [ ! -f /tmp/done.e ]; } && [ $i -lt 120 ]; do sleep 0.5; i=$((i + 1)); done
+sync
+sleep 2
+kill -INT "$(pidof slotscope)"
+wait
+r1=$(mountstats_xprt /mnt/s recvs)
+check_eq "(a) replies over the run = mountstats recvs delta" "$(ss_get /tmp/s.json $srv .recvs)" $((r1 - r0))
+echo "note $(grep -v '^slotscope: ' /tmp/s.err | tr '\n' ' ')"
+exit $CHECK_FAILED
