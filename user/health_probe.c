@@ -110,7 +110,8 @@ static void sysfs_sample(const char *sysfs_root, struct probe_mount *pm)
 				continue;
 			p->sysfs = true;
 			p->pending += x.pending_q_len;
-			if (xprt_state_connected(sysfs_root, id, proto + 1) == 0)
+			/* xprt_info says nothing of a transport not connected (-ENOTCONN): its queue unknown */
+			if (xprt_state_connected(sysfs_root, id, proto + 1) == 0 || !x.max_slots)
 				p->disconnected = true;
 		}
 	}
@@ -200,6 +201,7 @@ int health_probe(const struct health_opts *o, struct health_row *rows, size_t ma
 	struct probe_mount pm[HEALTH_MAX_MOUNTS + 1] = { 0 };
 	unsigned long long recvs0[HEALTH_MAX_MOUNTS], sends0[HEALTH_MAX_MOUNTS];
 	unsigned int pend0[HEALTH_MAX_MOUNTS];
+	bool down0[HEALTH_MAX_MOUNTS];
 	struct mount_table mt = { 0 };
 	double rtt = 0, waited = 0, wait;
 	size_t n = 0;
@@ -225,6 +227,7 @@ int health_probe(const struct health_opts *o, struct health_row *rows, size_t ma
 		recvs0[i] = pm[i].recvs;
 		sends0[i] = pm[i].sends;
 		pend0[i] = pm[i].pending;
+		down0[i] = pm[i].disconnected;
 		if (pm[i].ops && (double)pm[i].rtt_ms / (double)pm[i].ops / 1e3 > rtt)
 			rtt = (double)pm[i].rtt_ms / (double)pm[i].ops / 1e3;
 	}
@@ -243,7 +246,7 @@ int health_probe(const struct health_opts *o, struct health_row *rows, size_t ma
 		for (size_t i = 0; i < n; i++) {
 			pm[i].replied |= pm[i].recvs != recvs0[i];
 			pm[i].sent |= pm[i].sends != sends0[i];
-			open |= !pm[i].replied && (pend0[i] || !pm[i].sysfs);
+			open |= !pm[i].replied && (pend0[i] || down0[i] || !pm[i].sysfs);
 		}
 		if (!open)
 			break;
@@ -254,6 +257,8 @@ int health_probe(const struct health_opts *o, struct health_row *rows, size_t ma
 		const struct probe_mount *p = &pm[i];
 		/* sysfs's queue where there is one; else sends that got no reply */
 		bool waiting = p->sysfs ? pend0[i] && p->pending : p->sent;
+		/* not connected all along: waiting if processes are stuck on it (below) */
+		bool down = down0[i] && p->disconnected;
 
 		memset(r, 0, sizeof(*r));
 		snprintf(r->mountpoint, sizeof(r->mountpoint), "%s", p->m->mountpoint);
@@ -261,7 +266,7 @@ int health_probe(const struct health_opts *o, struct health_row *rows, size_t ma
 		r->threshold_s = wait;
 		r->unanswered = p->pending;
 		r->at_least = true;
-		if (p->replied || !waiting) {
+		if (p->replied || (!waiting && !down)) {
 			r->state = p->pending || p->replied ? ANS_ANSWERING : ANS_IDLE;
 		} else {
 			/* not connected all along counts the same: nothing took the connection either */
@@ -270,6 +275,13 @@ int health_probe(const struct health_opts *o, struct health_row *rows, size_t ma
 		}
 	}
 	probe_stuck(o->procfs_root, rows, n);
+	/* an idle transport the kernel closed (TCP's idle disconnect): nobody waits on it */
+	for (size_t i = 0; i < n; i++)
+		if (rows[i].state == ANS_SILENT && !(pend0[i] && pm[i].pending) && pm[i].sysfs &&
+		    !rows[i].stuck) {
+			rows[i].state = ANS_IDLE;
+			rows[i].silent_s = rows[i].oldest_s = 0;
+		}
 	mounts_free(&mt);
 	return (int)n;
 }

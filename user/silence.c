@@ -102,45 +102,65 @@ bool task_in_d_state(const char *procfs_root, int pid, char *comm, size_t len)
 	return stuck;
 }
 
-static bool cgroup_on(const struct snapshot *s, __u64 cgid, __u32 dev)
+/* process @pid stuck behind @r's mount, with its cgroup's job: once, at most STUCK_MAX named */
+static void stuck_add(struct answer_row *r, const struct stuck_in *in, int pid, __u64 cgid)
 {
-	for (size_t i = 0; s && i < s->njobio; i++)
-		if (s->jobio[i].k.cgid == cgid && s->jobio[i].k.dev == dev)
-			return true;
-	return false;
+	const char *path = in->cg ? cgroups_path(in->cg, cgid) : NULL;
+	struct job_id j = { 0 };
+	struct stuck_task *s;
+	char comm[16] = "";
+
+	for (size_t k = 0; k < r->nstuck; k++)
+		if (r->stuck[k].pid == pid)
+			return;
+	if (!task_in_d_state(in->procfs_root, pid, comm, sizeof(comm)))
+		return;
+	if (r->nstuck == STUCK_MAX) {
+		r->stuck_more++;
+		return;
+	}
+	s = &r->stuck[r->nstuck++];
+	s->pid = pid;
+	snprintf(s->comm, sizeof(s->comm), "%s", comm);
+	s->job[0] = 0;
+	if (path) {
+		job_from_cgroup(path, &j);
+		snprintf(s->job, sizeof(s->job), "%s:%s", j.kind, j.id);
+	}
 }
 
+/*
+ * The processes of each cgroup that did I/O on the mount: every one in its cgroup.procs now (a
+ * writer blocked in its open() has done no I/O of its own yet), else those seen doing NFS I/O
+ */
 static void stuck_row(struct answer_row *r, const struct stuck_in *in)
 {
 	__u32 dev = mount_dev(in->mounts, r->mountpoint);
 
-	if (!dev)
+	if (!dev || !in->snap)
 		return;
-	for (size_t i = 0; i < in->ntasks; i++) {
-		const struct task_seen *t = &in->tasks[i];
-		char comm[16] = "";
+	for (size_t i = 0; i < in->snap->njobio; i++) {
+		const struct job_key *k = &in->snap->jobio[i].k;
+		const char *path = in->cg ? cgroups_path(in->cg, k->cgid) : NULL;
+		char procs[4600], buf[8192];
 		bool dup = false;
 
-		if (!cgroup_on(in->snap, t->k.cgid, dev))
+		if (k->dev != dev)
 			continue;
-		for (size_t k = 0; k < r->nstuck && !dup; k++)
-			dup = r->stuck[k].pid == (int)t->k.tgid;
-		if (dup || !task_in_d_state(in->procfs_root, (int)t->k.tgid, comm, sizeof(comm)))
+		for (size_t p = 0; p < i && !dup; p++)
+			dup = in->snap->jobio[p].k.cgid == k->cgid && in->snap->jobio[p].k.dev == dev;
+		if (dup)
 			continue;
-		if (r->nstuck == STUCK_MAX) {
-			r->stuck_more++;
+		if (path && in->cg->root[0] &&
+		    snprintf(procs, sizeof(procs), "%s%s/cgroup.procs", in->cg->root, path) < (int)sizeof(procs) &&
+		    read_file_at(AT_FDCWD, procs, buf, sizeof(buf)) >= 0) {
+			for (char *l = strtok(buf, "\n"); l; l = strtok(NULL, "\n"))
+				stuck_add(r, in, atoi(l), k->cgid);
 			continue;
 		}
-		struct stuck_task *s = &r->stuck[r->nstuck++];
-		const char *path = in->cg ? cgroups_path(in->cg, t->k.cgid) : NULL;
-		struct job_id j = { 0 };
-
-		s->pid = (int)t->k.tgid;
-		snprintf(s->comm, sizeof(s->comm), "%s", comm);
-		if (path) {
-			job_from_cgroup(path, &j);
-			snprintf(s->job, sizeof(s->job), "%s:%s", j.kind, j.id);
-		}
+		for (size_t t = 0; t < in->ntasks; t++)
+			if (in->tasks[t].k.cgid == k->cgid)
+				stuck_add(r, in, (int)in->tasks[t].k.tgid, k->cgid);
 	}
 }
 

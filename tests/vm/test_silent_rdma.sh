@@ -1,0 +1,83 @@
+# A server gone silent over NFS/RDMA (#59, case b): writers of Slurm job 779 on an NFSv3/RDMA
+# mount (soft-RoCE), then nfsd stopped (its threads set to 0: its RDMA listener and connections
+# go, nothing answers, the client's reconnections are refused) for longer than the threshold,
+# then started again. The mount turns not-answering within the threshold and one interval, the
+# oldest request's age agrees with the test's clock to 1 s, the stuck writers' job is named,
+# --check fails and then passes, and the replies counted equal mountstats' recvs.
+grep -q ' /sys/fs/cgroup cgroup2 ' /proc/mounts || mount -t cgroup2 none /sys/fs/cgroup || { fail "cgroup2"; exit 1; }
+nfsd_start 8 >/dev/null || exit 1
+rxe_up || exit 1
+THRESHOLD=5 IV=1
+up() { cut -d' ' -f1 /proc/uptime; }
+ans() {
+	grep -a '"type":"interval"' /tmp/r.json | tail -n 1 | jq -r --arg m "$1" \
+		"[.ts, (.answers[]? | select(.mountpoint == \$m) | $2)] | map(tostring) | join(\" \")" 2>/dev/null
+}
+wait_state() {
+	_i=0
+	while [ $_i -lt $(($3 * 5)) ]; do
+		_l=$(ans "$1" '.state, .oldest_unanswered_s, .silent_s, .threshold_s, .unanswered')
+		case $_l in *" $2 "*) echo "$_l"; return 0 ;; esac
+		sleep 0.2
+		_i=$((_i + 1))
+	done
+	return 1
+}
+fgt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a > b) }'; }
+close_to() { awk -v a="$1" -v b="$2" -v d="$3" 'BEGIN { x = a - b; if (x < 0) x = -x; exit !(x <= d) }'; }
+
+mount_rdma /mnt/r 3 || exit 1
+srv=$LAST_SERVER
+mkdir -p /export/r || exit 1
+cg=/sys/fs/cgroup/system.slice/slurmstepd.scope/job_779/step_0
+mkdir -p $cg || exit 1
+r0=$(mountstats_xprt /mnt/r recvs)
+slotscope --json $IV -d 400 --silent-after $THRESHOLD --prom-file /tmp/r.prom >/tmp/r.json 2>/tmp/r.err &
+i=0
+until grep -q '"type":"interval"' /tmp/r.json 2>/dev/null || [ $i -ge 600 ]; do sleep 0.2; i=$((i + 1)); done
+sleep 1
+sh -c "echo \$\$ >$cg/cgroup.procs && . /src/tools/vm/lib.sh &&
+	while [ ! -f /tmp/stop ]; do writers /mnt/r/r 8 8 >/dev/null 2>&1; done; touch /tmp/done" &
+sleep 5
+check_eq "(b) answering while the writers run" "$(ans /mnt/r .state | cut -d' ' -f2)" answering
+t0=$(up)
+rpc.nfsd 0
+st=$(wait_state /mnt/r not-answering 40) || fail "(b) never not-answering"
+set -- $st
+delay=$(awk -v a="$1" -v b="$t0" 'BEGIN { printf "%.2f", a - b }')
+echo "note (b) RDMA: nfsd stopped at $t0, not-answering in the interval ending $1 (${delay} s later; threshold $5 s), oldest $3 s, $6 requests awaiting a reply"
+fgt "$(awk -v a="$THRESHOLD" -v b="$IV" 'BEGIN { print a + b + 0.75 }')" "$delay" &&
+	echo "ok   (b) detected within the threshold and one interval: $delay s" ||
+	{ echo "FAIL (b) detected after $delay s, past $THRESHOLD + $IV"; CHECK_FAILED=1; }
+close_to "$3" "$(awk -v a="$1" -v b="$t0" 'BEGIN { print a - b }')" 1 &&
+	echo "ok   (b) oldest age $3 s within 1 s of the test's clock" ||
+	{ echo "FAIL (b) oldest age $3 s against the test's $(awk -v a="$1" -v b="$t0" 'BEGIN { print a - b }') s"; CHECK_FAILED=1; }
+sleep 2
+echo "note (b) the writers' states: $(for p in $(pidof dd); do cut -d' ' -f3 /proc/$p/stat; done | sort | uniq -c | tr '\n' ' ')"
+echo "note (b) the record: $(grep -a '"type":"interval"' /tmp/r.json | tail -n 1 | jq -c '.answers')"
+check_eq "(b) the stuck writers' job named" \
+	"$(grep -a '"type":"interval"' /tmp/r.json | tail -n 1 | jq -r '[.answers[] | select(.mountpoint == "/mnt/r") | .stuck[].job] | unique | join(" ")')" slurm:779
+out=$(slotscope --check --prom-file /tmp/r.prom); rc=$?
+check_eq "(b) --check: CRITICAL" $rc 2
+echo "note (b) --check: $out"
+out=$(slotscope --check --prom-file /tmp/none.prom --check-exit npd); rc=$?
+check_eq "(b) --check alone, node-problem-detector's codes: a problem" $rc 1
+echo "note (b) --check alone: $out"
+echo "note (b) the kernel's xprt_state: $(cat /sys/kernel/sunrpc/xprt-switches/*/xprt-*-rdma/xprt_state 2>/dev/null | tr '\n' ' ')"
+t3=$(up)
+rpc.nfsd 8 && echo 'rdma 20049' >/proc/fs/nfsd/portlist || fail "nfsd restart"
+st=$(wait_state /mnt/r answering 90) || fail "(b) never answering again"
+set -- $st
+echo "note (b) nfsd back at $t3: answering in the interval ending $1 ($(awk -v a="$1" -v b="$t3" 'BEGIN { printf "%.1f", a - b }') s later)"
+out=$(slotscope --check --prom-file /tmp/r.prom -m /mnt/r); rc=$?
+check_eq "(b) --check: OK once it answers" $rc 0
+touch /tmp/stop
+i=0
+while [ ! -f /tmp/done ] && [ $i -lt 240 ]; do sleep 0.5; i=$((i + 1)); done
+sync
+sleep 2
+kill -INT "$(pidof slotscope)"
+wait
+r1=$(mountstats_xprt /mnt/r recvs)
+check_eq "(b) replies over the run = mountstats recvs delta" "$(ss_get /tmp/r.json $srv .recvs)" $((r1 - r0))
+exit $CHECK_FAILED
