@@ -19,6 +19,7 @@
 #include "answer.h"
 #include "engine.h"
 #include "health.h"
+#include "opcount.h"
 #include "silence.h"
 
 #define S 1000000000ull
@@ -68,6 +69,21 @@ static void test_states(void **state)
 	judge(&a, 0, 0, 60, 16, 0.001, false);
 	assert_int_equal(a.state, ANS_ANSWERING);
 	assert_string_equal(answer_state_names[ANS_SILENT], "not-answering");
+}
+
+/* the ops a lease renews with are no answer: a server may renew leases while every WRITE hangs */
+static void test_keepalive(void **state)
+{
+	(void)state;
+	assert_true(op_is_keepalive("SEQUENCE"));
+	assert_true(op_is_keepalive("RENEW"));
+	assert_true(op_is_keepalive("NULL"));
+	assert_false(op_is_keepalive("WRITE"));
+	assert_false(op_is_keepalive("SEQUENCEX"));
+	assert_false(op_is_keepalive("READ"));
+	assert_false(op_is_keepalive("RENEWAL"));
+	assert_false(op_is_keepalive("GETATTR"));
+	assert_false(op_is_keepalive(""));
 }
 
 static void test_fold(void **state)
@@ -251,6 +267,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_states),
+		cmocka_unit_test(test_keepalive),
 		cmocka_unit_test(test_fold),
 		cmocka_unit_test(test_tally),
 		cmocka_unit_test(test_health_textfile),
