@@ -362,20 +362,6 @@ bool engine_sunrpc_loaded(const char *sysfs_root)
 	return !root_path(path, sizeof(path), sysfs_root, "/sys/module/sunrpc") && !access(path, F_OK);
 }
 
-struct engine *engine_alloc(const struct engine_opts *o, char *why, size_t len)
-{
-	struct engine *e = calloc(1, sizeof(*e));
-
-	snprintf(why, len, "out of memory");
-	if (!e)
-		return NULL;
-	e->why = why;
-	e->whylen = len;
-	e->btf_fd = -1;
-	e->o = *o;
-	return e;
-}
-
 int engine_open(struct engine **out, const struct engine_opts *o, char *why, size_t len)
 {
 	struct engine *e = engine_alloc(o, why, len);

@@ -8,6 +8,7 @@
 #ifndef SLOTSCOPE_MODEL_H
 #define SLOTSCOPE_MODEL_H
 
+#include "client_mount.h"
 #include "ledger.h"
 #include "linkmap.h"
 #include "view.h"
@@ -64,8 +65,6 @@ void model_out_free(struct model_out *out);
 
 /* answer_view.c: each transport's answer and each mount's row (an interval view, after prom_owners) */
 int answer_view(struct view *v, const struct model_in *in);
-/* the mount whose superblock client @clid is, or is made from (model.c); NULL: none known */
-const char *mountpoint_of(const struct snapshot *s, const struct mount_table *mt, __u32 clid);
 /* credit_view.c: a transport's credits at @c since @o (NULL: since attach); level_share() */
 double level_share(const __u64 *c, const __u64 *o, __u64 *busy_ns, __u64 *at_limit_ns);
 void credit_view(struct credit_view *v, const struct credit_levels *c, const struct credit_levels *o);

@@ -26,17 +26,6 @@
 static const unsigned char wait_le[] = { 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 25, 27, 29, 31, 33, 35 };
 static const unsigned char op_le[] = { 15, 17, 19, 21, 23, 25, 27, 29, 31 };
 
-/* a label value: the name by name_next() (utf8.h), then the text format's \\ and \" */
-void prom_lv(FILE *f, const char *s)
-{
-	put_name_quoted(f, s);
-}
-
-void prom_family(FILE *f, const char *name, const char *type, const char *help)
-{
-	fprintf(f, "# HELP slotscope_%s %s\n# TYPE slotscope_%s %s\n", name, help, name, type);
-}
-
 /* 2^e ns in seconds, exactly: every power of two has a finite decimal expansion */
 static void le_str_make(char *buf, size_t len, unsigned int e)
 {

@@ -2,12 +2,16 @@
 # The house rules the build can check (tools/layout-check): every user/*.c, bpf/ source, the
 # Makefile and mk/*.mk, tests/unit/*.c and *.h, tests/host/*.sh, tests/vm/*.sh, tools/vm/'s scripts
 # and bench/*.c, *.sh and *.awk at most 600 lines, and no circle between the rooms (a file's
-# includes, through headers without a .c of their own).
+# includes, through headers without a .c of their own; the objects' calls, by nm).
 # The check is run on the tree, then shown to fail on a copy with a 601-line file of each kind and
 # on one with a circle made by one include.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/lib-host.sh"
-if out=$("$top/tools/layout-check" "$top" 2>&1); then ok "the tree keeps the rules"; else bad "the tree: $out"; fi
+if out=$("$top/tools/layout-check" "$top" --objects "$O" 2>&1); then
+	ok "the tree keeps the rules, its objects' calls included"
+else
+	bad "the tree: $out"
+fi
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
 cp -r "$top/user" "$t/user"
@@ -53,6 +57,22 @@ out=$("$top/tools/layout-check" "$t" 2>&1)
 rc=$?
 [ $rc = 1 ] && grep -q '^circle: .*util' <<<"$out" && ok "an include that closes a circle fails, named" ||
 	bad "a circle through util: exit $rc, said: $out"
+# a call circle no include shows: the objects of the build, and two more whose functions call
+# each other through a shared declaration (as a file cut off at the size bar calling back into
+# its parent through the parent's header)
+cp "$top/user/util.c" "$t/user/util.c"
+mkdir -p "$t/objs/user"
+cp "$O"/user/*.o "$t/objs/user/"
+printf 'int up(void);\nint down(void) { return up() + 1; }\n' >"$t/down.c"
+printf 'int down(void);\nint up(void) { return down() - 1; }\n' >"$t/up.c"
+cc -c -o "$t/objs/user/down.o" "$t/down.c" && cc -c -o "$t/objs/user/up.o" "$t/up.c" || bad "cc"
+out=$("$top/tools/layout-check" "$t" --objects "$t/objs" 2>&1)
+rc=$?
+[ $rc = 1 ] && grep -q '^call circle: down, up: down calls up (up); up calls down (down)' <<<"$out" &&
+	ok "a call circle fails, named with the calls that close it" || bad "a call circle: exit $rc, said: $out"
+rm "$t/objs/user/up.o"
+"$top/tools/layout-check" "$t" --objects "$t/objs" >/dev/null && ok "one way only: passes" ||
+	bad "a call one way refused: $("$top/tools/layout-check" "$t" --objects "$t/objs" 2>&1)"
 # a VM test or bench that runs bpftrace boots the image that has it (tools/vm/run, "#% needs:
 # bpftrace"; without it the bench's bpftrace was not there, and its start timed out unsaid)
 miss=

@@ -47,6 +47,21 @@ ms_ops() {
 		on && $1 ~ /^[A-Z_0-9]+:$/ && NF >= 9 { s += (w == "retrans" ? $3 - $2 : $4) } END { print s + 0 }' /proc/self/mountstats
 }
 fgt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a > b) }'; }
+# in_time WHAT TS: the state turned in the interval ending TS, t0 the silence: within the
+# threshold and one interval, or (a tick late on a loaded host) at the first tick past the
+# threshold: the one before, at most half a second past it (the first request after t0), did not
+# yet have it
+in_time() {
+	_p=$(grep -a '"type":"interval"' /tmp/s.json | jq -r .ts | awk -v t="$2" '$1 == t { print p; exit } { p = $1 }')
+	_d=$(awk -v a="$2" -v b="$t0" 'BEGIN { printf "%.2f", a - b }')
+	if fgt "$(awk -v a="$THRESHOLD" -v b="$IV" 'BEGIN { print a + b + 0.75 }')" "$_d"; then
+		echo "ok   $1 detected within the threshold and one interval: $_d s"
+	elif fgt "$(awk -v a="$THRESHOLD" -v b="$t0" 'BEGIN { print a + b + 0.5 }')" "$_p"; then
+		echo "ok   $1 detected at the first tick past the threshold: $_d s (the one before at $(awk -v a="$_p" -v b="$t0" 'BEGIN { printf "%.2f", a - b }') s)"
+	else
+		echo "FAIL $1 detected after $_d s, past the threshold and one interval"; CHECK_FAILED=1
+	fi
+}
 close_to() { awk -v a="$1" -v b="$2" -v d="$3" 'BEGIN { x = a - b; if (x < 0) x = -x; exit !(x <= d) }'; }
 
 # the saturated server first: server_latency makes lo's prio root, whose band 1:1 then drops
@@ -83,9 +98,7 @@ t1=$(up)
 set -- $st
 delay=$(awk -v a="$1" -v b="$t0" 'BEGIN { printf "%.2f", a - b }')
 echo "note (a) TCP: silenced at $t0, not-answering in the interval ending $1 (${delay} s later; threshold $5 s), oldest $3 s, $6 requests awaiting a reply"
-fgt "$(awk -v a="$THRESHOLD" -v b="$IV" 'BEGIN { print a + b + 0.75 }')" "$delay" &&
-	echo "ok   (a) detected within the threshold and one interval: $delay s" ||
-	{ echo "FAIL (a) detected after $delay s, past $THRESHOLD + $IV"; CHECK_FAILED=1; }
+in_time "(a)" "$1"
 close_to "$3" "$(awk -v a="$1" -v b="$t0" 'BEGIN { print a - b }')" 1 &&
 	echo "ok   (a) oldest age $3 s within 1 s of the test's clock" ||
 	{ echo "FAIL (a) oldest age $3 s against the test's $(awk -v a="$1" -v b="$t0" 'BEGIN { print a - b }') s"; CHECK_FAILED=1; }
@@ -95,10 +108,15 @@ i=0
 until [ "$(alerts /mnt/s)" = 1 ] || [ $i -ge 40 ]; do sleep 0.2; i=$((i + 1)); done
 t2=$(up)
 check_eq "(a) Prometheus: SlotscopeServerNotAnswering firing" "$(alerts /mnt/s)" 1
-fired=$(awk -v a="$t2" -v b="$1" 'BEGIN { printf "%.1f", a - b }')
-echo "note (a) the alert seen firing $fired s after the interval that turned (polls of ~0.5 s under TCG)"
-fgt 3.5 "$fired" && echo "ok   (a) the alert within two scrapes, an evaluation and a poll" ||
-	{ echo "FAIL (a) the alert $fired s after the state turned"; CHECK_FAILED=1; }
+echo "note (a) the alert seen firing $(awk -v a="$t2" -v b="$1" 'BEGIN { printf "%.1f", a - b }') s after the interval that turned (the guest's polls)"
+# on Prometheus's clock: from the last scrape that read the state not yet turned to the alert's
+# activeAt (whole seconds): two scrapes and an evaluation at most (1 s each)
+act=$(busybox wget -qO- "$PROM_URL/api/v1/alerts" | jq -r '[.data.alerts[] | select(.labels.alertname == "SlotscopeServerNotAnswering" and .labels.mountpoint == "/mnt/s") | .activeAt | sub("\\.[0-9]+Z$"; "Z") | fromdateiso8601] | min')
+last0=$(pq 'slotscope_server_state%7Bstate%3D%22not-answering%22%2Cmountpoint%3D%22%2Fmnt%2Fs%22%7D%5B2m%5D' \
+	'[.data.result[0].values[] | select(.[1] == "0") | .[0]] | max | floor')
+fired=$((act - last0))
+echo "note (a) Prometheus: last read answering at $last0, the alert active at $act: ${fired} s"
+check_le "(a) the alert within two scrapes and an evaluation (Prometheus's clock, whole seconds: 1 s of rounding)" "$fired" 4
 echo "note (a) the kernel's xprt_state: $(cat /sys/kernel/sunrpc/xprt-switches/*/xprt-*-tcp/xprt_state 2>/dev/null | sort | uniq -c | tr '\n' ' ')"
 sleep 1
 l=$(grep -a '"type":"interval"' /tmp/s.json | tail -n 1)
@@ -189,9 +207,7 @@ st=$(wait_state /mnt/v41 not-answering 30) || fail "(e) never not-answering"
 set -- $st
 delay=$(awk -v a="$1" -v b="$t0" 'BEGIN { printf "%.2f", a - b }')
 echo "note (e) NFSv4.1: silenced at $t0, not-answering in the interval ending $1 (${delay} s later), oldest $3 s"
-fgt "$(awk -v a="$THRESHOLD" -v b="$IV" 'BEGIN { print a + b + 0.75 }')" "$delay" &&
-	echo "ok   (e) detected within the threshold and one interval: $delay s" ||
-	{ echo "FAIL (e) detected after $delay s"; CHECK_FAILED=1; }
+in_time "(e)" "$1"
 close_to "$3" "$(awk -v a="$1" -v b="$t0" 'BEGIN { print a - b }')" 1 &&
 	echo "ok   (e) oldest age $3 s within 1 s of the test's clock" ||
 	{ echo "FAIL (e) oldest age $3 s against the test's clock"; CHECK_FAILED=1; }
