@@ -22,7 +22,17 @@ static __always_inline int FN(handle_xprt_transmit)(struct rpc_rqst *rqst, int s
 	if (!rqst || status < 0)
 		return 0;
 	i = mark_of(rq);
-	if (marks[i] != rq || mark_sent[i])
+	if (marks[i] != rq)
+		return 0;
+	/*
+	 * The RPC's first transmission: xprt_request_transmit() counts rq_ntrans before it sends
+	 * (xprt_request_init() set it to 0 for this RPC), so it reads 1 here; a later one keeps
+	 * the first time, unless none was kept (attached between them). A request reused by a
+	 * new RPC overwrites its old time here: nothing is cleared where slots are taken, whose
+	 * programs are at the verifier's bound on 7.x (__xprt_set_rq's hand-off). The release
+	 * clears it (track_release()).
+	 */
+	if (RD(rqst, rq_ntrans) > 1 && mark_sent[i])
 		return 0;
 	mark_xprt[i] = (__u64)RD(rqst, rq_xprt);
 	/* the transport before the time (an exchange orders them): who sees the time sees it */

@@ -150,16 +150,11 @@ static __always_inline enum acq_track track_acquire(__u64 rq, __u32 *where)
 	int err;
 
 	*where = i;
-	if (cur == rq) {
-		/* a new RPC on the request (a hand-off, or a release the stats tracepoint skipped) */
-		mark_sent[i] = 0;
+	if (cur == rq)
 		return ACQ_KNOWN;
-	}
 	if (!cur && mark_mask && (!in_hash || !bpf_map_lookup_elem(&inflight, &rq)) &&
-	    __sync_val_compare_and_swap(&marks[i], 0, rq) == 0) {
-		mark_sent[i] = 0;
+	    __sync_val_compare_and_swap(&marks[i], 0, rq) == 0)
 		return ACQ_NEW;
-	}
 	*where = MAX_MARKS;
 	err = bpf_map_update_elem(&inflight, &rq, &unknown, BPF_NOEXIST);
 	if (!err) {

@@ -45,13 +45,13 @@ check_gt "transports read slot- or connection-bound" "$(echo "$k" | grep -c .)" 
 check_eq "knobs that name nconnect name its 4 transports" \
 	"$(echo "$k" | grep -c "a higher nconnect (4 transports to $srv")" "$(echo "$k" | grep -c .)"
 check_eq "no map drops" "$(echo "$sum" | jq '.counters.inflight_full + .counters.waiters_full + .counters.ops_full')" 0
-# the live text view of the same mount: its four transports in the summary, each on the table's
-# limit; the rows no wider than a terminal
+# the live text view of the same mount: its four transports in the summary (ID PROTO SERVER
+# STATE OLDEST MOUNTS), each on the table's limit; the rows no wider than a terminal
 slotscope -m /mnt/t 1 -- sh -c ". /src/tools/vm/lib.sh; writers /mnt/t 96 1" >/tmp/t.out 2>&1
 echo "note the live view:"; sed 's/^/note | /' /tmp/t.out | head -n 40
 summ=$(sed -n '/^Summary:/,$p' /tmp/t.out)
 check_eq "text summary: the four transports of /mnt/t" \
-	"$(echo "$summ" | grep -E "^ *[0-9]+ tcp +$srv:2049 +/mnt/t" | awk '{ print $1 }' | sort -u | wc -l)" 4
+	"$(echo "$summ" | grep -E "^ *[0-9]+ tcp +$srv:2049 +[-a-z]+ +[^ ]+ +/mnt/t" | awk '{ print $1 }' | sort -u | wc -l)" 4
 check_eq "text summary: every transport's NOW/MAX/LIMIT ends in the 4-slot limit" \
 	"$(echo "$summ" | grep -A1 -E "^ *[0-9]+ tcp +$srv:2049" | grep -cE "^ +[0-9]+/[0-9]+/4 ")" 4
 check_eq "summary lines wider than 100 columns" "$(echo "$summ" | awk 'length > 100' | wc -l)" 0
