@@ -130,7 +130,7 @@ static __always_inline int FN(handle_stats_latency)(struct rpc_task *task, __s64
 	struct rpc_xprt *xprt;
 	struct op_stats *o;
 	__u32 clid;
-	__u64 now;
+	__u64 now, start;
 
 	ARMED_OR_RETURN();
 	guard_pad();
@@ -144,8 +144,8 @@ static __always_inline int FN(handle_stats_latency)(struct rpc_task *task, __s64
 	 * execute = ktime_get() - tk_start, and ktime_get() is bpf_ktime_get_ns()'s clock. Its
 	 * time back, one helper call fewer on the path every RPC takes.
 	 */
-	now = (__u64)RD(task, tk_start);
-	now = now && execute > 0 ? now + (__u64)execute : bpf_ktime_get_ns();
+	start = (__u64)RD(task, tk_start);
+	now = start && execute > 0 ? start + (__u64)execute : bpf_ktime_get_ns();
 	xprt = RD(rqst, rq_xprt);
 	x = FN(release_slot)(rqst, xprt, now, rtt, execute);
 	if (nwaiting[WAIT_SLOT] || nwaiting[WAIT_SEND] || nwaiting[WAIT_SESSION] || nwaiting[WAIT_DELAY])
@@ -159,9 +159,16 @@ static __always_inline int FN(handle_stats_latency)(struct rpc_task *task, __s64
 		return 0;
 	FN(place_client)(o, task, clnt, proc, clid);
 	FN(op_count)(o, task, rqst, v);
-	/* answered (a reply matched sets rq_rtt), and not a lease's keepalive: the server answers */
-	if (x && rtt > 0 && !op_is_keepalive(o->name) && now > x->last_answer_ns)
-		x->last_answer_ns = now;
+	/*
+	 * Answered (a reply matched sets rq_rtt), and not a lease's keepalive: the server answers.
+	 * When its reply came: rq_xtime + rq_rtt, that is tk_start + backlog + rtt, not the RPC's
+	 * end, which a starved rpciod may run seconds later (and a silence then looks shorter). A
+	 * reply implies a send (backlog >= 0) and tk_start; no test more: this program is within a
+	 * few branches of 6.12's verifier bound.
+	 */
+	start += (__u64)backlog + (__u64)rtt;
+	if (x && rtt > 0 && !op_is_keepalive(o->name) && start > x->last_answer_ns)
+		x->last_answer_ns = start;
 	/* a READ's or WRITE's whole time, and its round trip, are its job's (job_time()) */
 	if (execute > 0 && op_is_page_io(o->name))
 		job_time_end(task, (__u64)execute, rtt > 0 ? (__u64)rtt : 0,

@@ -160,9 +160,9 @@ struct xprt_stats {
 	__u64 connects_base;	/* xprt->stat.connect_count when first seen */
 	__u64 recvs_base;	/* xprt->stat.recvs when first seen */
 	/*
-	 * The end of the last RPC answered by the server (a reply matched: rq_rtt set) whose op is
-	 * not a lease's keepalive (SEQUENCE, RENEW, NULL): a server that renews its clients' leases
-	 * while it answers nothing else is not answering (#59). 0: none since attach.
+	 * When the server's last reply came (rq_xtime + rq_rtt) among the RPCs it answered whose op
+	 * is not a lease's keepalive (SEQUENCE, RENEW, NULL): a server that renews its clients'
+	 * leases while it answers nothing else is not answering (#59). 0: none since attach.
 	 */
 	__u64 last_answer_ns;
 

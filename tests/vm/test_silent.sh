@@ -1,6 +1,8 @@
 # A server gone silent, named in seconds (#59), against the test's own clock and the kernel's
 # counters, under a real Prometheus evaluating the project's rules:
-#  (a) NFSv3/TCP, writers of Slurm job 777 running, every packet to the server dropped (netem
+#  (a) NFSv3/TCP, O_DIRECT writers of Slurm job 777 running (a WRITE always on its way: buffered
+#      writes leave gaps of a second and more between writeback's bursts, and the oldest request
+#      is then younger than the silence), every packet to the server dropped (netem
 #      loss on lo), then let through again: the mount turns not-answering within the threshold
 #      and one interval, the oldest request's age agrees with the test's clock to 1 s, the stuck
 #      writers' job is named, the alert fires and clears, --check fails then passes (from the
@@ -55,7 +57,7 @@ sleep 1
 
 # ---- (a) NFSv3/TCP silenced under the writers of job 777
 sh -c "echo \$\$ >$cg/cgroup.procs && . /src/tools/vm/lib.sh &&
-	while [ ! -f /tmp/stop.a ]; do writers /mnt/s/a 8 2 >/dev/null 2>&1; done; touch /tmp/done.a" &
+	while [ ! -f /tmp/stop.a ]; do writers /mnt/s/a 8 4 direct >/dev/null 2>&1; done; touch /tmp/done.a" &
 sleep 4
 check_eq "(a) answering while the writers run" "$(ans /mnt/s .state | cut -d' ' -f2)" answering
 t0=$(up)
@@ -158,7 +160,7 @@ check_eq "(c) retransmissions = mountstats'" "$pr" "$rtx"
 
 # ---- (e) NFSv4.1 silenced under the writers of job 778
 sh -c "echo \$\$ >$cg2/cgroup.procs && . /src/tools/vm/lib.sh &&
-	while [ ! -f /tmp/stop.e ]; do writers /mnt/v41/v41 8 2 >/dev/null 2>&1; done; touch /tmp/done.e" &
+	while [ ! -f /tmp/stop.e ]; do writers /mnt/v41/v41 8 4 direct >/dev/null 2>&1; done; touch /tmp/done.e" &
 sleep 4
 t0=$(up)
 silence $v41
