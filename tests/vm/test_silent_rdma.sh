@@ -26,6 +26,7 @@ sleep 5
 check_eq "(b) answering while the writers run" "$(ans /mnt/r .state | cut -d' ' -f2)" answering
 t0=$(up)
 rpc.nfsd 0
+T0_END=$(up)
 turned "(b)" /mnt/r "NFSv3/RDMA, nfsd stopped"
 sleep 2
 echo "note (b) the writers' states: $(for p in $(pidof dd); do cut -d' ' -f3 /proc/$p/stat; done | sort | uniq -c | tr '\n' ' ')"
