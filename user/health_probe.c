@@ -111,7 +111,7 @@ static void sysfs_sample(const char *sysfs_root, struct probe_mount *pm)
 			p->sysfs = true;
 			p->pending += x.pending_q_len;
 			/* xprt_info says nothing of a transport not connected (-ENOTCONN): its queue unknown */
-			if (xprt_state_connected(sysfs_root, id, proto + 1) == 0 || !x.max_slots)
+			if (xprt_state_connected_at(g.gl_pathv[i]) == 0 || !x.max_slots)
 				p->disconnected = true;
 		}
 	}

@@ -15,9 +15,24 @@
 #include "silence.h"
 #include "util.h"
 
+int xprt_state_connected_at(const char *dir)
+{
+	char path[600], buf[256];
+	int err;
+
+	snprintf(path, sizeof(path), "%s/xprt_state", dir);
+	err = read_file_at(AT_FDCWD, path, buf, sizeof(buf));
+	if (err < 0)
+		return err;
+	for (char *w = strtok(buf, " =\n"); w; w = strtok(NULL, " =\n"))
+		if (!strcasecmp(w, "connected"))
+			return 1;
+	return 0;
+}
+
 int xprt_state_connected(const char *sysfs_root, __u32 id, const char *proto)
 {
-	char pat[512], buf[256];
+	char pat[512];
 	glob_t g;
 	int err;
 
@@ -25,19 +40,14 @@ int xprt_state_connected(const char *sysfs_root, __u32 id, const char *proto)
 	 * rpc_sysfs_xprt_state_show(): "state=" then a word per bit set ("LOCKED CONNECTED ...",
 	 * CONNECTING apart), or "state=CLOSED" with none
 	 */
-	if (root_path(pat, sizeof(pat), sysfs_root, "/sys/kernel/sunrpc/xprt-switches/switch-*/xprt-%u-%s/xprt_state",
+	if (root_path(pat, sizeof(pat), sysfs_root, "/sys/kernel/sunrpc/xprt-switches/switch-*/xprt-%u-%s",
 		      id, proto))
 		return -ENAMETOOLONG;
-	if (glob(pat, 0, NULL, &g))
+	if (glob(pat, GLOB_ONLYDIR, NULL, &g))
 		return -ENOENT;
-	err = read_file_at(AT_FDCWD, g.gl_pathv[0], buf, sizeof(buf));
+	err = xprt_state_connected_at(g.gl_pathv[0]);
 	globfree(&g);
-	if (err < 0)
-		return err;
-	for (char *w = strtok(buf, " =\n"); w; w = strtok(NULL, " =\n"))
-		if (!strcasecmp(w, "connected"))
-			return 1;
-	return 0;
+	return err;
 }
 
 size_t silence_disconnected(const char *sysfs_root, const struct snapshot *prev,

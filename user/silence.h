@@ -22,6 +22,8 @@ size_t silence_disconnected(const char *sysfs_root, const struct snapshot *prev,
 			    const struct snapshot *cur, __u64 *out, size_t max);
 /* CONNECTED among xprt_state's flags: 1, 0, or -errno (no sysfs: before 5.14) */
 int xprt_state_connected(const char *sysfs_root, __u32 id, const char *proto);
+/* the same, of the transport directory @dir itself (a walk of xprt-switches has it already) */
+int xprt_state_connected_at(const char *dir);
 
 /* a thread of process @pid in uninterruptible sleep (D); its command into @comm */
 bool task_in_d_state(const char *procfs_root, int pid, char *comm, size_t len);
