@@ -217,6 +217,7 @@ struct xprt_view {
 	__u64 first_seen_ns;		/* with key: what the kernel cannot reuse under it */
 	__u32 id, ident, limit, max_reqs, min_reqs;
 	const char *limit_source;	/* limit_source_name() */
+	bool limit_firm;		/* the kernel's own bound, not a guess: levels over it are clipped */
 	bool metadata;			/* XF_METADATA: VAST NFS's mdconnect transport */
 	char addr[ADDR_LEN], port[PORT_LEN];
 	__s32 in_use;			/* raw: a negative value would be a counting bug */

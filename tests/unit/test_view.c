@@ -57,6 +57,39 @@ static void test_quiet_interval_peak(void **state)
 	view_free(&v);
 }
 
+/*
+ * A count one past a proven limit (a race between CPUs the next event mends) is shown at the
+ * limit; an assumed pool's is not bounded, a higher level being what raises it.
+ */
+static void test_level_bounded_by_proven_limit(void **state)
+{
+	struct snapshot prev, cur;
+	struct view v;
+
+	(void)state;
+	make_snaps(&prev, &cur);
+	cur.nops = 0;
+	xs_cur.s.peak = 17;
+	xs_cur.s.epoch_peak[1] = 17;
+	xs_cur.s.in_use = 17;
+	assert_int_equal(build(&v, &prev, &cur, NULL), 0);
+	assert_int_equal(v.xprts[0].peak, 16);
+	assert_int_equal(v.xprts[0].interval_peak, 16);
+	assert_int_equal(v.xprts[0].in_use_shown, 16);
+	view_free(&v);
+
+	make_snaps(&prev, &cur);
+	cur.nops = 0;
+	xs_cur.s.ident = xs_prev.s.ident = IDENT_RDMA;
+	xs_cur.s.flags = xs_prev.s.flags = XF_LIMIT_ASSUMED;
+	xs_cur.s.peak = 17;
+	xs_cur.s.epoch_peak[1] = 17;
+	assert_int_equal(build(&v, &prev, &cur, NULL), 0);
+	assert_int_equal(v.xprts[0].peak, 17);
+	assert_int_equal(v.xprts[0].interval_peak, 17);
+	view_free(&v);
+}
+
 static void test_warming_up(void **state)
 {
 	struct snapshot prev, cur;
@@ -441,6 +474,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_interval),
 		cmocka_unit_test(test_quiet_interval_peak),
+		cmocka_unit_test(test_level_bounded_by_proven_limit),
 		cmocka_unit_test(test_warming_up),
 		cmocka_unit_test(test_folded_stages_add_up),
 		cmocka_unit_test(test_one_full_pct),
