@@ -63,7 +63,7 @@ HARDEN_LDFLAGS := -Wl,-z,relro -Wl,-z,now
 
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)
 SKELS     := $(patsubst bpf/%.bpf.c,$(O)/%.skel.h,$(BPF_SRCS))
-LIB_OBJS  := $(patsubst %.c,$(O)/%.o,$(filter-out user/main.c,$(wildcard user/*.c)))
+LIB_OBJS  := $(patsubst %.c,$(O)/%.o,$(filter-out user/run/main.c,$(wildcard user/*/*.c)))
 UNIT_BINS := $(patsubst %.c,$(O)/%,$(wildcard tests/unit/test_*.c))
 VM_TESTS  := $(sort $(wildcard tests/vm/test_*.sh))
 # The core VM tests, run by `make test` on more kernels than the default (absent: none).
@@ -154,7 +154,7 @@ $(O)/%.skel.h: $(O)/bpf/%.bpf.o
 
 # skeletons must exist before the first compile of anything that includes them (a unit test
 # that includes engine_int.h too: a clean clone's -j build compiled one first)
-$(LIB_OBJS) $(O)/user/main.o $(patsubst %,%.o,$(UNIT_BINS)): | $(SKELS)
+$(LIB_OBJS) $(O)/user/run/main.o $(patsubst %,%.o,$(UNIT_BINS)): | $(SKELS)
 
 $(O)/%.o: %.c | check-deps
 	$(call msg,CC,$@)
@@ -162,14 +162,14 @@ $(O)/%.o: %.c | check-deps
 
 $(O)/user/%.o: CFLAGS += $(HARDEN_CFLAGS)
 $(O)/slotscope $(O)/slotscope-faults: LDFLAGS += $(HARDEN_LDFLAGS)
-$(O)/slotscope: $(O)/user/main.o $(LIB_OBJS)
+$(O)/slotscope: $(O)/user/run/main.o $(LIB_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
 # The test build: SLOTSCOPE_TEST_REFUSE makes hooks refused (tests/vm/test_fallback.sh). Never
 # installed or packaged; the release binary has no such hook.
 $(O)/tests/faults/refuse.o: | $(SKELS)
-$(O)/slotscope-faults: $(O)/user/main.o $(LIB_OBJS) $(O)/tests/faults/refuse.o
+$(O)/slotscope-faults: $(O)/user/run/main.o $(LIB_OBJS) $(O)/tests/faults/refuse.o
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
@@ -198,7 +198,7 @@ $(O)/tests/unit/%: $(O)/tests/unit/%.o $(LIB_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -lcmocka -o $@
 
-$(O)/btfmerge: tools/btfmerge.c user/btfmerge.c | check-deps
+$(O)/btfmerge: tools/btfmerge.c user/engine/btfmerge.c | check-deps
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D) && $(HOSTCC) $(WARN) $(CFLAGS) -Iuser $^ -Wl,-Bstatic -lbpf -lelf -lz -Wl,-Bdynamic -o $@
 
@@ -314,7 +314,7 @@ check:
 # libFuzzer targets for every parser, seeded from tests/fuzz/corpus; FUZZ_SECONDS each
 FUZZ_SECONDS ?= 10
 FUZZERS := $(patsubst tests/fuzz/%.c,$(O)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
-FUZZ_SRCS := $(filter-out user/main.c,$(wildcard user/*.c))
+FUZZ_SRCS := $(filter-out user/run/main.c,$(wildcard user/*/*.c))
 .PHONY: fuzz
 fuzz: fuzzers
 	$(Q)FUZZ_SECONDS=$(FUZZ_SECONDS) O=$(O) tests/host/test_fuzz.sh
@@ -436,7 +436,7 @@ clean:
 
 .DELETE_ON_ERROR:
 .SECONDARY:
--include $(patsubst %.o,%.d,$(LIB_OBJS) $(O)/user/main.o) \
+-include $(patsubst %.o,%.d,$(LIB_OBJS) $(O)/user/run/main.o) \
 	 $(patsubst $(O)/%.skel.h,$(O)/bpf/%.bpf.d,$(SKELS)) \
 	 $(addsuffix .d,$(UNIT_BINS)) $(O)/tests/fleet/fleetgen.d $(O)/tests/fleet/snapgen.d $(O)/bench/prombench.d $(O)/bench/tickbench.d $(O)/tests/faults/refuse.d
 

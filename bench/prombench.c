@@ -12,7 +12,7 @@
 #include <time.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include "output.h"
+#include "out/output.h"
 
 static const char *const ops[] = { "READ", "WRITE", "COMMIT", "GETATTR", "LOOKUP", "ACCESS",
 				   "CREATE", "REMOVE", "SETATTR", "FSSTAT", "READDIRPLUS", "NULL" };

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
-#include "btfmerge.h"
+#include "engine/btfmerge.h"
 
 static void print_fn(void *ctx, const char *fmt, va_list args)
 {

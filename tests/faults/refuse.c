@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/bpf.h>
-#include "engine_int.h"
-#include "log.h"
+#include "engine/engine_int.h"
+#include "lib/log.h"
 
 /*
  * Fault injection for the fallback tests, in the test build only (slotscope-faults, made with

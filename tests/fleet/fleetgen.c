@@ -39,9 +39,9 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include "outfile.h"
-#include "output.h"
-#include "uhist.h"
+#include "lib/outfile.h"
+#include "out/output.h"
+#include "lib/uhist.h"
 
 enum script { TCP_IDLE, RDMA_IDLE, MULTIRAIL, LINK_BUSY, HEALTHY, CHURN, KNEE, OWN };
 static const char *const script_names[] = { "tcp-idle", "rdma-idle", "multirail", "link-busy",

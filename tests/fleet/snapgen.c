@@ -19,11 +19,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "engine.h"
-#include "ledger.h"
-#include "model.h"
-#include "output.h"
-#include "view.h"
+#include "engine/engine.h"
+#include "prom/ledger.h"
+#include "prom/totals.h"
+#include "model/model.h"
+#include "out/output.h"
+#include "model/view.h"
 
 #define NSERVERS 3
 #define NPATHS 6
@@ -360,10 +361,11 @@ int main(int argc, char **argv)
 	for (int i = 1; i <= steps; i++) {
 		struct prom_input in = { .now_wall = 1e9 + i, .version = "test", .kernel = "sim" };
 		struct mount_table mt = { 0 };
-		struct model_in mi = { .span = SPAN_INTERVAL, .from = &prev, .to = &cur, .mounts = &mt,
-				       .sums = &l };
+		struct model_in mi = { .span = SPAN_INTERVAL, .from = &prev, .to = &cur, .mounts = &mt };
 		struct model_in ci = { .span = SPAN_SUMMARY, .from = &start, .to = &cur, .mounts = &mt };
 		struct model_out iv, cv;
+		struct textfile_in ti = { .sums = &l, .iv = &iv.view, .mounts = &mt };
+		struct view totals;
 
 		s->t = i;
 		step_kernel(s);
@@ -371,19 +373,20 @@ int main(int argc, char **argv)
 			fprintf(stderr, "snapgen: step %d failed\n", i);
 			return 1;
 		}
-		/* the interval and the textfile's sums in one call, as the running trace makes them */
-		if (model_build(&mi, &iv) || model_build(&ci, &cv)) {
+		/* the interval and the textfile's sums of it, as the running trace makes them */
+		if (model_build(&mi, &iv) || model_build(&ci, &cv) || textfile_totals(&ti, &totals)) {
 			fprintf(stderr, "snapgen: out of memory\n");
 			return 1;
 		}
 		/* SNAPGEN_CUMULATIVE=1: the textfile as it was made before the ledger (a control) */
-		in.cum = getenv("SNAPGEN_CUMULATIVE") ? &cv.view : &iv.totals;
+		in.cum = getenv("SNAPGEN_CUMULATIVE") ? &cv.view : &totals;
 		in.iv = &iv.view;
 		snprintf(path, sizeof(path), "%s/%04d.prom", argv[1], i);
 		if (prom_write(path, &in)) {
 			fprintf(stderr, "snapgen: cannot write %s\n", path);
 			return 1;
 		}
+		textfile_totals_free(&totals);
 		if (ledger_add(&l, &iv.view, &mt)) {
 			fprintf(stderr, "snapgen: out of memory\n");
 			return 1;

@@ -2,7 +2,7 @@
 /* libFuzzer: /proc/self/mountinfo parsing and lookups */
 #include <stdint.h>
 #include <stdio.h>
-#include "mounts.h"
+#include "host/mounts.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -2,7 +2,7 @@
 /* libFuzzer: /proc/self/mountstats transport lines */
 #include <stdint.h>
 #include <stdio.h>
-#include "audit.h"
+#include "host/audit.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -9,11 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
-#include "audit.h"
-#include "jobs.h"
-#include "nl.h"
-#include "tcpdiag.h"
-#include "route.h"
+#include "host/audit.h"
+#include "model/jobs.h"
+#include "links/nl.h"
+#include "links/tcpdiag.h"
+#include "links/route.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

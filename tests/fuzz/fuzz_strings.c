@@ -3,9 +3,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "audit.h"
-#include "rdma.h"
-#include "util.h"
+#include "host/audit.h"
+#include "links/rdma.h"
+#include "lib/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -7,8 +7,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "output.h"
-#include "utf8.h"
+#include "out/output.h"
+#include "lib/utf8.h"
 
 static void check_utf8(const char *buf, size_t len)
 {

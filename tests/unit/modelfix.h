@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "hist.h"
-#include "model.h"
+#include "model/model.h"
 
 #define FX_XPRTS 16
 #define FX_OPS 64

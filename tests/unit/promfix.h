@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "output.h"
+#include "out/output.h"
 
 struct fixture {
 	struct xprt_view x[16];

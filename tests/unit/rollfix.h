@@ -15,10 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "ledger.h"
+#include "prom/ledger.h"
+#include "prom/totals.h"
 #include "modelfix.h"
-#include "output.h"
-#include "prom_mounts.h"
+#include "out/output.h"
+#include "model/prom_mounts.h"
 
 static inline void mount_table(struct mount_table *mt, const char *text)
 {
@@ -30,9 +31,29 @@ static inline void mount_table(struct mount_table *mt, const char *text)
 	fclose(f);
 }
 
-static inline char *render(const struct model_out *m, bool rollup)
+/* an interval as the trace makes the textfile: the model's view, then the textfile's totals of it */
+struct tf_view {
+	struct model_out m;
+	struct view totals;
+};
+
+static inline void tf_build(const struct model_in *in, const struct ledger *sums, struct tf_view *o)
 {
-	struct prom_input in = { .cum = &m->totals, .iv = &m->view, .now_wall = 1800000000.0,
+	struct textfile_in t = { .sums = sums, .iv = &o->m.view, .mounts = in->mounts, .prom = in->prom };
+
+	assert_int_equal(model_build(in, &o->m), 0);
+	assert_int_equal(textfile_totals(&t, &o->totals), 0);
+}
+
+static inline void tf_free(struct tf_view *o)
+{
+	textfile_totals_free(&o->totals);
+	model_out_free(&o->m);
+}
+
+static inline char *render(const struct tf_view *m, bool rollup)
+{
+	struct prom_input in = { .cum = &m->totals, .iv = &m->m.view, .now_wall = 1800000000.0,
 				 .rollup = rollup, .version = "0.0.0-test", .kernel = "6.1.0-test" };
 	char *buf = NULL;
 	size_t len;
@@ -168,23 +189,22 @@ static inline void scene(struct snapfix *f, __u64 t, __u64 scale)
 }
 
 /* two intervals through the sums, as the trace makes the textfile; @pm as the options give it */
-static inline void two_intervals(struct model_out *m, struct ledger *sums, struct snapfix *f,
+static inline void two_intervals(struct tf_view *m, struct ledger *sums, struct snapfix *f,
 				 const struct mount_table *mt, const struct prom_mounts *pm)
 {
 	struct model_in in = { .span = SPAN_INTERVAL, .from = &f[0].s, .to = &f[1].s, .mounts = mt,
 			       .tun = { .tcp_max_slots = 16, .rdma_slots = 128, .max_session_slots = 64 },
-			       .sums = sums, .prom = pm };
+			       .prom = pm };
 
 	scene(&f[0], 10, 0);
 	scene(&f[1], 11, 1);
 	scene(&f[2], 12, 2);
-	assert_int_equal(model_build(&in, m), 0);
-	assert_int_equal(ledger_add(sums, &m->view, mt), 0);
-	model_out_free(m);
+	tf_build(&in, sums, m);
+	assert_int_equal(ledger_add(sums, &m->m.view, mt), 0);
+	tf_free(m);
 	in.from = &f[1].s;
 	in.to = &f[2].s;
-	assert_int_equal(model_build(&in, m), 0);
-	assert_true(m->have_totals);
+	tf_build(&in, sums, m);
 }
 
 #endif

@@ -16,11 +16,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <cmocka.h>
-#include "answer.h"
-#include "engine.h"
-#include "health.h"
+#include "model/answer.h"
+#include "engine/engine.h"
+#include "run/health.h"
 #include "opcount.h"
-#include "silence.h"
+#include "run/silence.h"
 
 #define S 1000000000ull
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "audit.h"
+#include "host/audit.h"
 
 #ifndef FIXTURES
 #define FIXTURES "tests/fixtures"

@@ -11,7 +11,7 @@
 #include <errno.h>
 #include <string.h>
 #include <cmocka.h>
-#include "btfmerge.h"
+#include "engine/btfmerge.h"
 
 static void test_unknown_kind(void **state)
 {

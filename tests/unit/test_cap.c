@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "prom_cap.h"
+#include "prom/prom_cap.h"
 #include "promfix.h"
 
 #define XPRT 66
@@ -24,7 +24,7 @@ static void add_mount(struct fixture *f, const char *mnt, __u32 id, __u32 nx)
 
 	for (__u32 i = 0; i < nx; i++) {
 		add_xprt(f, id + i, "10.0.0.1", mnt);
-		f->x[f->v.nxprts - 1].prom_mount = mnt;
+		f->x[f->v.nxprts - 1].row_mount = mnt;
 	}
 	for (size_t i = 0; i < 3; i++)
 		add_op(f, mnt, ops[i], 10);
@@ -89,7 +89,7 @@ static void test_cap(void **state)
 	/* b's transports shared with the new mount, which the model now puts them under: still b's */
 	for (size_t i = 0; i < g->v.nxprts; i++)
 		if (g->x[i].id == 10 || g->x[i].id == 11) {
-			g->x[i].prom_mount = "/mnt/0";
+			g->x[i].row_mount = "/mnt/0";
 			g->x[i].nmounts = 2;
 			g->x[i].mounts[0].mountpoint = "/mnt/0";
 			g->x[i].mounts[1].mountpoint = "/mnt/b";

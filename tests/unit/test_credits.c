@@ -15,7 +15,7 @@
 #include <linux/types.h>
 #include <cmocka.h>
 #include "account.h"
-#include "model.h"
+#include "model/model.h"
 
 /* what the handler needs of its program's world: the fields it reads, a clock, one entry */
 struct rpc_xprt {

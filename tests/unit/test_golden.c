@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The renderers of a model-built view against golden files: JSON, text, textfile, folded, SVG. */
+#include "prom/totals.h"
 #include "viewfix.h"
 
 static void golden(const char *name, const char *got, size_t len)
@@ -44,6 +45,8 @@ static void test_golden_outputs(void **state)
 	struct link_sample la, lb;
 	struct model_in in, earlier;
 	struct model_out m;
+	struct textfile_in tin;
+	struct view totals;
 	struct ledger sums = { 0 };
 	struct linkmap lm;
 	struct view v;
@@ -73,15 +76,15 @@ static void test_golden_outputs(void **state)
 	in = (struct model_in){ .span = SPAN_INTERVAL, .from = &prev, .to = &cur, .lfrom = &la, .lto = &lb,
 				.tfrom = &la, .tto = &lb, .mounts = &mt, .paths = &lm,
 				.tun = { .tcp_max_slots = 16, .rdma_slots = 128, .max_session_slots = 64 },
-				/* the textfile's sums before this interval: an earlier one, replayed */
-				.sums = &sums, .lstart = &la };
+				 };
 	earlier = in;
-	earlier.sums = NULL;
 	assert_int_equal(model_build(&earlier, &m), 0);
 	assert_int_equal(ledger_add(&sums, &m.view, &mt), 0);
 	model_out_free(&m);
 	assert_int_equal(model_build(&in, &m), 0);
-	assert_true(m.have_totals);
+	/* the textfile's sums before this interval (an earlier one, replayed), this one added */
+	tin = (struct textfile_in){ .sums = &sums, .iv = &m.view, .mounts = &mt, .lstart = &la, .lto = &lb };
+	assert_int_equal(textfile_totals(&tin, &totals), 0);
 	v = m.view;
 	s = render(out_json, &v, &len);
 	golden("interval.json", s, len);
@@ -96,7 +99,7 @@ static void test_golden_outputs(void **state)
 		assert_true(nl - line <= 100);
 	}
 	free(s);
-	prom_totals = &m.totals;
+	prom_totals = &totals;
 	s = render(prom_render, &v, &len);
 	prom_totals = NULL;
 	golden("metrics.prom", s, len);
@@ -114,7 +117,7 @@ static void test_golden_outputs(void **state)
 	assert_null(strstr(s, "slotscope_mount_info{mountpoint=\"\""));
 	free(s);
 	/* --prom-detail: the in-flight curve by quarters of the limit, both intervals summed */
-	prom_totals = &m.totals;
+	prom_totals = &totals;
 	prom_detail = true;
 	s = render(prom_render, &v, &len);
 	prom_totals = NULL;
@@ -133,6 +136,7 @@ static void test_golden_outputs(void **state)
 	s = render(svg_render, &v, &len);
 	golden("flame.svg", s, len);
 	free(s);
+	textfile_totals_free(&totals);
 	model_out_free(&m);
 	ledger_free(&sums);
 	linkmap_free(&lm);

@@ -4,7 +4,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
-#include "uhist.h"
+#include "lib/uhist.h"
 
 /* 0 and the limit have buckets of their own whatever the limit */
 static void test_level_bucket_edges(void **state)

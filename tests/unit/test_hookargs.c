@@ -10,7 +10,7 @@
 #include <setjmp.h>
 #include <string.h>
 #include <cmocka.h>
-#include "engine_int.h"
+#include "engine/engine_int.h"
 
 struct ids {
 	int vp, rqst_p, task_p, q_p, s64;

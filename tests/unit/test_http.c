@@ -20,8 +20,8 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <cmocka.h>
-#include "http.h"
-#include "httpreq.h"
+#include "run/http.h"
+#include "run/httpreq.h"
 
 static struct http_server *srv;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;

@@ -114,9 +114,9 @@ static void test_idle_mounts(void **state)
 		for (int t = 1; t <= IDLE_STEPS; t++) {
 			struct idlefix *prev = &f[(t - 1) & 1], *cur = &f[t & 1];
 			struct mount_table mt;
-			struct model_out m;
+			struct tf_view m;
 			struct model_in in = { .span = SPAN_INTERVAL, .from = &prev->s, .to = &cur->s,
-					       .mounts = &mt, .sums = &sums, .prom = &pm,
+					       .mounts = &mt, .prom = &pm,
 					       .tun = { .tcp_max_slots = 16 } };
 			const char *acq = roll ? "slotscope_slot_acquires_total{mountpoint=\"/mnt/p000\",server=\"10.0.3.1\"}"
 					       : "slotscope_slot_acquires_total{server=\"10.0.3.1\",proto=\"tcp\",xprt=\"0\"}";
@@ -126,7 +126,7 @@ static void test_idle_mounts(void **state)
 
 			idle_scene(cur, t);
 			idle_mount_table(&mt, t);
-			assert_int_equal(model_build(&in, &m), 0);
+			tf_build(&in, &sums, &m);
 			text = render(&m, roll);
 			/* the mounts mounted that have done their burst, each with all it did */
 			for (int i = 0; i < IDLE_MOUNTS; i++) {
@@ -160,8 +160,8 @@ static void test_idle_mounts(void **state)
 							       "proto=\"tcp\",xprt=\"7\"}") == 20);
 			}
 			free(text);
-			assert_int_equal(ledger_add(&sums, &m.view, &mt), 0);
-			model_out_free(&m);
+			assert_int_equal(ledger_add(&sums, &m.m.view, &mt), 0);
+			tf_free(&m);
 			mounts_free(&mt);
 		}
 		/* one sum a path: the victim's went on */

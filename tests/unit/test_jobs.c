@@ -14,10 +14,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include "jobs.h"
-#include "jobtime.h"
-#include "out_prom_int.h"
-#include "window.h"
+#include "model/jobs.h"
+#include "model/jobtime.h"
+#include "prom/out_prom_int.h"
+#include "model/window.h"
 
 static void want(const char *path, const char *kind, const char *id, const char *step, uint32_t uid)
 {

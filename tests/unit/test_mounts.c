@@ -9,7 +9,7 @@
 #include <unistd.h>
 #include <sys/mount.h>
 #include <cmocka.h>
-#include "mounts.h"
+#include "host/mounts.h"
 
 #ifndef FIXTURES
 #define FIXTURES "tests/fixtures"

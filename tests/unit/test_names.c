@@ -14,10 +14,10 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include "json.h"
+#include "out/json.h"
 #include "modelfix.h"
-#include "output.h"
-#include "utf8.h"
+#include "out/output.h"
+#include "lib/utf8.h"
 
 static char *json_of(const char *name)
 {

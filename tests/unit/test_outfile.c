@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <cmocka.h>
-#include "outfile.h"
+#include "lib/outfile.h"
 
 static char root[64], dir[128], path[192];
 

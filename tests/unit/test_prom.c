@@ -10,11 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "ledger.h"
+#include "prom/ledger.h"
 #include "modelfix.h"
-#include "output.h"
+#include "out/output.h"
 #include "promfix.h"
-#include "utf8.h"
+#include "lib/utf8.h"
 
 /*
  * The budget docs/metrics.md's "Series budget" states, per transport, per mount and per node: a change
@@ -92,8 +92,8 @@ static void test_rollup_budget(void **state)
 	(void)state;
 	for (__u32 i = 0; i < 8; i++) {
 		add_xprt(f, i, "10.0.0.1", "/mnt/a");
-		f->x[i].prom_mount = "/mnt/a";
-		snprintf(f->x[i].prom_server, sizeof(f->x[i].prom_server), "10.0.0.1");
+		f->x[i].row_mount = "/mnt/a";
+		snprintf(f->x[i].row_server, sizeof(f->x[i].row_server), "10.0.0.1");
 		f->x[i].link.rate_gbps = 10 * (i % 3 + 1);
 		f->x[i].limit = 16;
 		f->x[i].interval_peak = i;

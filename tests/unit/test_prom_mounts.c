@@ -55,48 +55,48 @@ static void test_owners(void **state)
 	struct mount_table mt;
 	struct prom_mounts pm = { .nexclude = 1, .exclude = { "/mnt/a" } };
 	struct ledger sums = { 0 };
-	struct model_out m;
+	struct tf_view m;
 	const struct xprt_view *x;
 
 	(void)state;
 	mount_table(&mt, mounts_text);
 	two_intervals(&m, &sums, f, &mt, NULL);
 	/* shared: the first mount in path order, whichever carried its ops */
-	x = xprt_of(&m.view, K_A1);
-	assert_string_equal(x->prom_mount, "/mnt/a");
-	assert_string_equal(x->prom_server, "10.0.0.1");
+	x = xprt_of(&m.m.view, K_A1);
+	assert_string_equal(x->row_mount, "/mnt/a");
+	assert_string_equal(x->row_server, "10.0.0.1");
 	/* only /mnt/b's ops, but mounted from the same server as /mnt/a: /mnt/a's too */
-	assert_string_equal(xprt_of(&m.view, K_A2)->prom_mount, "/mnt/a");
-	assert_string_equal(xprt_of(&m.view, K_H)->prom_mount, "/home/u1");
+	assert_string_equal(xprt_of(&m.m.view, K_A2)->row_mount, "/mnt/a");
+	assert_string_equal(xprt_of(&m.m.view, K_H)->row_mount, "/home/u1");
 	/* no op since attach: the mount table's addr= and proto= */
-	assert_string_equal(xprt_of(&m.view, K_C)->prom_mount, "/mnt/c");
-	x = xprt_of(&m.view, K_LOST);
-	assert_null(x->prom_mount);
-	assert_string_equal(x->prom_server, "10.0.0.9");
-	for (size_t i = 0; i < m.view.nxprts; i++)
-		assert_false(m.view.xprts[i].prom_hidden);
-	model_out_free(&m);
+	assert_string_equal(xprt_of(&m.m.view, K_C)->row_mount, "/mnt/c");
+	x = xprt_of(&m.m.view, K_LOST);
+	assert_null(x->row_mount);
+	assert_string_equal(x->row_server, "10.0.0.9");
+	for (size_t i = 0; i < m.m.view.nxprts; i++)
+		assert_false(m.m.view.xprts[i].row_hidden);
+	tf_free(&m);
 	ledger_free(&sums);
 	/* /mnt/a filtered out: its transports count under /mnt/b, the next that they serve */
 	two_intervals(&m, &sums, f, &mt, &pm);
-	assert_string_equal(xprt_of(&m.view, K_A1)->prom_mount, "/mnt/b");
-	assert_string_equal(xprt_of(&m.view, K_A2)->prom_mount, "/mnt/b");
-	model_out_free(&m);
+	assert_string_equal(xprt_of(&m.m.view, K_A1)->row_mount, "/mnt/b");
+	assert_string_equal(xprt_of(&m.m.view, K_A2)->row_mount, "/mnt/b");
+	tf_free(&m);
 	ledger_free(&sums);
 	/* both out: the transports leave the file; "" is out only under an include */
 	pm.exclude[pm.nexclude++] = "/mnt/b";
 	two_intervals(&m, &sums, f, &mt, &pm);
-	assert_true(xprt_of(&m.view, K_A1)->prom_hidden);
-	assert_true(xprt_of(&m.view, K_A2)->prom_hidden);
-	assert_false(xprt_of(&m.view, K_LOST)->prom_hidden);
-	model_out_free(&m);
+	assert_true(xprt_of(&m.m.view, K_A1)->row_hidden);
+	assert_true(xprt_of(&m.m.view, K_A2)->row_hidden);
+	assert_false(xprt_of(&m.m.view, K_LOST)->row_hidden);
+	tf_free(&m);
 	ledger_free(&sums);
 	pm = (struct prom_mounts){ .ninclude = 1, .include = { "/mnt/*" } };
 	two_intervals(&m, &sums, f, &mt, &pm);
-	assert_true(xprt_of(&m.view, K_LOST)->prom_hidden);
-	assert_true(xprt_of(&m.view, K_H)->prom_hidden);
-	assert_false(xprt_of(&m.view, K_C)->prom_hidden);
-	model_out_free(&m);
+	assert_true(xprt_of(&m.m.view, K_LOST)->row_hidden);
+	assert_true(xprt_of(&m.m.view, K_H)->row_hidden);
+	assert_false(xprt_of(&m.m.view, K_C)->row_hidden);
+	tf_free(&m);
 	ledger_free(&sums);
 	mounts_free(&mt);
 }
@@ -108,14 +108,14 @@ static void test_filtered_file(void **state)
 	struct mount_table mt;
 	struct prom_mounts pm = { .nexclude = 1, .exclude = { "/home/*" } };
 	struct ledger sums = { 0 };
-	struct model_out m;
+	struct tf_view m;
 	char *all, *s;
 
 	(void)state;
 	mount_table(&mt, mounts_text);
 	two_intervals(&m, &sums, f, &mt, NULL);
 	all = render(&m, false);
-	model_out_free(&m);
+	tf_free(&m);
 	ledger_free(&sums);
 	two_intervals(&m, &sums, f, &mt, &pm);
 	s = render(&m, false);
@@ -131,7 +131,7 @@ static void test_filtered_file(void **state)
 	assert_true(value(s, "slotscope_written_bytes_total{mountpoint=\"/mnt/b\"}") > 0);
 	assert_int_equal(count_lines(s, "slotscope_mount_info{"), count_lines(all, "slotscope_mount_info{") - 1);
 	free(s);
-	model_out_free(&m);
+	tf_free(&m);
 	ledger_free(&sums);
 	/* a shared transport's info names only the mounts shown */
 	pm.exclude[0] = "/mnt/a";
@@ -143,7 +143,7 @@ static void test_filtered_file(void **state)
 			       "rdma_device=\"\",port=\"\",mountpoint=\"/mnt/a,/mnt/b\","));
 	free(s);
 	free(all);
-	model_out_free(&m);
+	tf_free(&m);
 	ledger_free(&sums);
 	mounts_free(&mt);
 }

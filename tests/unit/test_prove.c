@@ -17,7 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <cmocka.h>
-#include "prove.h"
+#include "engine/prove.h"
 
 static char root[64];
 

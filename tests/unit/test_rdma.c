@@ -13,8 +13,8 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <cmocka.h>
-#include "rdma.h"
-#include "util.h"
+#include "links/rdma.h"
+#include "lib/util.h"
 
 #ifndef FIXTURES
 #define FIXTURES "tests/fixtures"

@@ -334,15 +334,15 @@ static void history(unsigned long long seed, int steps, const struct prom_mounts
 	fx_init(&s->f[1], 0);
 	for (int t = 1; t <= steps; t++) {
 		struct mount_table mt;
-		struct model_out m;
-		struct model_in in = { .span = SPAN_INTERVAL, .mounts = &mt, .sums = &sums, .prom = pm };
+		struct tf_view m;
+		struct model_in in = { .span = SPAN_INTERVAL, .mounts = &mt, .prom = pm };
 		char *text;
 
 		step(s, t, pm);
 		sim_mounts(s, &mt);
 		in.from = &s->f[s->cur ^ 1].s;
 		in.to = &now(s)->s;
-		assert_int_equal(model_build(&in, &m), 0);
+		tf_build(&in, &sums, &m);
 		text = render(&m, pm->rollup);
 		check_file(text, &hi, backs, lines);
 		for (int p = 0; p < PATHS; p++)
@@ -367,8 +367,8 @@ static void history(unsigned long long seed, int steps, const struct prom_mounts
 			fclose(f);
 		}
 		free(text);
-		assert_int_equal(ledger_add(&sums, &m.view, &mt), 0);
-		model_out_free(&m);
+		assert_int_equal(ledger_add(&sums, &m.m.view, &mt), 0);
+		tf_free(&m);
 		mounts_free(&mt);
 	}
 	*rows_taken = 0;

@@ -50,14 +50,14 @@ static void test_rollup_sums(void **state)
 	struct mount_table mt;
 	const struct prom_mounts rollup = { .rollup = true };
 	struct ledger sums = { 0 };
-	struct model_out m;
+	struct tf_view m;
 	char *per, *roll, row[128];
 
 	(void)state;
 	mount_table(&mt, mounts_text);
 	two_intervals(&m, &sums, f, &mt, NULL);
 	per = render(&m, false);
-	model_out_free(&m);
+	tf_free(&m);
 	ledger_free(&sums);
 	two_intervals(&m, &sums, f, &mt, &rollup);
 	roll = render(&m, true);
@@ -98,7 +98,7 @@ static void test_rollup_sums(void **state)
 		    value(per, "slotscope_written_bytes_total{mountpoint=\"/mnt/b\"}"));
 	free(per);
 	free(roll);
-	model_out_free(&m);
+	tf_free(&m);
 	ledger_free(&sums);
 	mounts_free(&mt);
 }
@@ -112,9 +112,9 @@ static void test_transport_leaves(void **state)
 	static struct snapfix f[3];
 	struct mount_table mt;
 	struct ledger sums = { 0 };
-	struct model_out m;
+	struct tf_view m;
 	const struct prom_mounts rollup = { .rollup = true };
-	struct model_in in = { .span = SPAN_INTERVAL, .mounts = &mt, .sums = &sums, .prom = &rollup };
+	struct model_in in = { .span = SPAN_INTERVAL, .mounts = &mt, .prom = &rollup };
 	const char *row = "slotscope_slot_acquires_total{mountpoint=\"/mnt/a\",server=\"10.0.0.1\"}";
 	double before, after;
 	char *text;
@@ -125,12 +125,12 @@ static void test_transport_leaves(void **state)
 	scene(&f[1], 11, 1);
 	in.from = &f[0].s;
 	in.to = &f[1].s;
-	assert_int_equal(model_build(&in, &m), 0);
+	tf_build(&in, &sums, &m);
 	text = render(&m, true);
 	before = value(text, row);
 	free(text);
-	assert_int_equal(ledger_add(&sums, &m.view, &mt), 0);
-	model_out_free(&m);
+	assert_int_equal(ledger_add(&sums, &m.m.view, &mt), 0);
+	tf_free(&m);
 	/* the second transport reaped, its ops with it; the first goes on */
 	scene(&f[2], 12, 2);
 	f[2].x[1] = f[2].x[--f[2].s.nxprts];
@@ -139,7 +139,7 @@ static void test_transport_leaves(void **state)
 			f[2].o[i--] = f[2].o[--f[2].s.nops];
 	in.from = &f[1].s;
 	in.to = &f[2].s;
-	assert_int_equal(model_build(&in, &m), 0);
+	tf_build(&in, &sums, &m);
 	text = render(&m, true);
 	after = value(text, row);
 	/* 150 before, then the first transport's 100 more: not 200, the one left's own sum */
@@ -147,7 +147,7 @@ static void test_transport_leaves(void **state)
 	assert_true(after == 250);
 	assert_true(value(text, "slotscope_slot_limit{mountpoint=\"/mnt/a\",server=\"10.0.0.1\"}") == 16);
 	free(text);
-	model_out_free(&m);
+	tf_free(&m);
 	ledger_free(&sums);
 	mounts_free(&mt);
 }

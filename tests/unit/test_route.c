@@ -16,9 +16,9 @@
 #include <rdma/rdma_netlink.h>
 #include <linux/inet_diag.h>
 #include <linux/tcp.h>
-#include "nl.h"
-#include "tcpdiag.h"
-#include "route.h"
+#include "links/nl.h"
+#include "links/tcpdiag.h"
+#include "links/route.h"
 
 #ifndef FIXTURES
 #define FIXTURES "tests/fixtures"

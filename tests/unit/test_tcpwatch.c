@@ -13,7 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include <arpa/inet.h>
-#include "tcpwatch.h"
+#include "links/tcpwatch.h"
 
 static struct tcp_conn_stat conn;	/* what the fake sock_diag answers */
 static int dumps;

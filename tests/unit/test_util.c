@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include "fmt.h"
-#include "util.h"
+#include "lib/fmt.h"
+#include "lib/util.h"
 
 #ifndef FIXTURES
 #define FIXTURES "tests/fixtures"

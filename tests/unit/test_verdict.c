@@ -8,7 +8,7 @@
 #include <cmocka.h>
 #include <math.h>
 #include "modelfix.h"
-#include "verdict.h"
+#include "model/verdict.h"
 
 struct row {
 	const char *what;

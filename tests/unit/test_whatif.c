@@ -11,8 +11,8 @@
 #include <string.h>
 #include <cmocka.h>
 #include <math.h>
-#include "verdict.h"
-#include "whatif.h"
+#include "model/verdict.h"
+#include "model/whatif.h"
 
 /* a curve of @limit slots: @n RPCs at each level 1..limit with RTT rtt(level) */
 static void curve_make(struct curve_view *c, __u32 limit, const __u64 *n_at, double (*rtt)(unsigned int))

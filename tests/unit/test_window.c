@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "window.h"
-#include "output.h"
+#include "model/window.h"
+#include "out/output.h"
 
 #define MB 1000000.0
 

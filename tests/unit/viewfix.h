@@ -17,9 +17,9 @@
 #include <string.h>
 #include <cmocka.h>
 #include <sys/socket.h>
-#include "output.h"
-#include "model.h"
-#include "verdict.h"
+#include "out/output.h"
+#include "model/model.h"
+#include "model/verdict.h"
 
 
 #ifndef FIXTURES

@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Transports as the programs read them, against sunrpc's own sysfs files. */
+#include <errno.h>
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "engine/prove.h"
+#include "lib/util.h"
+#include "host/xprtinfo.h"
+
+static const char *ident_name(__u32 ident)
+{
+	switch (ident) {
+	case IDENT_TCP: return "tcp";
+	case IDENT_UDP: return "udp";
+	case IDENT_RDMA: return "rdma";
+	/* XPRT_TRANSPORT_LOCAL: the AF_UNIX transport rpcbind registrations use */
+	case 257: return "local";
+	default: return NULL;
+	}
+}
+
+static bool is_done(const struct proof *p, __u64 key, __u64 first_seen)
+{
+	for (size_t i = 0; i + 1 < p->ndone; i += 2)
+		if (p->done[i] == key && p->done[i + 1] == first_seen)
+			return true;
+	return false;
+}
+
+/* the published transport of id @id under @xs (the xprt-switches directory): 1 found, 0 not */
+static int published(const char *xs, __u32 id, struct audit_xprt *x)
+{
+	char pat[640];
+	glob_t g;
+	int found = 0;
+
+	snprintf(pat, sizeof(pat), "%s/switch-*/xprt-%u-*", xs, id);
+	if (glob(pat, 0, NULL, &g))
+		return 0;
+	if (g.gl_pathc) {
+		const char *dash = strrchr(g.gl_pathv[0], '-');
+
+		memset(x, 0, sizeof(*x));
+		snprintf(x->proto, sizeof(x->proto), "%s", dash ? dash + 1 : "");
+		xprt_info_read(g.gl_pathv[0], x);
+		found = 1;
+	}
+	globfree(&g);
+	return found;
+}
+
+/* 0: @s matches @x (or xprt_info was unreadable: undecided, *@decided false); -EPROTO with @why */
+static bool any_published(const char *xs)
+{
+	char pat[600];
+	glob_t g;
+	bool any;
+
+	snprintf(pat, sizeof(pat), "%s/switch-*/xprt-*-*", xs);
+	any = !glob(pat, 0, NULL, &g) && g.gl_pathc > 0;
+	globfree(&g);
+	return any;
+}
+
+static int compare(const struct xprt_stats *s, const struct audit_xprt *x, bool *decided, char *why,
+		   size_t len)
+{
+	const char *id = ident_name(s->ident);
+
+	*decided = false;
+	/* a class this build has no name for (a later kernel's) is not judged by it */
+	if (id && strcmp(id, x->proto)) {
+		snprintf(why, len, "transport %u: class %u read, the kernel publishes xprt-%u-%s", s->id,
+			 s->ident, s->id, x->proto);
+		return -EPROTO;
+	}
+	/* xprt_info is -ENOTCONN while the transport is not connected: judged later */
+	if (!x->max_slots)
+		return 0;
+	*decided = true;
+	if (s->max_reqs != x->max_slots || s->min_reqs != x->min_slots) {
+		snprintf(why, len, "transport %u: max_reqs/min_reqs read %u/%u, the kernel publishes "
+			 "max_num_slots=%u min_num_slots=%u", s->id, s->max_reqs, s->min_reqs, x->max_slots,
+			 x->min_slots);
+		return -EPROTO;
+	}
+	return 0;
+}
+
+static int mark_done(struct proof *p, __u64 key, __u64 first_seen)
+{
+	if (grow(&p->done, &p->done_cap, p->ndone + 2, sizeof(*p->done), 32))
+		return -ENOMEM;
+	p->done[p->ndone++] = key;
+	p->done[p->ndone++] = first_seen;
+	p->proven++;
+	return 0;
+}
+
+/* @key's consecutive checks that found it published with other values; counted up, or reset */
+static int bad_run(struct proof *p, __u64 key, __u64 first_seen, bool bad)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (p->seen[i].key == key && p->seen[i].first_seen == first_seen)
+			return p->seen[i].misses = bad ? p->seen[i].misses + 1 : 0;
+	if (!bad)
+		return 0;
+	if (grow(&p->seen, &p->cap, p->n + 1, sizeof(*p->seen), 16))
+		return -ENOMEM;
+	p->seen[p->n].key = key;
+	p->seen[p->n].first_seen = first_seen;
+	p->seen[p->n].misses = 1;
+	return p->seen[p->n++].misses;
+}
+
+/*
+ * A transport's sysfs directory may go before the programs see it destroyed (its switch's goes
+ * with the client, and xprt_destroy runs from a work queue later), and its id may then be
+ * reused: one look proves nothing wrong. Refused are the same values read differently twice
+ * running, or, twice running, no live transport published at all while the kernel publishes
+ * some and none was ever proven (a layout read wrong reads every id and address wrong).
+ */
+int proof_check(struct proof *p, const struct snapshot *snap, const char *sysfs_root, char *why,
+		size_t len)
+{
+	char xs[512], missing[200] = "";
+	size_t found = 0;
+	bool suspect = false;
+
+	if (root_path(xs, sizeof(xs), sysfs_root, "/sys/kernel/sunrpc/xprt-switches") || access(xs, F_OK))
+		return 0;
+	for (size_t i = 0; i < snap->nxprts; i++) {
+		const struct xprt_stats *s = &snap->xprts[i].s;
+		__u64 key = snap->xprts[i].key;
+		struct audit_xprt x;
+		bool decided;
+		int err, m;
+
+		if (s->destroyed_ns || is_done(p, key, s->first_seen_ns))
+			continue;
+		/* another transport of a reused id has another server, as a garbled read has */
+		if (!published(xs, s->id, &x) || (x.dstaddr[0] && strcmp(x.dstaddr, s->addr))) {
+			if (!missing[0])
+				snprintf(missing, sizeof(missing), "transport %u (%s:%s) is read, and the "
+					 "kernel publishes no transport of that id and server", s->id, s->addr,
+					 s->port);
+			continue;
+		}
+		found++;
+		err = compare(s, &x, &decided, why, len);
+		m = bad_run(p, key, s->first_seen_ns, err != 0);
+		if (m < 0)
+			return m;
+		if (err && m >= 2)
+			return err;
+		suspect |= err != 0;
+		if (!err && decided && mark_done(p, key, s->first_seen_ns))
+			return -ENOMEM;
+	}
+	if (found || !missing[0] || p->proven || !any_published(xs)) {
+		p->none_found = 0;
+		return suspect;
+	}
+	if (++p->none_found < 2)
+		return 1;
+	snprintf(why, len, "%s", missing);
+	return -EPROTO;
+}
+
+void proof_free(struct proof *p)
+{
+	free(p->seen);
+	free(p->done);
+	memset(p, 0, sizeof(*p));
+}

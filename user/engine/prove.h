@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The layout the programs read transports through, proven as they run against what sunrpc
+ * itself publishes for each one (net/sunrpc/sysfs.c, 5.14 on): a transport of that id, its
+ * transport class, its slot table's max_reqs and min_reqs. BTF made from DWARF or given by the
+ * user is proven this way; the kernel's own is checked the same way.
+ */
+#ifndef SLOTSCOPE_PROVE_H
+#define SLOTSCOPE_PROVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "engine/engine.h"
+
+struct proof {
+	/* transports found with other values: consecutive checks so (misses) */
+	struct { __u64 key, first_seen; int misses; } *seen;
+	int none_found;			/* consecutive checks that found no live transport published */
+	size_t n, cap;
+	size_t proven;			/* transports proven so far */
+	__u64 *done;			/* their keys and first_seen, pairs */
+	size_t ndone, done_cap;
+};
+
+/*
+ * The transports of @snap not yet proven, against ROOT/sys/kernel/sunrpc: 0, or -EPROTO with
+ * @why naming the transport and the field that differs (twice running), or that no live
+ * transport is published (twice running, while none has been proven and the kernel publishes
+ * some: sysfs shows our network namespace's only). 1: the first of such looks: the sample is
+ * not to be reported, the next look decides. A kernel without the sysfs files proves nothing
+ * and refuses nothing. -ENOMEM when out of memory.
+ */
+int proof_check(struct proof *p, const struct snapshot *snap, const char *sysfs_root, char *why,
+		size_t len);
+void proof_free(struct proof *p);
+
+#endif

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include "links/route.h"
+#include "links/tcpwatch.h"
+#include "lib/util.h"
+
+static struct tw_entry *entry(struct tcp_watch *w, const struct xprt_snap *x)
+{
+	for (size_t i = 0; i < w->n; i++)
+		if (w->e[i].key == x->key && w->e[i].first_seen == x->s.first_seen_ns)
+			return &w->e[i];
+	if (GROW(w->e, w->cap, w->n + 1, 16))
+		return NULL;
+	memset(&w->e[w->n], 0, sizeof(w->e[0]));
+	w->e[w->n].key = x->key;
+	w->e[w->n].first_seen = x->s.first_seen_ns;
+	return &w->e[w->n++];
+}
+
+/* @x's source port as its path says (sysfs xprt_info, 5.14): 0 when unknown */
+static unsigned int sport_of(const struct xprt_snap *x, const struct linkmap *paths)
+{
+	struct link_path p;
+
+	return paths && !linkmap_get(paths, x->key, x->s.first_seen_ns, &p) ? p.sport : 0;
+}
+
+/* @x's connection in the dump: by its source port, or the one connection to its server's port */
+static const struct tcp_conn_stat *conn_of(const struct tcp_watch *w, const struct xprt_snap *x,
+					   const struct linkmap *paths)
+{
+	const struct tcp_conn_stat *hit = NULL;
+	unsigned int dport = (unsigned int)strtoul(x->s.port, NULL, 10), sport = sport_of(x, paths);
+	struct sockaddr_storage ss;
+	const void *addr;
+	int family;
+
+	/* as the route lookup reads it: an IPv6 link-local address's %scope taken off */
+	if (parse_sockaddr(x->s.addr, dport, &ss))
+		return NULL;
+	family = ss.ss_family;
+	addr = family == AF_INET ? (const void *)&((struct sockaddr_in *)&ss)->sin_addr :
+				   (const void *)&((struct sockaddr_in6 *)&ss)->sin6_addr;
+	for (size_t i = 0; i < w->ndump; i++) {
+		const struct tcp_conn_stat *s = &w->dump[i];
+
+		if (s->family != family || s->dport != dport || memcmp(s->daddr, addr, family == AF_INET ? 4 : 16))
+			continue;
+		if (sport && s->sport == sport)
+			return s;
+		if (!sport) {
+			if (hit)
+				return NULL;	/* several, and no port to tell them apart */
+			hit = s;
+		}
+	}
+	return hit;
+}
+
+int tcp_watch_tick(struct tcp_watch *w, const struct snapshot *snap, const struct linkmap *paths, bool live,
+		   struct link_sample *l)
+{
+	unsigned int dport = 0, sports[16];
+	size_t k = 0, nsports = 0;
+	bool need = false, v6 = false, all_ports = true;
+	__u64 span = w->last_ts && snap->ts_ns > w->last_ts ? snap->ts_ns - w->last_ts : 0;
+
+	w->tick++;
+	w->last_ts = snap->ts_ns;
+	for (size_t i = 0; i < w->n; i++)
+		w->e[i].seen = false;
+	for (size_t i = 0; i < snap->nxprts; i++) {
+		const struct xprt_snap *x = &snap->xprts[i];
+		unsigned int p = (unsigned int)strtoul(x->s.port, NULL, 10), sp;
+		__u64 ns = x->s.waits[WAIT_SEND].sum_ns;
+		struct tw_entry *e;
+
+		if (x->s.ident != IDENT_TCP)
+			continue;
+		e = entry(w, x);
+		if (!e)
+			return -ENOMEM;
+		/* a transport destroyed keeps its sums while it is reported, and is read no more */
+		e->seen = true;
+		if (x->s.destroyed_ns) {
+			e->queued = false;
+			continue;
+		}
+		e->queued = span && ns > e->waited && ns - e->waited >= span / 10;
+		e->waited = ns;
+		if (!e->queued)
+			continue;
+		/* their source ports filtered in the kernel; else their one server port (2049) */
+		sp = sport_of(x, paths);
+		if (sp && nsports < sizeof(sports) / sizeof(sports[0]))
+			sports[nsports++] = sp;
+		else
+			all_ports = false;
+		dport = !need || dport == p ? p : 0;
+		need = true;
+		v6 = v6 || strchr(x->s.addr, ':');
+	}
+	/* transports gone with their sums */
+	for (size_t i = 0; i < w->n; i++)
+		if (w->e[i].seen)
+			w->e[k++] = w->e[i];
+	w->n = k;
+	if (need && live) {
+		int fd = w->fd - 1;
+
+		if ((w->sample ? w->sample : tcp_conns_sample)(&fd, sports, all_ports ? nsports : 0, dport, v6,
+								 &w->dump, &w->ndump, &w->dump_cap))
+			w->ndump = 0;
+		w->fd = fd + 1;
+		for (size_t i = 0; i < snap->nxprts; i++) {
+			const struct xprt_snap *x = &snap->xprts[i];
+			const struct tcp_conn_stat *s;
+			struct tw_entry *e;
+
+			if (x->s.ident != IDENT_TCP || x->s.destroyed_ns || !(e = entry(w, x)) || !e->queued ||
+			    !(s = conn_of(w, x, paths)))
+				continue;
+			/*
+			 * Read at the tick before too, the same connection: what it did since. A
+			 * reconnect keeps the source port and starts tcp_info over: a busy time that
+			 * went back is a new connection, read as a baseline. The 32-bit counts wrap.
+			 */
+			if (e->tick + 1 == w->tick && e->raw.sport == s->sport && s->busy_us >= e->raw.busy_us &&
+			    s->rwnd_us >= e->raw.rwnd_us && s->sndbuf_us >= e->raw.sndbuf_us) {
+				e->sum.busy_us += s->busy_us - e->raw.busy_us;
+				e->sum.rwnd_us += s->rwnd_us - e->raw.rwnd_us;
+				e->sum.sndbuf_us += s->sndbuf_us - e->raw.sndbuf_us;
+				e->sum.retrans += (uint32_t)((uint32_t)s->retrans - (uint32_t)e->raw.retrans);
+				e->sum.segs_out += (uint32_t)((uint32_t)s->segs_out - (uint32_t)e->raw.segs_out);
+			}
+			e->raw = *s;
+			e->tick = w->tick;
+			e->sum.key = e->key;
+			e->sum.first_seen = e->first_seen;
+			e->sum.family = s->family;
+			memcpy(e->sum.daddr, s->daddr, sizeof(s->daddr));
+			e->sum.dport = s->dport;
+			e->sum.sport = s->sport;
+		}
+	}
+	l->ntcp = k = 0;
+	free(l->tcp);
+	l->tcp = NULL;
+	for (size_t i = 0; i < w->n; i++)
+		k += w->e[i].sum.family != 0;
+	if (!k)
+		return 0;
+	l->tcp = malloc(k * sizeof(*l->tcp));
+	if (!l->tcp)
+		return -ENOMEM;
+	for (size_t i = 0; i < w->n; i++)
+		if (w->e[i].sum.family)
+			l->tcp[l->ntcp++] = w->e[i].sum;
+	return 0;
+}
+
+void tcp_watch_free(struct tcp_watch *w)
+{
+	if (w->fd > 0)
+		close(w->fd - 1);
+	free(w->e);
+	free(w->dump);
+	memset(w, 0, sizeof(*w));
+}

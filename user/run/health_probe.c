@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * --check where no service runs (#59): each NFS mount's replies (mountstats' per-transport
+ * "recvs", the kernel's own count) and the requests awaiting one (sunrpc's sysfs pending_q_len,
+ * 5.14 on) sampled over the threshold. Requests waiting and not one reply in it: the server is
+ * not answering, for at least that long. A request's own age needs the service's tracing: the
+ * ages said here are lower bounds.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "run/health.h"
+#include "model/jobs.h"
+#include "host/mounts.h"
+#include "run/silence.h"
+#include "lib/util.h"
+#include "host/xprtinfo.h"
+
+#define PROBE_STEP_S 0.5
+#define PROBE_MAX_S 30.0
+
+struct probe_mount {
+	const struct nfs_mount *m;
+	struct mount_xprt mx;
+	unsigned long long sends, recvs, ops, rtt_ms;
+	unsigned int pending;
+	bool sysfs, disconnected, replied, sent;
+};
+
+/* the mountstats block of each probed mount: its transports' sends and recvs, its ops' RTT */
+static int stats_parse(FILE *f, void *arg)
+{
+	struct probe_mount *pm = arg;
+	char *line = NULL;
+	size_t cap = 0;
+	struct probe_mount *in = NULL;
+
+	for (struct probe_mount *p = pm; p->m; p++)
+		p->sends = p->recvs = p->ops = p->rtt_ms = 0;
+	while (getline(&line, &cap, f) > 0) {
+		unsigned long long v[12] = { 0 };
+		char proto[8], *on, *end;
+		int k;
+
+		if (!strncmp(line, "device ", 7)) {
+			in = NULL;
+			on = strstr(line, " mounted on ");
+			end = on ? strstr(on + 12, " with fstype ") : NULL;
+			for (struct probe_mount *p = pm; end && p->m; p++) {
+				char esc[1024], *e = esc;
+
+				for (const char *c = p->m->mountpoint; *c && e < esc + sizeof(esc) - 5; c++)
+					e += strchr(" \t\n\\", *c) ? sprintf(e, "\\%03o", (unsigned char)*c) : (*e = *c, 1);
+				*e = 0;
+				if ((size_t)(end - on - 12) == strlen(esc) && !strncmp(on + 12, esc, strlen(esc)))
+					in = p;
+			}
+			continue;
+		}
+		if (!in)
+			continue;
+		k = sscanf(line, " xprt: %7s %llu %llu %llu %llu %llu %llu %llu", proto, &v[0], &v[1], &v[2],
+			   &v[3], &v[4], &v[5], &v[6]);
+		if (k >= 5 && !strcmp(proto, "udp")) {
+			in->sends += v[2];
+			in->recvs += v[3];
+		} else if (k == 8) {
+			/* tcp, rdma: port bind_count connect_count connect_time idle_time sends recvs */
+			in->sends += v[5];
+			in->recvs += v[6];
+		} else if (sscanf(line, " %*[A-Z_0-9]: %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1],
+				  &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) == 8) {
+			in->ops += v[0];
+			in->rtt_ms += v[6];
+		}
+	}
+	free(line);
+	return 0;
+}
+
+/* each probed mount's transports in sysfs (to its server, over its protocol): queues, connection */
+static void sysfs_sample(const char *sysfs_root, struct probe_mount *pm)
+{
+	char pat[512];
+	glob_t g;
+
+	for (struct probe_mount *p = pm; p->m; p++) {
+		p->pending = 0;
+		p->sysfs = p->disconnected = false;
+	}
+	if (root_path(pat, sizeof(pat), sysfs_root, "/sys/kernel/sunrpc/xprt-switches/switch-*/xprt-*") ||
+	    glob(pat, GLOB_ONLYDIR, NULL, &g))
+		return;
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		struct audit_xprt x = { 0 };
+		const char *base = strrchr(g.gl_pathv[i], '/');
+		const char *proto = base ? strrchr(base, '-') : NULL;
+		unsigned int id;
+
+		if (!proto || sscanf(base, "/xprt-%u-", &id) != 1)
+			continue;
+		xprt_info_read(g.gl_pathv[i], &x);
+		for (struct probe_mount *p = pm; p->m; p++) {
+			if (!x.dstaddr[0] || !mount_xprt_match(&p->mx, x.dstaddr, proto + 1))
+				continue;
+			p->sysfs = true;
+			p->pending += x.pending_q_len;
+			/* xprt_info says nothing of a transport not connected (-ENOTCONN): its queue unknown */
+			if (xprt_state_connected_at(g.gl_pathv[i]) == 0 || !x.max_slots)
+				p->disconnected = true;
+		}
+	}
+	globfree(&g);
+}
+
+/* process @pid has a file open under @mp, or works in it */
+static bool uses_mount(const char *procfs_root, const char *pid, const char *mp)
+{
+	char dir[512], link[4096];
+	size_t ml = strlen(mp);
+	struct dirent *d;
+	bool hit = false;
+	DIR *fds;
+	ssize_t n;
+
+	if (root_path(dir, sizeof(dir), procfs_root, "/proc/%s/cwd", pid) == 0 &&
+	    (n = readlink(dir, link, sizeof(link) - 1)) > 0) {
+		link[n] = 0;
+		if (!strncmp(link, mp, ml) && (link[ml] == '/' || !link[ml]))
+			return true;
+	}
+	if (root_path(dir, sizeof(dir), procfs_root, "/proc/%s/fd", pid) || !(fds = opendir(dir)))
+		return false;
+	while (!hit && (d = readdir(fds))) {
+		char p[600];
+
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", dir, d->d_name);
+		n = readlink(p, link, sizeof(link) - 1);
+		if (n <= 0)
+			continue;
+		link[n] = 0;
+		hit = !strncmp(link, mp, ml) && link[ml] == '/';
+	}
+	closedir(fds);
+	return hit;
+}
+
+/* the job of process @pid, from its cgroup v2 path ("0::/..."), into @r's jobs once */
+static void add_job(const char *procfs_root, const char *pid, struct health_row *r)
+{
+	char path[512], buf[4096], id[200];
+	struct job_id j = { 0 };
+	char *cg;
+	size_t o = strlen(r->jobs);
+
+	if (root_path(path, sizeof(path), procfs_root, "/proc/%s/cgroup", pid) ||
+	    read_file_at(AT_FDCWD, path, buf, sizeof(buf)) < 0 || !(cg = strstr(buf, "0::")))
+		return;
+	cg[strcspn(cg, "\n")] = 0;
+	job_from_cgroup(cg + 3, &j);
+	snprintf(id, sizeof(id), "%s:%s", j.kind, j.id);
+	if (!strstr(r->jobs, id) && o + strlen(id) + 2 < sizeof(r->jobs))
+		snprintf(r->jobs + o, sizeof(r->jobs) - o, "%s%s", o ? " " : "", id);
+}
+
+/* processes in D with files on a silent row's mount, and their jobs (root sees every one) */
+static void probe_stuck(const char *procfs_root, struct health_row *rows, size_t n)
+{
+	char dir[512];
+	struct dirent *d;
+	DIR *proc;
+
+	if (root_path(dir, sizeof(dir), procfs_root, "/proc") || !(proc = opendir(dir)))
+		return;
+	while ((d = readdir(proc))) {
+		char comm[16];
+
+		if (d->d_name[0] < '1' || d->d_name[0] > '9' ||
+		    !task_in_d_state(procfs_root, atoi(d->d_name), comm, sizeof(comm)))
+			continue;
+		for (size_t i = 0; i < n; i++) {
+			if (rows[i].state != ANS_SILENT || !uses_mount(procfs_root, d->d_name, rows[i].mountpoint))
+				continue;
+			rows[i].stuck++;
+			add_job(procfs_root, d->d_name, &rows[i]);
+		}
+	}
+	closedir(proc);
+}
+
+int health_probe(const struct health_opts *o, struct health_row *rows, size_t max)
+{
+	struct mount_src src = { .procfs_root = o->procfs_root, .pid = "self", .fd = -1 };
+	struct probe_mount pm[HEALTH_MAX_MOUNTS + 1] = { 0 };
+	unsigned long long recvs0[HEALTH_MAX_MOUNTS], sends0[HEALTH_MAX_MOUNTS];
+	unsigned int pend0[HEALTH_MAX_MOUNTS];
+	bool down0[HEALTH_MAX_MOUNTS];
+	struct mount_table mt = { 0 };
+	double rtt = 0, waited = 0, wait;
+	size_t n = 0;
+	int err = mounts_load(&src, &mt);
+
+	if (err)
+		return err;
+	for (size_t i = 0; i < mt.n && n < HEALTH_MAX_MOUNTS && n < max; i++) {
+		bool want = !o->nmounts;
+
+		for (size_t k = 0; k < o->nmounts; k++)
+			want |= !strcmp(o->mounts[k], mt.m[i].mountpoint);
+		if (want && !mount_xprt_of(&mt.m[i], &pm[n].mx))
+			pm[n++].m = &mt.m[i];
+	}
+	err = mounts_parse_file(&src, "mountstats", stats_parse, pm);
+	if (err < 0) {
+		mounts_free(&mt);
+		return err;
+	}
+	sysfs_sample(o->sysfs_root, pm);
+	for (size_t i = 0; i < n; i++) {
+		recvs0[i] = pm[i].recvs;
+		sends0[i] = pm[i].sends;
+		pend0[i] = pm[i].pending;
+		down0[i] = pm[i].disconnected;
+		if (pm[i].ops && (double)pm[i].rtt_ms / (double)pm[i].ops / 1e3 > rtt)
+			rtt = (double)pm[i].rtt_ms / (double)pm[i].ops / 1e3;
+	}
+	wait = answer_threshold(o->silent_after_s > 0 ? o->silent_after_s : SILENT_AFTER_S, rtt);
+	if (wait > PROBE_MAX_S)
+		wait = PROBE_MAX_S;
+	/* till every mount with requests waiting has had a reply, or the threshold passed */
+	while (waited < wait) {
+		bool open = false;
+		struct timespec ts = { 0, (long)(PROBE_STEP_S * 1e9) };
+
+		nanosleep(&ts, NULL);
+		waited += PROBE_STEP_S;
+		if (mounts_parse_file(&src, "mountstats", stats_parse, pm) < 0)
+			break;
+		for (size_t i = 0; i < n; i++) {
+			pm[i].replied |= pm[i].recvs != recvs0[i];
+			pm[i].sent |= pm[i].sends != sends0[i];
+			open |= !pm[i].replied && (pend0[i] || down0[i] || !pm[i].sysfs);
+		}
+		if (!open)
+			break;
+	}
+	sysfs_sample(o->sysfs_root, pm);
+	for (size_t i = 0; i < n; i++) {
+		struct health_row *r = &rows[i];
+		const struct probe_mount *p = &pm[i];
+		/* sysfs's queue where there is one; else sends that got no reply */
+		bool waiting = p->sysfs ? pend0[i] && p->pending : p->sent;
+		/* not connected all along: waiting if processes are stuck on it (below) */
+		bool down = down0[i] && p->disconnected;
+
+		memset(r, 0, sizeof(*r));
+		snprintf(r->mountpoint, sizeof(r->mountpoint), "%s", p->m->mountpoint);
+		snprintf(r->server, sizeof(r->server), "%s", p->mx.addr);
+		r->threshold_s = wait;
+		r->unanswered = p->pending;
+		r->at_least = true;
+		if (p->replied || (!waiting && !down)) {
+			r->state = p->pending || p->replied ? ANS_ANSWERING : ANS_IDLE;
+		} else {
+			/* not connected all along counts the same: nothing took the connection either */
+			r->state = waited >= wait ? ANS_SILENT : ANS_ANSWERING;
+			r->silent_s = r->oldest_s = waited;
+		}
+	}
+	probe_stuck(o->procfs_root, rows, n);
+	/* an idle transport the kernel closed (TCP's idle disconnect): nobody waits on it */
+	for (size_t i = 0; i < n; i++)
+		if (rows[i].state == ANS_SILENT && !(pend0[i] && pm[i].pending) && pm[i].sysfs &&
+		    !rows[i].stuck) {
+			rows[i].state = ANS_IDLE;
+			rows[i].silent_s = rows[i].oldest_s = 0;
+		}
+	mounts_free(&mt);
+	return (int)n;
+}

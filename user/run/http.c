@@ -1,0 +1,504 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include "run/http.h"
+#include "run/httpreq.h"
+#include "lib/util.h"
+
+/* an exposition, shared by the connections still sending it when a newer one is published */
+struct body {
+	unsigned int refs;
+	size_t len;
+	char data[];
+};
+
+/* a connection reads its head, then sends its answer, then drains what the client still sends */
+enum conn_state { READING, ANSWERING, DRAINING };
+
+struct conn {
+	int fd;				/* -1: free */
+	double accepted, deadline;
+	enum conn_state state;
+	size_t inlen;
+	char in[HTTP_HEAD_MAX];
+	char head[320];			/* status line, headers, and a short answer's text */
+	size_t headlen, off;		/* off: bytes sent of head, then of body */
+	struct body *body;		/* NULL, or /metrics's */
+	size_t bodylen;			/* 0 for HEAD */
+};
+
+struct http_server {
+	int lfd, port;
+	double stale_s, published, timeout_s;
+	double paused_until;		/* accept failed for want of fds or memory: not polled until then */
+	bool tracing;
+	struct body *cur;
+	struct http_stats st;
+	struct conn c[HTTP_CONNS];
+};
+
+static void body_put(struct body *b)
+{
+	if (b && !--b->refs)
+		free(b);
+}
+
+static int split_spec(const char *spec, char *host, size_t hlen, char *port, size_t plen)
+{
+	const char *colon = strrchr(spec, ':');
+	size_t n;
+	char *end;
+	unsigned long p;
+
+	if (!colon || !colon[1] || strlen(colon + 1) >= plen)
+		return -EINVAL;
+	errno = 0;
+	p = strtoul(colon + 1, &end, 10);
+	if (errno || *end || p > 65535 || colon[1] < '0' || colon[1] > '9')
+		return -EINVAL;
+	snprintf(port, plen, "%lu", p);
+	n = (size_t)(colon - spec);
+	if (n >= 3 && spec[0] == '[' && spec[n - 1] == ']') {
+		spec++;
+		n -= 2;
+	} else if (memchr(spec, ':', n)) {
+		return -EINVAL;	/* an IPv6 address goes in brackets */
+	}
+	if (n >= hlen)
+		return -EINVAL;
+	memcpy(host, spec, n);
+	host[n] = 0;
+	return 0;
+}
+
+static int bind_one(const struct addrinfo *ai)
+{
+	int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
+	int one = 1, zero = 0;
+
+	if (fd < 0)
+		return -errno;
+	/* a restarted exporter binds at once, whatever its last connections left in TIME_WAIT */
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	/* "[::]:PORT" and ":PORT" take IPv4 too, whatever net.ipv6.bindv6only says */
+	if (ai->ai_family == AF_INET6)
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
+	if (bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, HTTP_CONNS)) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+int http_open(struct http_server **out, const char *spec, double stale_s, char *why, size_t len)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE | AI_NUMERICSERV };
+	struct addrinfo *res = NULL;
+	struct http_server *h;
+	char host[256], port[8];
+	int fd = -EADDRNOTAVAIL, gai;
+
+	if (split_spec(spec, host, sizeof(host), port, sizeof(port))) {
+		snprintf(why, len, "--listen %s: say HOST:PORT, [IPV6]:PORT or :PORT (every address)", spec);
+		return -EINVAL;
+	}
+	/* every address: IPv6's, which takes IPv4 too, or IPv4's where there is no IPv6 */
+	if (!host[0]) {
+		hints.ai_family = AF_INET6;
+		gai = getaddrinfo(NULL, port, &hints, &res);
+		fd = gai ? -EAFNOSUPPORT : bind_one(res);
+		if (!gai)
+			freeaddrinfo(res);
+		res = NULL;
+		if (fd == -EAFNOSUPPORT || fd == -EADDRNOTAVAIL) {
+			hints.ai_family = AF_INET;
+			gai = getaddrinfo(NULL, port, &hints, &res);
+			fd = gai ? -EADDRNOTAVAIL : bind_one(res);
+		}
+	} else {
+		gai = getaddrinfo(host, port, &hints, &res);
+		if (gai) {
+			snprintf(why, len, "--listen %s: %s: give an address of this host", spec, gai_strerror(gai));
+			return -EINVAL;
+		}
+		for (const struct addrinfo *ai = res; ai; ai = ai->ai_next)
+			if ((fd = bind_one(ai)) >= 0)
+				break;
+	}
+	if (res)
+		freeaddrinfo(res);
+	if (fd < 0) {
+		snprintf(why, len, "--listen %s: %s%s", spec, strerror(-fd),
+			 fd == -EADDRINUSE ? ": another process (another slotscope?) has it; pick another port" :
+			 fd == -EACCES ? ": a port below 1024 needs CAP_NET_BIND_SERVICE; pick one above" :
+			 ": give an address of this host");
+		return fd;
+	}
+	h = calloc(1, sizeof(*h));
+	if (!h) {
+		close(fd);
+		snprintf(why, len, "out of memory");
+		return -ENOMEM;
+	}
+	h->lfd = fd;
+	h->stale_s = stale_s;
+	h->timeout_s = HTTP_TIMEOUT_S;
+	for (size_t i = 0; i < HTTP_CONNS; i++)
+		h->c[i].fd = -1;
+	{
+		struct sockaddr_storage ss;
+		socklen_t sl = sizeof(ss);
+
+		if (!getsockname(fd, (struct sockaddr *)&ss, &sl))
+			h->port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port :
+					((struct sockaddr_in *)&ss)->sin_port);
+	}
+	*out = h;
+	return 0;
+}
+
+int http_publish(struct http_server *h, const char *body, size_t len, bool tracing)
+{
+	struct body *b = malloc(sizeof(*b) + len);
+
+	if (!b)
+		return -ENOMEM;
+	b->refs = 1;
+	b->len = len;
+	memcpy(b->data, body, len);
+	body_put(h->cur);
+	h->cur = b;
+	h->tracing = tracing;
+	h->published = clock_s(CLOCK_MONOTONIC);
+	return 0;
+}
+
+/*
+ * The head must come within HTTP_HEAD_TIMEOUT_S of the accept (a scrape sends it at once): a
+ * client that holds a connection without asking cannot keep one for the whole HTTP_TIMEOUT_S.
+ */
+static double head_deadline(const struct http_server *h, double now)
+{
+	return now + (h->timeout_s < HTTP_HEAD_TIMEOUT_S ? h->timeout_s : HTTP_HEAD_TIMEOUT_S);
+}
+
+static void conn_close(struct conn *c)
+{
+	close(c->fd);
+	body_put(c->body);
+	memset(c, 0, sizeof(*c));
+	c->fd = -1;
+}
+
+/* a short answer: its text goes in the head */
+static void answer_text(struct conn *c, int code, const char *reason, const char *extra, const char *text)
+{
+	c->headlen = (size_t)snprintf(c->head, sizeof(c->head),
+				      "HTTP/1.1 %d %s\r\nContent-Type: text/plain; charset=utf-8\r\n"
+				      "Content-Length: %zu\r\n%sConnection: close\r\n\r\n%s",
+				      code, reason, strlen(text), extra, text);
+	if (c->headlen >= sizeof(c->head))
+		c->headlen = sizeof(c->head) - 1;
+	c->state = ANSWERING;
+}
+
+static void answer_for(struct http_server *h, struct conn *c, int parsed, const struct http_req *r)
+{
+	char text[96];
+	double age;
+
+	if (parsed < 0) {
+		h->st.bad++;
+		if (parsed == -E2BIG)
+			answer_text(c, 431, "Request Header Fields Too Large", "", "request head too large\n");
+		else if (parsed == -EPROTONOSUPPORT)
+			answer_text(c, 505, "HTTP Version Not Supported", "", "HTTP/1.0 or 1.1 only\n");
+		else
+			answer_text(c, 400, "Bad Request", "", "malformed request\n");
+		return;
+	}
+	h->st.requests++;
+	if (r->path == HTTP_OTHER_PATH) {
+		answer_text(c, 404, "Not Found", "", "slotscope serves /metrics and /healthz\n");
+		return;
+	}
+	if (r->method == HTTP_OTHER_METHOD) {
+		answer_text(c, 405, "Method Not Allowed", "Allow: GET, HEAD\r\n", "GET or HEAD only\n");
+		return;
+	}
+	age = h->cur ? clock_s(CLOCK_MONOTONIC) - h->published : 0;
+	if (r->path == HTTP_HEALTHZ) {
+		if (!h->cur)
+			answer_text(c, 503, "Service Unavailable", "", "starting: nothing measured yet\n");
+		else if (age > h->stale_s) {
+			snprintf(text, sizeof(text), "stale: the last exposition is %.0f s old\n", age);
+			answer_text(c, 503, "Service Unavailable", "", text);
+		} else {
+			answer_text(c, 200, "OK", "", h->tracing ? "ok: tracing\n" : "ok: waiting for NFS\n");
+		}
+		return;
+	}
+	if (!h->cur) {
+		answer_text(c, 503, "Service Unavailable", "", "starting: nothing measured yet\n");
+		return;
+	}
+	c->body = h->cur;
+	h->cur->refs++;
+	c->bodylen = r->method == HTTP_HEAD ? 0 : h->cur->len;
+	/* the version Prometheus's text parser takes, whatever Accept asked (no OpenMetrics) */
+	c->headlen = (size_t)snprintf(c->head, sizeof(c->head),
+				      "HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4; charset=utf-8\r\n"
+				      "Content-Length: %zu\r\nConnection: close\r\n\r\n", h->cur->len);
+	c->state = ANSWERING;
+}
+
+/* the answer to a head (@parsed, http_parse()'s); to HEAD, the same without its text (RFC 9110 9.3.2) */
+static void answer(struct http_server *h, struct conn *c, int parsed, const struct http_req *r)
+{
+	char *end;
+
+	answer_for(h, c, parsed, r);
+	if (parsed > 0 && r->method == HTTP_HEAD && (end = strstr(c->head, "\r\n\r\n")))
+		c->headlen = (size_t)(end + 4 - c->head);
+	c->deadline = c->accepted + h->timeout_s;
+}
+
+/* as much of the answer as the socket takes; true when the connection is done with */
+static bool send_some(struct conn *c)
+{
+	for (;;) {
+		struct iovec iov[2];
+		struct msghdr mh = { .msg_iov = iov };
+		ssize_t n;
+
+		if (c->off < c->headlen) {
+			iov[mh.msg_iovlen++] = (struct iovec){ c->head + c->off, c->headlen - c->off };
+			if (c->bodylen)
+				iov[mh.msg_iovlen++] = (struct iovec){ c->body->data, c->bodylen };
+		} else if (c->off < c->headlen + c->bodylen) {
+			size_t at = c->off - c->headlen;
+
+			iov[mh.msg_iovlen++] = (struct iovec){ c->body->data + at, c->bodylen - at };
+		} else {
+			return true;
+		}
+		n = sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0)
+			return errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR;
+		c->off += (size_t)n;
+	}
+}
+
+/*
+ * The answer is queued: our side is shut, and what the client still sends (a body, a pipelined
+ * request, the rest of a head too large) is read and dropped until it closes, briefly: closing
+ * with unread data would reset the connection and lose the answer's unsent end.
+ */
+static void drain(struct conn *c)
+{
+	double until = clock_s(CLOCK_MONOTONIC) + 1;
+
+	if (shutdown(c->fd, SHUT_WR)) {
+		conn_close(c);
+		return;
+	}
+	c->state = DRAINING;
+	if (until < c->deadline)
+		c->deadline = until;
+}
+
+static void drain_some(struct conn *c)
+{
+	char sink[1024];
+	ssize_t n;
+
+	/* bounded: the next poll comes back for more */
+	for (int i = 0; i < 16; i++) {
+		n = recv(c->fd, sink, sizeof(sink), MSG_DONTWAIT);
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+			conn_close(c);
+			return;
+		}
+		if (n < 0)
+			return;
+	}
+}
+
+static void read_some(struct http_server *h, struct conn *c)
+{
+	struct http_req r = { 0 };
+	ssize_t n;
+	int parsed;
+
+	n = recv(c->fd, c->in + c->inlen, sizeof(c->in) - c->inlen, MSG_DONTWAIT);
+	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+		conn_close(c);
+		return;
+	}
+	if (n < 0)
+		return;
+	c->inlen += (size_t)n;
+	parsed = http_parse(c->in, c->inlen, &r);
+	if (parsed == 0)
+		return;
+	answer(h, c, parsed, &r);
+	if (send_some(c))
+		drain(c);
+}
+
+/* a free slot; else the one longest waiting for its head, closed (a client that holds
+ * connections without asking cannot keep the next scrape out); else none */
+static struct conn *slot_for_new(struct http_server *h)
+{
+	struct conn *oldest = NULL;
+
+	for (size_t i = 0; i < HTTP_CONNS; i++) {
+		struct conn *c = &h->c[i];
+
+		if (c->fd < 0)
+			return c;
+		if (c->state == READING && (!oldest || c->accepted < oldest->accepted))
+			oldest = c;
+	}
+	if (oldest) {
+		h->st.evicted++;
+		conn_close(oldest);
+	}
+	return oldest;
+}
+
+static void accept_all(struct http_server *h)
+{
+	/* at most one round of the table: a flood is taken a poll at a time, not for ever */
+	for (size_t tries = 0; tries <= HTTP_CONNS; tries++) {
+		int fd = accept4(h->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		double now = clock_s(CLOCK_MONOTONIC);
+		struct conn *c;
+
+		if (fd < 0) {
+			/*
+			 * out of fds or memory: the connection stays queued and the socket readable,
+			 * which would wake every poll at once: the socket rests a second
+			 */
+			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+				h->paused_until = now + 1;
+			return;
+		}
+		c = slot_for_new(h);
+		if (!c) {
+			h->st.refused++;
+			close(fd);
+			continue;
+		}
+		c->fd = fd;
+		c->state = READING;
+		c->accepted = now;
+		c->deadline = head_deadline(h, now);
+	}
+}
+
+size_t http_pollfds(struct http_server *h, struct pollfd *fds, size_t max, double *deadline)
+{
+	size_t n = 0;
+
+	if (!h || !max)
+		return 0;
+	/* the listening socket is always first (http_serve() accepts before it reads) */
+	fds[n++] = (struct pollfd){ .fd = h->lfd, .events = POLLIN };
+	if (h->paused_until > clock_s(CLOCK_MONOTONIC)) {
+		fds[0].fd = -1;
+		if (h->paused_until < *deadline)
+			*deadline = h->paused_until;
+	}
+	for (size_t i = 0; i < HTTP_CONNS && n < max; i++) {
+		const struct conn *c = &h->c[i];
+
+		if (c->fd < 0)
+			continue;
+		fds[n++] = (struct pollfd){ .fd = c->fd, .events = c->state == ANSWERING ? POLLOUT : POLLIN };
+		if (c->deadline < *deadline)
+			*deadline = c->deadline;
+	}
+	return n;
+}
+
+static struct conn *conn_of(struct http_server *h, int fd)
+{
+	for (size_t i = 0; i < HTTP_CONNS; i++)
+		if (h->c[i].fd == fd)
+			return &h->c[i];
+	return NULL;
+}
+
+void http_serve(struct http_server *h, const struct pollfd *fds, size_t n)
+{
+	double now;
+
+	if (!h)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		struct conn *c;
+
+		if (!fds[i].revents)
+			continue;
+		if (fds[i].fd == h->lfd) {
+			accept_all(h);
+			continue;
+		}
+		c = conn_of(h, fds[i].fd);
+		if (!c)
+			continue;
+		if (c->state == ANSWERING) {
+			if (send_some(c))
+				drain(c);
+		} else if (c->state == DRAINING) {
+			drain_some(c);
+		} else {
+			read_some(h, c);
+		}
+	}
+	now = clock_s(CLOCK_MONOTONIC);
+	for (size_t i = 0; i < HTTP_CONNS; i++)
+		if (h->c[i].fd >= 0 && now >= h->c[i].deadline) {
+			/* a drained connection's end is not a timeout: its answer went */
+			if (h->c[i].state != DRAINING)
+				h->st.timeouts++;
+			conn_close(&h->c[i]);
+		}
+}
+
+const struct http_stats *http_stats(const struct http_server *h)
+{
+	return &h->st;
+}
+
+void http_set_timeout(struct http_server *h, double seconds)
+{
+	h->timeout_s = seconds;
+}
+
+int http_port(const struct http_server *h)
+{
+	return h->port;
+}
+
+void http_close(struct http_server *h)
+{
+	if (!h)
+		return;
+	for (size_t i = 0; i < HTTP_CONNS; i++)
+		if (h->c[i].fd >= 0)
+			conn_close(&h->c[i]);
+	body_put(h->cur);
+	close(h->lfd);
+	free(h);
+}

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The files a run writes: the textfile every tick, --folded and --svg at exit. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <stdlib.h>
+#include "run/http.h"
+#include "lib/log.h"
+#include "run/run_int.h"
+#include "run/signals.h"
+#include "lib/util.h"
+
+/*
+ * --listen's socket, bound before anything is loaded (and before the drop: a port is bound once).
+ * /healthz goes stale after three intervals and ten seconds without a new exposition: the main
+ * loop stuck, not a slow tick under load.
+ */
+static int listen_open(struct run *s)
+{
+	double every = s->o.interval > 0 ? s->o.interval : 1;
+	char why[320];
+	int err;
+
+	if (!s->o.listen)
+		return EXIT_OK;
+	err = http_open(&s->http, s->o.listen, 3 * every + 10, why, sizeof(why));
+	if (err) {
+		pr_err("%s\n", why);
+		return err == -EACCES ? EXIT_NOPERM : err == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
+	}
+	pr_info("serving /metrics and /healthz on %s (port %d)\n", s->o.listen, http_port(s->http));
+	sig_serve(s->http);
+	return EXIT_OK;
+}
+
+/*
+ * Output files, before anything is loaded: their directories opened (no symlink in them), the
+ * textfile locked against a second writer. An exit code, the reason said once.
+ */
+int outputs_open(struct run *s)
+{
+	const char *paths[OUTS] = { s->o.prom_file, s->o.folded_file, s->o.svg_file };
+
+	for (int i = 0; i < OUTS; i++) {
+		int err;
+
+		s->out[i].dirfd = s->out[i].lockfd = -1;
+		if (!paths[i])
+			continue;
+		err = outfile_open(&s->out[i], paths[i], i == OUT_PROM);
+		if (err == -EBUSY)
+			pr_err("%s is being written by another slotscope (pid %d): stop it, or give "
+			       "another file\n", paths[i], s->out[i].lock_pid);
+		else if (err && s->out[i].lock_failed) {
+			/* a lock file an earlier run left as another user (root): the service's
+			 * restarts retry (exit 1) and succeed once it is removed */
+			pr_err("cannot open the lock file of %s (.%s.lock in its directory): %s: an "
+			       "earlier run as another user left it; remove it\n", paths[i],
+			       s->out[i].name, strerror(-err));
+			return EXIT_RUNTIME;
+		}
+		else if (err == -ELOOP || err == -ENOTDIR)
+			pr_err("cannot write %s: a directory in it is a symbolic link or not a "
+			       "directory: give its real path (realpath)\n", paths[i]);
+		else if (!err && (err = outfile_check(&s->out[i])))
+			pr_err("cannot write into the directory of %s: %s: pick another path\n",
+			       paths[i], strerror(-err));
+		else if (err)
+			pr_err("cannot write %s: %s: create its directory or pick another path\n",
+			       paths[i], strerror(-err));
+		if (err)
+			return EXIT_USAGE;
+	}
+	return listen_open(s);
+}
+
+/* after the drop: the directories must still be writable by who we are now */
+int outputs_check(const struct run *s)
+{
+	for (int i = 0; i < OUTS; i++) {
+		int err = s->out[i].dirfd >= 0 ? outfile_check(&s->out[i]) : 0;
+
+		if (err) {
+			pr_err("cannot write into the directory of %s as %s: %s: give that user write "
+			       "access, or pick another path\n", s->out[i].path,
+			       s->o.user ? s->o.user : "this user", strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+/* the exposition made once into memory when --listen serves it: the textfile gets the same bytes */
+struct rendered {
+	char *buf;
+	size_t len;
+};
+
+/* outfile_write's writer of what prom_cap_render() made; a short write shows in ferror() */
+static int put_rendered(FILE *f, const void *arg)
+{
+	const struct rendered *r = arg;
+
+	fwrite(r->buf, 1, r->len, f);
+	return 0;
+}
+
+void outputs_prom(struct run *s, const struct view *totals, const struct view *iv,
+		  const struct window *w /* [WIN_KINDS] or NULL */)
+{
+	struct prom_input in = { .cum = totals, .iv = iv, .ck = w, .now_wall = clock_s(CLOCK_REALTIME),
+				 .detail = s->o.prom_detail, .rollup = s->o.prom.rollup,
+				 .version = SLOTSCOPE_VERSION,
+				 .kernel = s->kernel };
+	struct rendered r = { 0 };
+	bool made = !prom_cap_render(&s->cap, &in, &r.buf, &r.len);
+	int err;
+
+	if (s->cap.left_out && !s->cap.said) {
+		pr_warn("the exposition is over --prom-max-series %zu: %zu mount%s left out, the last seen "
+			"(slotscope_exposition_mounts_left_out); raise it, or --prom-rollup, or "
+			"--prom-mount-exclude\n", s->cap.max, s->cap.left_out, s->cap.left_out > 1 ? "s" : "");
+		s->cap.said = true;
+	}
+	if (s->http && (!made || http_publish(s->http, r.buf, r.len, totals != NULL)))
+		pr_debug("out of memory: /metrics keeps the last exposition\n");
+	/* what was not made whole is not written: the last complete file stays */
+	err = !s->o.prom_file ? 0 : made ? outfile_write(&s->out[OUT_PROM], put_rendered, &r) : -ENOMEM;
+	free(r.buf);
+	if (!s->o.prom_file)
+		return;
+	if (err == -EBUSY && err != s->prom_err)
+		pr_err("cannot write %s: another slotscope (pid %d) writes it now; tracing goes on\n",
+		       s->o.prom_file, s->out[OUT_PROM].lock_pid);
+	else if (err && err != s->prom_err)
+		pr_err("cannot write %s: %s: the last complete file stays; tracing goes on, and the "
+		       "write is tried again every interval\n", s->o.prom_file, strerror(-err));
+	else if (!err && s->prom_err)
+		pr_warn("%s written again\n", s->o.prom_file);
+	s->prom_err = err;
+}
+
+struct file_job {
+	const struct run *r;
+	const struct view *v;
+};
+
+static int folded_fn(FILE *f, const void *arg)
+{
+	out_folded(f, ((const struct file_job *)arg)->v);
+	return 0;
+}
+
+static int svg_fn(FILE *f, const void *arg)
+{
+	const struct file_job *j = arg;
+
+	out_svg(f, j->v, &j->r->heat);
+	return 0;
+}
+
+static int write_file(struct run *r, int which, const struct view *v)
+{
+	struct file_job j = { r, v };
+	int err = outfile_write(&r->out[which], which == OUT_SVG ? svg_fn : folded_fn, &j);
+
+	if (err)
+		pr_err("cannot write %s: %s\n", r->out[which].path, strerror(-err));
+	return err;
+}
+
+int outputs_files(struct run *r, const struct view *summary)
+{
+	int err = 0;
+
+	if (r->o.folded_file && write_file(r, OUT_FOLDED, summary))
+		err = -EIO;
+	if (r->o.svg_file && write_file(r, OUT_SVG, summary))
+		err = -EIO;
+	return err;
+}
+
+void outputs_close(struct run *r)
+{
+	sig_serve(NULL);
+	http_close(r->http);
+	r->http = NULL;
+	for (int i = 0; i < OUTS; i++)
+		outfile_close(&r->out[i]);
+}
