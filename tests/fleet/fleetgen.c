@@ -357,7 +357,7 @@ static int write_node(const char *dir, struct node *d)
 {
 	struct view v = { .interval_s = TICK_S, .nxprts = 1, .xprts = &d->x, .nmops = 1, .mops = &d->mop,
 			  .nmounts = 1, .mounts = &d->mt };
-	struct prom_input in = { .cum = &v, .iv = &v, .ck = d->ck, .version = "fleet",
+	struct prom_input in = { .cum = &v, .iv = &v, .windows = d->ck, .version = "fleet",
 				 .kernel = "6.1.0-sim" };
 	struct timespec ts;
 	char path[4096];

@@ -36,7 +36,7 @@ static void exposed(struct prom_cap *c, struct fixture *f, char **text)
 	static const struct window ck[WIN_KINDS] = { { .kind = WIN_CHECKPOINT, .n = 1 },
 						     { .kind = WIN_RESTORE, .n = 1 } };
 	struct prom_input in = { .cum = &f->v, .iv = &f->v, .now_wall = 1, .version = "t", .kernel = "k",
-				 .ck = ck };
+				 .windows = ck };
 	size_t len;
 
 	assert_int_equal(prom_cap_render(c, &in, text, &len), 0);

@@ -340,7 +340,7 @@ static void test_jobs_time(void **state)
 	}
 	{
 		struct window ck[WIN_KINDS];
-		struct prom_input pi = { .ck = ck };
+		struct prom_input pi = { .windows = ck };
 		char *buf = NULL;
 		size_t len = 0;
 		FILE *o = open_memstream(&buf, &len);

@@ -34,7 +34,7 @@ static void test_series_budget(void **state)
 	static const struct window ck[WIN_KINDS] = { { .kind = WIN_CHECKPOINT, .n = 1 },
 						     { .kind = WIN_RESTORE, .n = 1 } };
 	struct fixture *f = calloc(1, sizeof(*f));
-	struct prom_input in = { .now_wall = 1, .version = "t", .kernel = "k", .ck = ck };
+	struct prom_input in = { .now_wall = 1, .version = "t", .kernel = "k", .windows = ck };
 	int node;
 	char *s;
 
@@ -84,7 +84,7 @@ static void test_rollup_budget(void **state)
 	static const struct window ck[WIN_KINDS] = { { .kind = WIN_CHECKPOINT, .n = 1 },
 						     { .kind = WIN_RESTORE, .n = 1 } };
 	struct fixture *f = calloc(1, sizeof(*f));
-	struct prom_input in = { .now_wall = 1, .version = "t", .kernel = "k", .ck = ck, .rollup = true };
+	struct prom_input in = { .now_wall = 1, .version = "t", .kernel = "k", .windows = ck, .rollup = true };
 	struct ledger l = { 0 };
 	struct view out;
 	char *s;

@@ -185,10 +185,10 @@ static int port_of(const struct link_sample *s, const char *dev)
  * rate changed in between is not seen (it was not read), one older than that is; so are the link
  * layer and a RoCE port's netdev. Counters are read every time.
  */
-static void test_port_attrs_kept(void **state)
+static void test_link_sampler_kept(void **state)
 {
 	char root[] = "/tmp/slotscope-attrs-XXXXXX", cmd[512], rate[600], ctr[600], ll[600], nd[600];
-	struct port_attrs pa = { 0 };
+	struct link_sampler pa = { 0 };
 	struct link_sample a, b, c;
 	FILE *f;
 	int i;
@@ -252,7 +252,7 @@ static void test_port_attrs_kept(void **state)
 	link_sample_free(&b);
 	link_sample_free(&c);
 	link_sample_free(&d);
-	port_attrs_free(&pa);
+	link_sampler_free(&pa);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
 	assert_int_equal(system(cmd), 0);
 }
@@ -283,7 +283,7 @@ static int fake_rates(struct verbs_rate **out, size_t *n, const char **why)
  */
 static void test_verbs_rate_renegotiated(void **state)
 {
-	struct port_attrs pa = { .read_rates = fake_rates };
+	struct link_sampler pa = { .read_rates = fake_rates };
 	struct link_sample a, b, c;
 	int i;
 
@@ -305,7 +305,7 @@ static void test_verbs_rate_renegotiated(void **state)
 	link_sample_free(&a);
 	link_sample_free(&b);
 	link_sample_free(&c);
-	port_attrs_free(&pa);
+	link_sampler_free(&pa);
 }
 
 /* one datagram sent over lo; false when it cannot be (lo down: a bare network namespace) */
@@ -329,7 +329,7 @@ static bool lo_datagram(void)
  */
 static void test_kept_sysfs(void **state)
 {
-	struct port_attrs pa = { .nl_off = true };
+	struct link_sampler pa = { .nl_off = true };
 	struct link_sample a, b, c;
 	const struct netdev_stat *la = NULL, *lb = NULL;
 	size_t kept;
@@ -347,7 +347,7 @@ static void test_kept_sysfs(void **state)
 	/* a datagram over lo between the samples: the kept descriptors must show it */
 	if (!lo_datagram()) {
 		link_sample_free(&a);
-		port_attrs_free(&pa);
+		link_sampler_free(&pa);
 		skip();
 		return;
 	}
@@ -368,7 +368,7 @@ static void test_kept_sysfs(void **state)
 	link_sample_free(&a);
 	link_sample_free(&b);
 	link_sample_free(&c);
-	port_attrs_free(&pa);
+	link_sampler_free(&pa);
 }
 
 static const struct netdev_stat *netdev_of(const struct link_sample *s, const char *name)
@@ -403,7 +403,7 @@ static size_t netdev_dirs(void)
 }
 
 /* no counter file of a netdev kept open (an RDMA port's may be) */
-static void no_netdev_files(const struct port_attrs *pa)
+static void no_netdev_files(const struct link_sampler *pa)
 {
 	for (size_t k = 0; k < pa->nkept; k++)
 		assert_null(strstr(pa->kept[k].path, "/sys/class/net/"));
@@ -416,7 +416,7 @@ static void no_netdev_files(const struct port_attrs *pa)
  */
 static void test_netdev_dump(void **state)
 {
-	struct port_attrs pa = { 0 };
+	struct link_sampler pa = { 0 };
 	struct link_sample a, b;
 	const struct netdev_stat *la, *lb;
 	uint64_t tx0, tx1, p0, p1;
@@ -442,7 +442,7 @@ static void test_netdev_dump(void **state)
 	assert_true(a.nnd >= (dirs0 < dirs1 ? dirs0 : dirs1) && a.nnd <= (dirs0 > dirs1 ? dirs0 : dirs1));
 	if (!lo_datagram()) {
 		link_sample_free(&a);
-		port_attrs_free(&pa);
+		link_sampler_free(&pa);
 		skip();
 		return;
 	}
@@ -455,7 +455,7 @@ static void test_netdev_dump(void **state)
 	no_netdev_files(&pa);
 	link_sample_free(&a);
 	link_sample_free(&b);
-	port_attrs_free(&pa);
+	link_sampler_free(&pa);
 }
 
 int main(void)
@@ -468,7 +468,7 @@ int main(void)
 		cmocka_unit_test(test_verbs_rate_overrides_sysfs),
 		cmocka_unit_test(test_delta),
 		cmocka_unit_test(test_no_rdma),
-		cmocka_unit_test(test_port_attrs_kept),
+		cmocka_unit_test(test_link_sampler_kept),
 		cmocka_unit_test(test_kept_sysfs),
 		cmocka_unit_test(test_netdev_dump),
 		cmocka_unit_test(test_verbs_rate_renegotiated),

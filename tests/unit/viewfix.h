@@ -169,7 +169,7 @@ static bool prom_detail;
 
 static inline void prom_render(FILE *f, const struct view *v)
 {
-	struct prom_input in = { .cum = prom_totals ? prom_totals : v, .iv = v, .ck = prom_ck,
+	struct prom_input in = { .cum = prom_totals ? prom_totals : v, .iv = v, .windows = prom_ck,
 				 .detail = prom_detail,
 				 .now_wall = 1800000000.0,
 				 .version = "0.0.0-test", .kernel = "6.1.0-test" };

@@ -121,7 +121,13 @@ int engine_make_btf(const struct engine_opts *o, void (*said)(const char *mod, c
  * release hook existed would stay "in use" for ever, so they count nothing until armed.
  */
 void engine_arm(struct engine *e);
-/* Ends the current interval and fills @snap (which it owns until snapshot_free). */
+/*
+ * rpcrdma loaded since the last call (it may come mid-trace, with the first RDMA mount): its BTF
+ * probed once for its request pool's size, its pool counters attached. One access() a call
+ * until then; the run calls it before each snapshot.
+ */
+void engine_modules_arrived(struct engine *e);
+/* Ends the current interval and fills @snap (which it owns until snapshot_free): a read alone. */
 int engine_snapshot(struct engine *e, struct snapshot *snap);
 /*
  * The next snapshot reads every entry, also those no program stamped lately (the summary's: a

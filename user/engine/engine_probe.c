@@ -426,9 +426,9 @@ void rdma_pool_from_btf(struct engine *e, const struct btf *mod)
 }
 
 /*
- * Called at every snapshot until rpcrdma is seen (it may load mid-trace, with the first RDMA
- * mount): its BTF, if any, is probed once, and the pool counters attached. The parsed vmlinux
- * BTF is several MiB, so it is loaded only for this and freed at once.
+ * Called at attach and before every snapshot until rpcrdma is seen (engine_modules_arrived()):
+ * its BTF, if any, is probed once, and the pool counters attached. The parsed vmlinux BTF is
+ * several MiB, so it is loaded only for this and freed at once.
  */
 void probe_rdma(struct engine *e)
 {
@@ -488,4 +488,9 @@ void free_probe_btf(struct engine *e)
 	}
 	btf__free(e->vmlinux);
 	e->vmlinux = NULL;
+}
+
+void engine_modules_arrived(struct engine *e)
+{
+	probe_rdma(e);
 }

@@ -432,7 +432,6 @@ int engine_snapshot(struct engine *e, struct snapshot *snap)
 	bool all = e->read_all || e->snaps % SNAP_FULL_EVERY == 0;
 
 	memset(snap, 0, sizeof(*snap));
-	probe_rdma(e);
 	/* close the interval first: programs now record interval peaks in the other slot */
 	snap->epoch = s->bss->epoch;
 	__atomic_store_n(&s->bss->epoch, snap->epoch + 1, __ATOMIC_SEQ_CST);

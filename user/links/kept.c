@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Counter files kept open between samples (struct port_attrs' kept files): read again with
+ * Counter files kept open between samples (struct link_sampler' kept files): read again with
  * pread() at offset 0, where sysfs shows the value afresh, and closed when a sample no longer
  * reads them. Used by the RDMA ports' counters (rdma.c) and the netdevs' files (netdev.c).
  */
@@ -26,7 +26,7 @@ static int pread_line(int fd, char *buf, size_t len)
 	return 0;
 }
 
-void kept_drop(struct port_attrs *pa, size_t i)
+void kept_drop(struct link_sampler *pa, size_t i)
 {
 	close(pa->kept[i].fd);
 	free(pa->kept[i].path);
@@ -38,7 +38,7 @@ void kept_drop(struct port_attrs *pa, size_t i)
  * order puts it, else by a scan), else opened now and kept. A read that fails (the device gone:
  * -ENODEV) drops the descriptor and is the caller's failure, as a failed open was.
  */
-int kept_read_u64(struct port_attrs *pa, const char *path, uint64_t *v)
+int kept_read_u64(struct link_sampler *pa, const char *path, uint64_t *v)
 {
 	struct statfs sfs;
 	char buf[64];
@@ -90,7 +90,7 @@ int kept_read_u64(struct port_attrs *pa, const char *path, uint64_t *v)
 }
 
 /* the end of a sample: files it did not read are closed */
-void kept_sweep(struct port_attrs *pa)
+void kept_sweep(struct link_sampler *pa)
 {
 	if (!pa)
 		return;

@@ -31,7 +31,7 @@ static double netdev_speed(const char *sysfs_root, const char *name)
 }
 
 static int netdev_read_kept(const char *sysfs_root, const char *name, struct netdev_stat *st,
-			    struct port_attrs *pa)
+			    struct link_sampler *pa)
 {
 	static const char *const f[] = { "tx_bytes", "rx_bytes", "tx_packets", "rx_packets" };
 	uint64_t *v[] = { &st->tx_bytes, &st->rx_bytes, &st->tx_packets, &st->rx_packets };
@@ -77,7 +77,7 @@ static bool root_sysfs(const char *sysfs_root)
 }
 
 /* the links' counters of this sample, asked of rtnetlink; files from then on if it cannot answer */
-static int nd_dump(struct port_attrs *pa, size_t nnd)
+static int nd_dump(struct link_sampler *pa, size_t nnd)
 {
 	int fd = pa->nl_sock - 1, err = nl_link_stats(&fd, &pa->ls, &pa->nls, &pa->ls_cap);
 
@@ -106,7 +106,7 @@ static int nd_dump(struct port_attrs *pa, size_t nnd)
  * across a rename, a device made anew has another) keeps its ifindex and speed, any other
  * starts unread. 0 or -ENOMEM.
  */
-static int nd_cache_sync(struct port_attrs *pa, const struct link_sample *s, const uint64_t *ino)
+static int nd_cache_sync(struct link_sampler *pa, const struct link_sample *s, const uint64_t *ino)
 {
 	struct nd_cache *c = s->nnd ? calloc(s->nnd, sizeof(*c)) : NULL;
 	size_t j = 0;
@@ -152,7 +152,7 @@ static int read_ifindex(const char *sysfs_root, const char *name)
  * Netdev @c's counters from the sample's dump, into @st; false when the dump has no link of its
  * ifindex (sysfs and this process in different network namespaces, or the netdev gone).
  */
-static bool nd_from_dump(const struct port_attrs *pa, const char *sysfs_root, struct nd_cache *c,
+static bool nd_from_dump(const struct link_sampler *pa, const char *sysfs_root, struct nd_cache *c,
 			 struct netdev_stat *st, uint64_t now)
 {
 	const struct nl_link_stat *l;
@@ -199,7 +199,7 @@ static int cmp_nd_ent(const void *a, const void *b)
  * counters come from one rtnetlink dump (a node with hundreds of veths read four files of each
  * at every sample); a netdev the dump does not answer for, a fixture tree, or no dump: the files.
  */
-int sample_netdevs(const char *sysfs_root, struct link_sample *s, struct port_attrs *pa)
+int sample_netdevs(const char *sysfs_root, struct link_sample *s, struct link_sampler *pa)
 {
 	struct nd_ent *ents = NULL;
 	size_t cap = 0, n = 0, k = 0;
@@ -261,7 +261,7 @@ int sample_netdevs(const char *sysfs_root, struct link_sample *s, struct port_at
  * counters, without reading the five files again), else read now.
  */
 void port_netdev(const char *sysfs_root, const struct link_sample *s, const char *name,
-			struct rdma_port *p, struct port_attrs *pa)
+			struct rdma_port *p, struct link_sampler *pa)
 {
 	struct netdev_stat k;
 	const struct netdev_stat *nd;

@@ -62,7 +62,7 @@ static int cmp_counter(const void *a, const void *b)
 
 static int read_port(const char *sysfs_root, const struct link_sample *s, const char *dev,
 		     unsigned int port, const struct port_attr *cached, struct rdma_port *p,
-		     struct port_attrs *pa)
+		     struct link_sampler *pa)
 {
 	static const char *const pc[] = { "port_xmit_data", "port_rcv_data", "port_xmit_packets",
 					  "port_rcv_packets" };
@@ -135,7 +135,7 @@ static int read_port(const char *sysfs_root, const struct link_sample *s, const 
 }
 
 /* the port's kept attributes if fresh, else NULL; *slot is where to keep a new read (or NULL) */
-static const struct port_attr *attrs_of(struct port_attrs *pa, const char *dev, unsigned int port,
+static const struct port_attr *attrs_of(struct link_sampler *pa, const char *dev, unsigned int port,
 					uint64_t now, struct port_attr **slot)
 {
 	*slot = NULL;
@@ -155,7 +155,7 @@ static const struct port_attr *attrs_of(struct port_attrs *pa, const char *dev, 
 	return NULL;
 }
 
-void port_attrs_free(struct port_attrs *attrs)
+void link_sampler_free(struct link_sampler *attrs)
 {
 	while (attrs->nkept)
 		kept_drop(attrs, attrs->nkept - 1);
@@ -170,7 +170,7 @@ void port_attrs_free(struct port_attrs *attrs)
 }
 
 static int sample(const char *sysfs_root, const struct verbs_rate *rates, size_t nrates,
-		  struct port_attrs *attrs, struct link_sample *s)
+		  struct link_sampler *attrs, struct link_sample *s)
 {
 	char ib[512], path[512];
 	struct dirent *de, *pe;
@@ -268,7 +268,7 @@ static int sample(const char *sysfs_root, const struct verbs_rate *rates, size_t
 }
 
 int link_sample(const char *sysfs_root, const struct verbs_rate *rates, size_t nrates,
-		struct port_attrs *attrs, struct link_sample *s)
+		struct link_sampler *attrs, struct link_sample *s)
 {
 	int err = sample(sysfs_root, rates, nrates, attrs, s);
 

@@ -71,7 +71,7 @@ struct verbs_rate {
 
 struct nl_link_stat;
 
-struct port_attrs {
+struct link_sampler {
 	size_t n, cap;
 	struct port_attr {
 		char dev[64];
@@ -130,8 +130,8 @@ struct port_attrs {
  * samples.
  */
 int link_sample(const char *sysfs_root, const struct verbs_rate *rates, size_t nrates,
-		struct port_attrs *attrs, struct link_sample *s);
-void port_attrs_free(struct port_attrs *attrs);
+		struct link_sampler *attrs, struct link_sample *s);
+void link_sampler_free(struct link_sampler *attrs);
 void link_sample_free(struct link_sample *s);
 int link_sample_dup(struct link_sample *dst, const struct link_sample *src);
 int netdev_read(const char *sysfs_root, const char *name, struct netdev_stat *st);

@@ -61,16 +61,23 @@ static const struct tcp_conn_stat *conn_of(const struct tcp_watch *w, const stru
 	return hit;
 }
 
-int tcp_watch_tick(struct tcp_watch *w, const struct snapshot *snap, const struct linkmap *paths, bool live,
-		   struct link_sample *l)
-{
-	unsigned int dport = 0, sports[16];
-	size_t k = 0, nsports = 0;
-	bool need = false, v6 = false, all_ports = true;
-	__u64 span = w->last_ts && snap->ts_ns > w->last_ts ? snap->ts_ns - w->last_ts : 0;
+/* which connections the dump asks the kernel for: the queued transports' */
+struct dump_filter {
+	unsigned int dport, sports[16];
+	size_t nsports;
+	bool need, v6, all_ports;
+};
 
-	w->tick++;
-	w->last_ts = snap->ts_ns;
+/*
+ * Each TCP transport's entry marked seen, and queued when its RPCs waited for the connection a
+ * tenth of the @span since the last tick; the dump's filter from the queued ones. Entries of
+ * transports gone are dropped with their sums.
+ */
+static int mark_queued(struct tcp_watch *w, const struct snapshot *snap, const struct linkmap *paths,
+		       __u64 span, struct dump_filter *f)
+{
+	size_t k = 0;
+
 	for (size_t i = 0; i < w->n; i++)
 		w->e[i].seen = false;
 	for (size_t i = 0; i < snap->nxprts; i++) {
@@ -96,58 +103,75 @@ int tcp_watch_tick(struct tcp_watch *w, const struct snapshot *snap, const struc
 			continue;
 		/* their source ports filtered in the kernel; else their one server port (2049) */
 		sp = sport_of(x, paths);
-		if (sp && nsports < sizeof(sports) / sizeof(sports[0]))
-			sports[nsports++] = sp;
+		if (sp && f->nsports < sizeof(f->sports) / sizeof(f->sports[0]))
+			f->sports[f->nsports++] = sp;
 		else
-			all_ports = false;
-		dport = !need || dport == p ? p : 0;
-		need = true;
-		v6 = v6 || strchr(x->s.addr, ':');
+			f->all_ports = false;
+		f->dport = !f->need || f->dport == p ? p : 0;
+		f->need = true;
+		f->v6 = f->v6 || strchr(x->s.addr, ':');
 	}
-	/* transports gone with their sums */
 	for (size_t i = 0; i < w->n; i++)
 		if (w->e[i].seen)
 			w->e[k++] = w->e[i];
 	w->n = k;
-	if (need && live) {
-		int fd = w->fd - 1;
+	return 0;
+}
 
-		if ((w->sample ? w->sample : tcp_conns_sample)(&fd, sports, all_ports ? nsports : 0, dport, v6,
-								 &w->dump, &w->ndump, &w->dump_cap))
-			w->ndump = 0;
-		w->fd = fd + 1;
-		for (size_t i = 0; i < snap->nxprts; i++) {
-			const struct xprt_snap *x = &snap->xprts[i];
-			const struct tcp_conn_stat *s;
-			struct tw_entry *e;
-
-			if (x->s.ident != IDENT_TCP || x->s.destroyed_ns || !(e = entry(w, x)) || !e->queued ||
-			    !(s = conn_of(w, x, paths)))
-				continue;
-			/*
-			 * Read at the tick before too, the same connection: what it did since. A
-			 * reconnect keeps the source port and starts tcp_info over: a busy time that
-			 * went back is a new connection, read as a baseline. The 32-bit counts wrap.
-			 */
-			if (e->tick + 1 == w->tick && e->raw.sport == s->sport && s->busy_us >= e->raw.busy_us &&
-			    s->rwnd_us >= e->raw.rwnd_us && s->sndbuf_us >= e->raw.sndbuf_us) {
-				e->sum.busy_us += s->busy_us - e->raw.busy_us;
-				e->sum.rwnd_us += s->rwnd_us - e->raw.rwnd_us;
-				e->sum.sndbuf_us += s->sndbuf_us - e->raw.sndbuf_us;
-				e->sum.retrans += (uint32_t)((uint32_t)s->retrans - (uint32_t)e->raw.retrans);
-				e->sum.segs_out += (uint32_t)((uint32_t)s->segs_out - (uint32_t)e->raw.segs_out);
-			}
-			e->raw = *s;
-			e->tick = w->tick;
-			e->sum.key = e->key;
-			e->sum.first_seen = e->first_seen;
-			e->sum.family = s->family;
-			memcpy(e->sum.daddr, s->daddr, sizeof(s->daddr));
-			e->sum.dport = s->dport;
-			e->sum.sport = s->sport;
-		}
+/*
+ * Connection @s read for entry @e: what it did since the last tick added to the sums, when read
+ * at the tick before too, the same connection. A reconnect keeps the source port and starts
+ * tcp_info over: a busy time that went back is a new connection, read as a baseline. The 32-bit
+ * counts wrap.
+ */
+static void conn_add(struct tcp_watch *w, struct tw_entry *e, const struct tcp_conn_stat *s)
+{
+	if (e->tick + 1 == w->tick && e->raw.sport == s->sport && s->busy_us >= e->raw.busy_us &&
+	    s->rwnd_us >= e->raw.rwnd_us && s->sndbuf_us >= e->raw.sndbuf_us) {
+		e->sum.busy_us += s->busy_us - e->raw.busy_us;
+		e->sum.rwnd_us += s->rwnd_us - e->raw.rwnd_us;
+		e->sum.sndbuf_us += s->sndbuf_us - e->raw.sndbuf_us;
+		e->sum.retrans += (uint32_t)((uint32_t)s->retrans - (uint32_t)e->raw.retrans);
+		e->sum.segs_out += (uint32_t)((uint32_t)s->segs_out - (uint32_t)e->raw.segs_out);
 	}
-	l->ntcp = k = 0;
+	e->raw = *s;
+	e->tick = w->tick;
+	e->sum.key = e->key;
+	e->sum.first_seen = e->first_seen;
+	e->sum.family = s->family;
+	memcpy(e->sum.daddr, s->daddr, sizeof(s->daddr));
+	e->sum.dport = s->dport;
+	e->sum.sport = s->sport;
+}
+
+/* the kernel's dump of the filtered connections, each queued transport's added to its sums */
+static void conns_read(struct tcp_watch *w, const struct snapshot *snap, const struct linkmap *paths,
+		       const struct dump_filter *f)
+{
+	int fd = w->fd - 1;
+
+	if ((w->sample ? w->sample : tcp_conns_sample)(&fd, f->sports, f->all_ports ? f->nsports : 0, f->dport,
+						     f->v6, &w->dump, &w->ndump, &w->dump_cap))
+		w->ndump = 0;
+	w->fd = fd + 1;
+	for (size_t i = 0; i < snap->nxprts; i++) {
+		const struct xprt_snap *x = &snap->xprts[i];
+		const struct tcp_conn_stat *s;
+		struct tw_entry *e;
+
+		if (x->s.ident != IDENT_TCP || x->s.destroyed_ns || !(e = entry(w, x)) || !e->queued ||
+		    !(s = conn_of(w, x, paths)))
+			continue;
+		conn_add(w, e, s);
+	}
+}
+
+/* every connection's sums so far into the link sample */
+static int sums_out(const struct tcp_watch *w, struct link_sample *l)
+{
+	size_t k = 0;
+
+	l->ntcp = 0;
 	free(l->tcp);
 	l->tcp = NULL;
 	for (size_t i = 0; i < w->n; i++)
@@ -161,6 +185,23 @@ int tcp_watch_tick(struct tcp_watch *w, const struct snapshot *snap, const struc
 		if (w->e[i].sum.family)
 			l->tcp[l->ntcp++] = w->e[i].sum;
 	return 0;
+}
+
+int tcp_watch_tick(struct tcp_watch *w, const struct snapshot *snap, const struct linkmap *paths, bool live,
+		   struct link_sample *l)
+{
+	struct dump_filter f = { .all_ports = true };
+	__u64 span = w->last_ts && snap->ts_ns > w->last_ts ? snap->ts_ns - w->last_ts : 0;
+	int err;
+
+	w->tick++;
+	w->last_ts = snap->ts_ns;
+	err = mark_queued(w, snap, paths, span, &f);
+	if (err)
+		return err;
+	if (f.need && live)
+		conns_read(w, snap, paths, &f);
+	return sums_out(w, l);
 }
 
 void tcp_watch_free(struct tcp_watch *w)

@@ -41,15 +41,11 @@ static void pathologies(const struct view *v, const struct xprt_view *x, struct 
 	}
 }
 
-static void classify(const struct view *v, const struct xprt_view *x, struct verdict *d)
+/* the figures every class is judged on: rates, Little's-law ceilings, the waits' shares */
+static void figures(const struct view *v, const struct xprt_view *x, struct verdict *d)
 {
-	const struct tunables *t = &v->tun;
-	double exec = x->exec_ns, rtt = x->rtt_ns, n = x->op_count, data_ops = x->data_ops;
+	double exec = x->exec_ns, n = x->op_count, data_ops = x->data_ops;
 	double data_bytes = (double)(x->bytes_written + x->bytes_read), data_rtt = x->data_rtt_ns;
-	const char *proto = proto_name(x->ident);
-	struct nconnect_group ng;
-	int dom;
-	char a[32], b[32], c[32], nc[128];
 
 	memset(d, 0, sizeof(*d));
 	d->secs = x->rate_s;
@@ -58,7 +54,7 @@ static void classify(const struct view *v, const struct xprt_view *x, struct ver
 			d->v41 = true;
 	if (d->secs > 0)
 		d->achieved_Bps = x->write_Bps + x->read_Bps;
-	d->rtt_ms = n ? rtt / n / 1e6 : 0;
+	d->rtt_ms = n ? x->rtt_ns / n / 1e6 : 0;
 	/*
 	 * Little's law over the data ops' own round trip: a COMMIT or LOOKUP that takes longer says
 	 * nothing about how fast slots carrying WRITEs come back
@@ -76,30 +72,130 @@ static void classify(const struct view *v, const struct xprt_view *x, struct ver
 	d->link_Bps = x->link.rate_gbps * 1e9 / 8;
 	d->link_util_pct = x->link.util_pct;
 	d->full_pct = x->full_pct;
-	for (int k = 0; k < WAIT_KINDS; k++) {
+	for (int k = 0; k < WAIT_KINDS; k++)
 		d->wait_share[k] = exec > 0 ? (double)x->waits[k].sum_ns / exec : 0;
-	}
-	pathologies(v, x, d);
+}
+
+/* more transports, as this mount can have them: its nconnect group, or the option itself */
+static void nconnect_advice(const struct view *v, const struct xprt_view *x, char *nc, size_t len)
+{
+	struct nconnect_group ng;
+
 	nconnect_group(v, x, &ng);
 	if (ng.mountpoint)
-		snprintf(nc, sizeof(nc), "a higher nconnect (%u transports over %u addresses now; every "
+		snprintf(nc, len, "a higher nconnect (%u transports over %u addresses now; every "
 			 "mount of it unmounted first)", ng.n, ng.naddrs);
 	else if (ng.n > 1)
-		snprintf(nc, sizeof(nc), "a higher nconnect (%u transports to %s now; every mount of it "
+		snprintf(nc, len, "a higher nconnect (%u transports to %s now; every mount of it "
 			 "unmounted first)", ng.n, x->addr);
 	else
-		snprintf(nc, sizeof(nc), "nconnect=N");
+		snprintf(nc, len, "nconnect=N");
+}
 
-	if (!n && !x->waits[WAIT_SLOT].count && !x->waits[WAIT_SESSION].count) {
-		d->cls = V_IDLE;
-		snprintf(d->why, sizeof(d->why), "no RPC completed");
-		return;
-	}
+/* the line every busy transport's verdict starts from, before a class says more */
+static void summary_why(const struct xprt_view *x, struct verdict *d)
+{
+	char a[32], b[32];
+
 	snprintf(d->why, sizeof(d->why), "all %u slots in use %.0f%% of the busy time; waits: slot %.0f%%, "
 		 "send/credit %.0f%%, session %.0f%% of op time; RTT %.2f ms; %s of ceiling %s",
 		 x->limit, d->full_pct, 100 * d->wait_share[WAIT_SLOT],
 		 100 * d->wait_share[WAIT_SEND], 100 * d->wait_share[WAIT_SESSION], d->rtt_ms,
-		 fmt_rate(a, sizeof(a), d->achieved_Bps, d->achieved_Bps), d->ceiling_Bps > 0 ? fmt_rate(b, sizeof(b), d->ceiling_Bps, d->ceiling_Bps) : "?");
+		 fmt_rate(a, sizeof(a), d->achieved_Bps, d->achieved_Bps),
+		 d->ceiling_Bps > 0 ? fmt_rate(b, sizeof(b), d->ceiling_Bps, d->ceiling_Bps) : "?");
+}
+
+/*
+ * A tenth of the slot-time in use held idle in delays: the slots are not short, they sit
+ * idle. On RDMA each is the 250 ms after a hand-off from the backlog: the kernel's fix
+ * removes it; until then, only keeping the backlog from forming (more slots) avoids it.
+ */
+static void stall(const struct tunables *t, const struct xprt_view *x, struct verdict *d)
+{
+	const struct wait_view *dw = &x->waits[WAIT_DELAY];
+	char a[32], b[32], c[32];
+
+	d->cls = V_STALL;
+	snprintf(d->why, sizeof(d->why), "%llu delays held a slot idle (p50 %.0f ms): %.0f%% of "
+		 "the slot-time in use; all %u slots in use %.0f%% of the busy time; %s of ceiling %s "
+		 "with the delays, %s without", (unsigned long long)x->n.held_idle, dw->p50_ns / 1e6,
+		 100 * d->held_idle_share, x->limit, d->full_pct,
+		 fmt_rate(a, sizeof(a), d->achieved_Bps, d->achieved_Bps),
+		 d->stall_ceiling_Bps > 0 ? fmt_rate(b, sizeof(b), d->stall_ceiling_Bps, d->stall_ceiling_Bps) : "?",
+		 d->ceiling_Bps > 0 ? fmt_rate(c, sizeof(c), d->ceiling_Bps, d->ceiling_Bps) : "?");
+	if (x->ident == IDENT_RDMA)
+		snprintf(d->knob, sizeof(d->knob), "a kernel with \"xprtrdma: Avoid 250 ms delay on "
+			 "backlog wakeup\" (6.1.178, 6.12.97, 7.1); until then raise "
+			 "rdma_slot_table_entries (now %ld), or nconnect (proto=rdma: ~6.9)",
+			 t->rdma_slots);
+	else
+		snprintf(d->knob, sizeof(d->knob), "tasks sit out rpc_delay() with a slot in hand (the "
+			 "kernel's retry after -ENOMEM, -ENOBUFS or a refused connection): look at "
+			 "the client's memory and the connection");
+}
+
+/* every slot in use and RPCs waiting for one: which limit to raise, as this transport was made */
+static void slot_knob(const struct tunables *t, const struct xprt_view *x, const char *nc, struct verdict *d)
+{
+	if (x->ident == IDENT_RDMA)
+		snprintf(d->knob, sizeof(d->knob), "raise rdma_slot_table_entries (now %ld; read when a "
+			 "transport is created) and remount, or %s (proto=rdma: b326df4a8ec6, "
+			 "~6.9)", t->rdma_slots, nc);
+	else if (d->v41)
+		snprintf(d->knob, sizeof(d->knob), "add transports: %s; "
+			 "tcp_max_slot_table_entries does not apply to NFSv4.1+", nc);
+	else if (t->tcp_max_slots > (long)x->max_reqs)
+		/* the sysctl was raised after this transport was made: only a new one gets it */
+		snprintf(d->knob, sizeof(d->knob), "tcp_max_slot_table_entries is already %ld but this "
+			 "transport was created with %u: unmount every mount of %s and remount; or "
+			 "%s", t->tcp_max_slots, x->max_reqs, x->addr, nc);
+	else
+		snprintf(d->knob, sizeof(d->knob), "raise tcp_max_slot_table_entries (now %ld), then "
+			 "unmount every mount of %s and remount; or %s", t->tcp_max_slots, x->addr, nc);
+}
+
+static void credit_knob(const struct xprt_view *x, struct verdict *d)
+{
+	const char *proto = proto_name(x->ident);
+
+	if (x->credit.known)
+		snprintf(d->knob, sizeof(d->knob), "the server grants %u credits per %s connection "
+			 "(all in use %.0f%% of the time any was): raise its limit (Linux nfsd: "
+			 "/proc/sys/sunrpc/svc_rdma/max_requests) or add connections",
+			 x->credit.limit, proto, x->credit.at_limit_pct);
+	else
+		snprintf(d->knob, sizeof(d->knob), "the server grants %u credits per %s connection: "
+			 "raise its limit (Linux nfsd: /proc/sys/sunrpc/svc_rdma/max_requests) or add "
+			 "connections", x->cwnd, proto);
+}
+
+/* the wait that takes the largest share of the ops' time */
+static int dominant_wait(const struct verdict *d)
+{
+	int dom = WAIT_SLOT;
+
+	for (int k = WAIT_SEND; k <= WAIT_SESSION; k++)
+		if (d->wait_share[k] > d->wait_share[dom])
+			dom = k;
+	return dom;
+}
+
+/* the class: the first of these that holds, in order, with its knob */
+static void classify(const struct view *v, const struct xprt_view *x, struct verdict *d)
+{
+	const struct tunables *t = &v->tun;
+	char c[32], nc[128];
+	int dom;
+
+	figures(v, x, d);
+	pathologies(v, x, d);
+	nconnect_advice(v, x, nc, sizeof(nc));
+	if (!x->op_count && !x->waits[WAIT_SLOT].count && !x->waits[WAIT_SESSION].count) {
+		d->cls = V_IDLE;
+		snprintf(d->why, sizeof(d->why), "no RPC completed");
+		return;
+	}
+	summary_why(x, d);
 	if (d->link_Bps > 0 && d->link_util_pct >= 80) {
 		d->cls = V_LINK;
 		snprintf(d->why, sizeof(d->why), "the link carries %.0f%% of its %s", d->link_util_pct,
@@ -107,38 +203,11 @@ static void classify(const struct view *v, const struct xprt_view *x, struct ver
 		snprintf(d->knob, sizeof(d->knob), "the network is the limit: a faster link or more ports");
 		return;
 	}
-	/*
-	 * A tenth of the slot-time in use held idle in delays: the slots are not short, they sit
-	 * idle. On RDMA each is the 250 ms after a hand-off from the backlog: the kernel's fix
-	 * removes it; until then, only keeping the backlog from forming (more slots) avoids it.
-	 */
 	if (d->held_idle_share >= 0.1) {
-		const struct wait_view *dw = &x->waits[WAIT_DELAY];
-
-		d->cls = V_STALL;
-		snprintf(d->why, sizeof(d->why), "%llu delays held a slot idle (p50 %.0f ms): %.0f%% of "
-			 "the slot-time in use; all %u slots in use %.0f%% of the busy time; %s of ceiling %s "
-			 "with the delays, %s without", (unsigned long long)x->n.held_idle, dw->p50_ns / 1e6,
-			 100 * d->held_idle_share, x->limit, d->full_pct,
-			 fmt_rate(a, sizeof(a), d->achieved_Bps, d->achieved_Bps),
-			 d->stall_ceiling_Bps > 0 ? fmt_rate(b, sizeof(b), d->stall_ceiling_Bps, d->stall_ceiling_Bps) : "?",
-			 d->ceiling_Bps > 0 ? fmt_rate(c, sizeof(c), d->ceiling_Bps, d->ceiling_Bps) : "?");
-		if (x->ident == IDENT_RDMA)
-			snprintf(d->knob, sizeof(d->knob), "a kernel with \"xprtrdma: Avoid 250 ms delay on "
-				 "backlog wakeup\" (6.1.178, 6.12.97, 7.1); until then raise "
-				 "rdma_slot_table_entries (now %ld), or nconnect (proto=rdma: ~6.9)",
-				 t->rdma_slots);
-		else
-			snprintf(d->knob, sizeof(d->knob), "tasks sit out rpc_delay() with a slot in hand (the "
-				 "kernel's retry after -ENOMEM, -ENOBUFS or a refused connection): look at "
-				 "the client's memory and the connection");
+		stall(t, x, d);
 		return;
 	}
-	/* the wait that takes the largest share of the ops' time names the limit */
-	dom = WAIT_SLOT;
-	for (int k = WAIT_SEND; k <= WAIT_SESSION; k++)
-		if (d->wait_share[k] > d->wait_share[dom])
-			dom = k;
+	dom = dominant_wait(d);
 	if (d->wait_share[dom] >= 0.1 && dom == WAIT_SESSION) {
 		d->cls = V_SESSION;
 		snprintf(d->knob, sizeof(d->knob), "raise max_session_slots (nfs module, now %ld; the server "
@@ -148,21 +217,7 @@ static void classify(const struct view *v, const struct xprt_view *x, struct ver
 	}
 	if (d->wait_share[dom] >= 0.1 && dom == WAIT_SLOT && d->full_pct >= 20) {
 		d->cls = V_SLOT;
-		if (x->ident == IDENT_RDMA)
-			snprintf(d->knob, sizeof(d->knob), "raise rdma_slot_table_entries (now %ld; read when a "
-				 "transport is created) and remount, or %s (proto=rdma: b326df4a8ec6, "
-				 "~6.9)", t->rdma_slots, nc);
-		else if (d->v41)
-			snprintf(d->knob, sizeof(d->knob), "add transports: %s; "
-				 "tcp_max_slot_table_entries does not apply to NFSv4.1+", nc);
-		else if (t->tcp_max_slots > (long)x->max_reqs)
-			/* the sysctl was raised after this transport was made: only a new one gets it */
-			snprintf(d->knob, sizeof(d->knob), "tcp_max_slot_table_entries is already %ld but this "
-				 "transport was created with %u: unmount every mount of %s and remount; or "
-				 "%s", t->tcp_max_slots, x->max_reqs, x->addr, nc);
-		else
-			snprintf(d->knob, sizeof(d->knob), "raise tcp_max_slot_table_entries (now %ld), then "
-				 "unmount every mount of %s and remount; or %s", t->tcp_max_slots, x->addr, nc);
+		slot_knob(t, x, nc, d);
 		return;
 	}
 	/*
@@ -173,15 +228,7 @@ static void classify(const struct view *v, const struct xprt_view *x, struct ver
 	if (d->wait_share[dom] >= 0.1 && dom == WAIT_SEND && x->ident != IDENT_TCP && x->cwnd &&
 	    (x->credit.known ? x->credit.at_limit_pct >= 20 : x->cong_max >= x->cwnd)) {
 		d->cls = V_CREDIT;
-		if (x->credit.known)
-			snprintf(d->knob, sizeof(d->knob), "the server grants %u credits per %s connection "
-				 "(all in use %.0f%% of the time any was): raise its limit (Linux nfsd: "
-				 "/proc/sys/sunrpc/svc_rdma/max_requests) or add connections",
-				 x->credit.limit, proto, x->credit.at_limit_pct);
-		else
-			snprintf(d->knob, sizeof(d->knob), "the server grants %u credits per %s connection: "
-				 "raise its limit (Linux nfsd: /proc/sys/sunrpc/svc_rdma/max_requests) or add "
-				 "connections", x->cwnd, proto);
+		credit_knob(x, d);
 		return;
 	}
 	if (d->wait_share[dom] >= 0.1 && dom == WAIT_SEND) {
@@ -196,7 +243,7 @@ static void classify(const struct view *v, const struct xprt_view *x, struct ver
 			 "window holds it (the what-if's basis): a server that reads slowly gains nothing", nc);
 		return;
 	}
-	if (exec > 0 && rtt / exec >= 0.5) {
+	if (x->exec_ns > 0 && x->rtt_ns / x->exec_ns >= 0.5) {
 		d->cls = V_SERVER;
 		snprintf(d->knob, sizeof(d->knob), "slots are not the limit: the RTT (%.2f ms) is; look at "
 			 "the server (nfsd threads, its storage) or the round trip", d->rtt_ms);

@@ -20,7 +20,7 @@ void out_audit_json(FILE *f, const struct audit *a);
 struct prom_input {
 	const struct view *cum;		/* since attach, ledger applied; NULL: not tracing yet */
 	const struct view *iv;		/* the last interval: gauges and info */
-	const struct window *ck;		/* windows, [WIN_KINDS]; NULL: none */
+	const struct window *windows;		/* windows, [WIN_KINDS]; NULL: none */
 	double now_wall;
 	bool detail;			/* --prom-detail: every op, stage and wait kind; RDMA hw counters */
 	bool rollup;			/* --prom-rollup: cum->rows instead of its transports */

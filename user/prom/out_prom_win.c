@@ -32,7 +32,7 @@ void prom_windows(FILE *f, const struct prom_input *in)
 	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++) {
 		prom_family(f, w[i].name, w[i].type, w[i].help);
 		for (int k = 0; k < WIN_KINDS; k++) {
-			const struct window *c = in->ck ? &in->ck[k] : NULL;
+			const struct window *c = in->windows ? &in->windows[k] : NULL;
 			/* in the order of w[] */
 			const double v[] = { c ? (double)c->started : 0, c ? c->total.secs : 0,
 					     c ? c->total.bytes : 0, c ? c->total.slot_bound_secs : 0,
@@ -48,7 +48,7 @@ void prom_windows(FILE *f, const struct prom_input *in)
 	       "1, labelled with the job that moved most of the last completed window's bytes "
 	       "(job_kind slurm, kubernetes, systemd, cgroup or unknown); none before the first window ends.");
 	for (int k = 0; k < WIN_KINDS; k++) {
-		const struct window *c = in->ck ? &in->ck[k] : NULL;
+		const struct window *c = in->windows ? &in->windows[k] : NULL;
 		const struct win_job *j = c && c->n && c->ended_jobs.nj ? &c->ended_jobs.j[0] : NULL;
 		char uid[16] = "";
 
@@ -77,7 +77,7 @@ void prom_windows(FILE *f, const struct prom_input *in)
 		    "slot, the send queue or credits (send), a session slot, an rpc_delay, the round trip, "
 		    "and the rest (other).");
 	for (int k = 0; k < WIN_KINDS; k++) {
-		const struct job_totals *t = in->ck ? &in->ck[k].job_totals : NULL;
+		const struct job_totals *t = in->windows ? &in->windows[k].job_totals : NULL;
 
 		for (size_t i = 0; t && i < t->n; i++)
 			for (int c = 0; c < JS_CAUSES; c++) {

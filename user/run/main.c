@@ -363,7 +363,7 @@ int main(int argc, char **argv)
 {
 	static const struct argp argp = { options, parse_arg, args_doc, doc, NULL, NULL, NULL };
 	const char *attach = getenv("SLOTSCOPE_ATTACH"), *events = getenv("SLOTSCOPE_EVENTS");
-	struct run *s;
+	struct run *r;
 	int dashdash = argc, rc;
 
 	/*
@@ -414,10 +414,10 @@ int main(int argc, char **argv)
 	env.events_tp = events && !strcmp(events, "tracepoints");
 	if (make_btf)
 		return run_make_btf(&env);
-	rc = run_new(&s, &env);
+	rc = run_new(&r, &env);
 	if (rc)
 		return rc;
-	rc = run_main(s);
-	run_free(s);
+	rc = run_main(r);
+	run_free(r);
 	return rc;
 }

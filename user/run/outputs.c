@@ -16,21 +16,21 @@
  * /healthz goes stale after three intervals and ten seconds without a new exposition: the main
  * loop stuck, not a slow tick under load.
  */
-static int listen_open(struct run *s)
+static int listen_open(struct run *r)
 {
-	double every = s->o.interval > 0 ? s->o.interval : 1;
+	double every = r->o.interval > 0 ? r->o.interval : 1;
 	char why[320];
 	int err;
 
-	if (!s->o.listen)
+	if (!r->o.listen)
 		return EXIT_OK;
-	err = http_open(&s->http, s->o.listen, 3 * every + 10, why, sizeof(why));
+	err = http_open(&r->http, r->o.listen, 3 * every + 10, why, sizeof(why));
 	if (err) {
 		pr_err("%s\n", why);
 		return err == -EACCES ? EXIT_NOPERM : err == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
 	}
-	pr_info("serving /metrics and /healthz on %s (port %d)\n", s->o.listen, http_port(s->http));
-	sig_serve(s->http);
+	pr_info("serving /metrics and /healthz on %s (port %d)\n", r->o.listen, http_port(r->http));
+	sig_serve(r->http);
 	return EXIT_OK;
 }
 
@@ -38,32 +38,32 @@ static int listen_open(struct run *s)
  * Output files, before anything is loaded: their directories opened (no symlink in them), the
  * textfile locked against a second writer. An exit code, the reason said once.
  */
-int outputs_open(struct run *s)
+int outputs_open(struct run *r)
 {
-	const char *paths[OUTS] = { s->o.prom_file, s->o.folded_file, s->o.svg_file };
+	const char *paths[OUTS] = { r->o.prom_file, r->o.folded_file, r->o.svg_file };
 
 	for (int i = 0; i < OUTS; i++) {
 		int err;
 
-		s->out[i].dirfd = s->out[i].lockfd = -1;
+		r->out[i].dirfd = r->out[i].lockfd = -1;
 		if (!paths[i])
 			continue;
-		err = outfile_open(&s->out[i], paths[i], i == OUT_PROM);
+		err = outfile_open(&r->out[i], paths[i], i == OUT_PROM);
 		if (err == -EBUSY)
 			pr_err("%s is being written by another slotscope (pid %d): stop it, or give "
-			       "another file\n", paths[i], s->out[i].lock_pid);
-		else if (err && s->out[i].lock_failed) {
+			       "another file\n", paths[i], r->out[i].lock_pid);
+		else if (err && r->out[i].lock_failed) {
 			/* a lock file an earlier run left as another user (root): the service's
 			 * restarts retry (exit 1) and succeed once it is removed */
 			pr_err("cannot open the lock file of %s (.%s.lock in its directory): %s: an "
 			       "earlier run as another user left it; remove it\n", paths[i],
-			       s->out[i].name, strerror(-err));
+			       r->out[i].name, strerror(-err));
 			return EXIT_RUNTIME;
 		}
 		else if (err == -ELOOP || err == -ENOTDIR)
 			pr_err("cannot write %s: a directory in it is a symbolic link or not a "
 			       "directory: give its real path (realpath)\n", paths[i]);
-		else if (!err && (err = outfile_check(&s->out[i])))
+		else if (!err && (err = outfile_check(&r->out[i])))
 			pr_err("cannot write into the directory of %s: %s: pick another path\n",
 			       paths[i], strerror(-err));
 		else if (err)
@@ -72,19 +72,19 @@ int outputs_open(struct run *s)
 		if (err)
 			return EXIT_USAGE;
 	}
-	return listen_open(s);
+	return listen_open(r);
 }
 
 /* after the drop: the directories must still be writable by who we are now */
-int outputs_check(const struct run *s)
+int outputs_check(const struct run *r)
 {
 	for (int i = 0; i < OUTS; i++) {
-		int err = s->out[i].dirfd >= 0 ? outfile_check(&s->out[i]) : 0;
+		int err = r->out[i].dirfd >= 0 ? outfile_check(&r->out[i]) : 0;
 
 		if (err) {
 			pr_err("cannot write into the directory of %s as %s: %s: give that user write "
-			       "access, or pick another path\n", s->out[i].path,
-			       s->o.user ? s->o.user : "this user", strerror(-err));
+			       "access, or pick another path\n", r->out[i].path,
+			       r->o.user ? r->o.user : "this user", strerror(-err));
 			return err;
 		}
 	}
@@ -106,39 +106,39 @@ static int put_rendered(FILE *f, const void *arg)
 	return 0;
 }
 
-void outputs_prom(struct run *s, const struct view *totals, const struct view *iv,
+void outputs_prom(struct run *r, const struct view *totals, const struct view *iv,
 		  const struct window *w /* [WIN_KINDS] or NULL */)
 {
-	struct prom_input in = { .cum = totals, .iv = iv, .ck = w, .now_wall = clock_s(CLOCK_REALTIME),
-				 .detail = s->o.prom_detail, .rollup = s->o.prom.rollup,
+	struct prom_input in = { .cum = totals, .iv = iv, .windows = w, .now_wall = clock_s(CLOCK_REALTIME),
+				 .detail = r->o.prom_detail, .rollup = r->o.prom.rollup,
 				 .version = SLOTSCOPE_VERSION,
-				 .kernel = s->kernel };
-	struct rendered r = { 0 };
-	bool made = !prom_cap_render(&s->cap, &in, &r.buf, &r.len);
+				 .kernel = r->kernel };
+	struct rendered text = { 0 };
+	bool made = !prom_cap_render(&r->cap, &in, &text.buf, &text.len);
 	int err;
 
-	if (s->cap.left_out && !s->cap.said) {
+	if (r->cap.left_out && !r->cap.said) {
 		pr_warn("the exposition is over --prom-max-series %zu: %zu mount%s left out, the last seen "
 			"(slotscope_exposition_mounts_left_out); raise it, or --prom-rollup, or "
-			"--prom-mount-exclude\n", s->cap.max, s->cap.left_out, s->cap.left_out > 1 ? "s" : "");
-		s->cap.said = true;
+			"--prom-mount-exclude\n", r->cap.max, r->cap.left_out, r->cap.left_out > 1 ? "s" : "");
+		r->cap.said = true;
 	}
-	if (s->http && (!made || http_publish(s->http, r.buf, r.len, totals != NULL)))
+	if (r->http && (!made || http_publish(r->http, text.buf, text.len, totals != NULL)))
 		pr_debug("out of memory: /metrics keeps the last exposition\n");
 	/* what was not made whole is not written: the last complete file stays */
-	err = !s->o.prom_file ? 0 : made ? outfile_write(&s->out[OUT_PROM], put_rendered, &r) : -ENOMEM;
-	free(r.buf);
-	if (!s->o.prom_file)
+	err = !r->o.prom_file ? 0 : made ? outfile_write(&r->out[OUT_PROM], put_rendered, &text) : -ENOMEM;
+	free(text.buf);
+	if (!r->o.prom_file)
 		return;
-	if (err == -EBUSY && err != s->prom_err)
+	if (err == -EBUSY && err != r->prom_err)
 		pr_err("cannot write %s: another slotscope (pid %d) writes it now; tracing goes on\n",
-		       s->o.prom_file, s->out[OUT_PROM].lock_pid);
-	else if (err && err != s->prom_err)
+		       r->o.prom_file, r->out[OUT_PROM].lock_pid);
+	else if (err && err != r->prom_err)
 		pr_err("cannot write %s: %s: the last complete file stays; tracing goes on, and the "
-		       "write is tried again every interval\n", s->o.prom_file, strerror(-err));
-	else if (!err && s->prom_err)
-		pr_warn("%s written again\n", s->o.prom_file);
-	s->prom_err = err;
+		       "write is tried again every interval\n", r->o.prom_file, strerror(-err));
+	else if (!err && r->prom_err)
+		pr_warn("%s written again\n", r->o.prom_file);
+	r->prom_err = err;
 }
 
 struct file_job {

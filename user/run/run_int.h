@@ -26,7 +26,7 @@ struct run {
 	struct proof proof;		/* transports proven against sunrpc's sysfs */
 	struct tunables tun;		/* from the audit: the knobs the verdicts name */
 	double startup_cpu_s;
-	struct port_attrs port_attrs;	/* state and rate (verbs too), read once per PORT_ATTR_REFRESH_NS */
+	struct link_sampler link_sampler;	/* ports kept between samples: state and rate (verbs too), counter files */
 	size_t nfilters;		/* --mount: the transports shown */
 	struct mount_xprt filters[MAX_MOUNT_FILTERS];
 	struct mount_src msrc;		/* whose mount table: --procfs-root, --mounts-of */

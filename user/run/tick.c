@@ -44,7 +44,7 @@ static void links_init(struct run *r)
 		return;
 	/* libibverbs knows the real rate (and XDR); a fixture tree has no verbs to ask */
 	if (!strcmp(r->o.sysfs_root, "/"))
-		r->port_attrs.read_rates = verbs_rates;
+		r->link_sampler.read_rates = verbs_rates;
 }
 
 /*
@@ -55,13 +55,16 @@ static void links_init(struct run *r)
  */
 static int take(struct run *r, struct sample *x)
 {
-	int err = engine_snapshot(r->e, &x->snap);
 	char why[400];
+	int err;
+
+	engine_modules_arrived(r->e);
+	err = engine_snapshot(r->e, &x->snap);
 
 	memset(&x->links, 0, sizeof(x->links));
 	x->suspect = false;
 	if (!err && !r->o.no_rdma)
-		err = link_sample(r->o.sysfs_root, NULL, 0, &r->port_attrs, &x->links);
+		err = link_sample(r->o.sysfs_root, NULL, 0, &r->link_sampler, &x->links);
 	if (err)
 		return err;
 	/* the connections' counters while they queue RPCs (tcpwatch.h): a failed read is not the tick's */

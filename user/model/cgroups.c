@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: GPL-2.0
+/* cgroup v2 ids to paths (cgroups.h): the kernel's names, else bounded walks of the hierarchy. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <linux/magic.h>
+#include "model/cgroups.h"
+#include "lib/util.h"
+
+/* no deeper than a path job_from_cgroup() reads (jobname.c: 16 components) */
+#define WALK_DEPTH 16
+
+struct cg2_query {
+	char *mnt;
+	size_t len;
+};
+
+static int find_cgroup2(FILE *f, void *arg)
+{
+	struct cg2_query *q = arg;
+	char *line = NULL, mp[4096];
+	size_t cap = 0;
+	int err = -ENOENT;
+
+	while (getline(&line, &cap, f) > 0) {
+		const char *sep = strstr(line, " - ");
+
+		if (!sep || strncmp(sep + 3, "cgroup2 ", 8) ||
+		    sscanf(line, "%*s %*s %*s %*s %4095s", mp) != 1)
+			continue;
+		/* mountinfo escapes; a cgroup2 mount point needs none in practice, and one that does
+		 * is not found rather than misread */
+		if (strchr(mp, '\\'))
+			continue;
+		snprintf(q->mnt, q->len, "%s", mp);
+		err = 0;
+		break;
+	}
+	free(line);
+	return err;
+}
+
+void cgroups_init_at(struct cgroups *c, const char *dir)
+{
+	memset(c, 0, sizeof(*c));
+	snprintf(c->root, sizeof(c->root), "%s", dir);
+}
+
+int cgroups_init(struct cgroups *c, const char *procfs_root, const char *sysfs_root)
+{
+	char mnt[4096];
+	struct cg2_query q = { mnt, sizeof(mnt) };
+	struct statfs sf;
+	int err;
+
+	memset(c, 0, sizeof(*c));
+	/*
+	 * The host's hierarchy under --sysfs-root first (a container's own /sys/fs/cgroup shows
+	 * its namespace's subtree alone, and the ids BPF counts by are the host's)
+	 */
+	if (!root_path(c->root, sizeof(c->root), sysfs_root, "/sys/fs/cgroup") &&
+	    !statfs(c->root, &sf) && sf.f_type == CGROUP2_SUPER_MAGIC)
+		return 0;
+	c->root[0] = '\0';
+	err = root_parse(find_cgroup2, &q, procfs_root, "/proc/self/mountinfo");
+	if (err)
+		return err == -ENOENT ? err : -ENOENT;
+	return root_path(c->root, sizeof(c->root), procfs_root, "%s", mnt);
+}
+
+static int by_id(const void *a, const void *b)
+{
+	const struct cg_ent *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* the table is kept sorted by id: a lookup per counted cgroup per tick is a binary search */
+static struct cg_ent *entry(const struct cgroups *c, __u64 id)
+{
+	struct cg_ent key = { .id = id };
+
+	return c->n ? bsearch(&key, c->e, c->n, sizeof(*c->e), by_id) : NULL;
+}
+
+static int by_used_desc(const void *a, const void *b)
+{
+	const struct cg_ent *x = a, *y = b;
+
+	return x->used > y->used ? -1 : x->used < y->used;
+}
+
+void cgroups_set_namer(struct cgroups *c, cg_namer f, void *ctx)
+{
+	c->namer = f;
+	c->namer_ctx = ctx;
+}
+
+static bool unnamed(const struct cgroups *c, __u64 id)
+{
+	for (size_t i = 0; i < c->nunnamed; i++)
+		if (c->unnamed[i] == id)
+			return true;
+	return false;
+}
+
+static void add_unnamed(struct cgroups *c, __u64 id)
+{
+	c->unnamed[c->unnamed_at] = id;
+	c->unnamed_at = (c->unnamed_at + 1) % CG_UNNAMED_MAX;
+	if (c->nunnamed < CG_UNNAMED_MAX)
+		c->nunnamed++;
+}
+
+/* appended after the sorted part (learn() sorts once at its end); false: out of memory */
+static bool add(struct cgroups *c, __u64 id, const char *path, double now)
+{
+	char *p = strdup(path);
+
+	if (!p || GROW(c->e, c->cap, c->n + 1, 64)) {
+		free(p);
+		return false;
+	}
+	c->e[c->n++] = (struct cg_ent){ .id = id, .path = p, .used = now };
+	return true;
+}
+
+struct walk {
+	struct cgroups *c;
+	double now;
+	__u64 *want;			/* the ids looked for; found ones become 0 */
+	size_t nwant, left;
+	char path[4096];		/* under c->root */
+};
+
+/*
+ * Every directory under w->path until each wanted id is found or CG_WALK_MAX are read: its inode
+ * is the cgroup's id. Only what is looked for is kept, so a user's subtree of thousands of
+ * cgroups costs time (bounded), not memory.
+ */
+static void walk(struct walk *w, size_t len, int depth)
+{
+	char full[8192];
+	struct dirent *d;
+	DIR *dir;
+
+	snprintf(full, sizeof(full), "%s%s", w->c->root, len ? w->path : "");
+	dir = opendir(full);
+	if (!dir)
+		return;
+	while (w->left && w->c->walked < CG_WALK_MAX && (d = readdir(dir))) {
+		size_t n;
+
+		if (d->d_type != DT_DIR || d->d_name[0] == '.')
+			continue;
+		w->c->walked++;
+		n = strlen(d->d_name);
+		if (len + 1 + n >= sizeof(w->path))
+			continue;
+		w->path[len] = '/';
+		memcpy(w->path + len + 1, d->d_name, n + 1);
+		for (size_t i = 0; i < w->nwant; i++)
+			if (w->want[i] == d->d_ino) {
+				if (add(w->c, d->d_ino, w->path, w->now))
+					w->want[i] = 0, w->left--;
+				break;
+			}
+		if (depth < WALK_DEPTH)
+			walk(w, len + 1 + n, depth + 1);
+		w->path[len] = '\0';
+	}
+	closedir(dir);
+}
+
+/* one walk for @want's ids; those it does not find are unnamed from now on */
+static void walk_for(struct cgroups *c, __u64 *want, size_t n, double now)
+{
+	struct walk *w = calloc(1, sizeof(*w));
+	struct stat st;
+
+	if (!w)
+		return;
+	*w = (struct walk){ .c = c, .now = now, .want = want, .nwant = n, .left = n };
+	c->walked = 0;
+	/* the root cgroup is the hierarchy's own directory */
+	if (!stat(c->root, &st))
+		for (size_t i = 0; i < n; i++)
+			if (want[i] == st.st_ino && add(c, st.st_ino, "/", now))
+				want[i] = 0, w->left--;
+	walk(w, 0, 0);
+	for (size_t i = 0; i < n; i++)
+		if (want[i])
+			add_unnamed(c, want[i]);
+	c->scanned = now;
+	free(w);
+}
+
+int cgroups_learn(struct cgroups *c, const struct snapshot *snap, double now)
+{
+	__u64 *want = NULL;
+	size_t nwant = 0, capwant = 0, had = c->n;
+	char path[4096];
+	int err = 0;
+
+	if (!c->root[0])
+		return 0;
+	for (size_t i = 0; i < snap->njobio; i++) {
+		__u64 id = snap->jobio[i].k.cgid;
+		struct cg_ent key = { .id = id }, *e;
+		bool dup = false;
+
+		/* the sorted part alone: what this loop appends is looked through below */
+		e = had ? bsearch(&key, c->e, had, sizeof(*c->e), by_id) : NULL;
+
+		if (e) {
+			e->used = now;
+			continue;
+		}
+		/* learned a moment ago (its other mount or direction), or never to be found */
+		for (size_t j = had; j < c->n && !dup; j++)
+			dup = c->e[j].id == id;
+		for (size_t j = 0; j < nwant && !dup; j++)
+			dup = want[j] == id;
+		if (dup || unnamed(c, id))
+			continue;
+		if (c->namer && !c->namer(c->namer_ctx, id, path, sizeof(path))) {
+			if (!add(c, id, path, now))
+				err = -ENOMEM;
+			continue;
+		}
+		if (GROW(want, capwant, nwant + 1, 16)) {
+			err = -ENOMEM;
+			break;
+		}
+		want[nwant++] = id;
+	}
+	/* cgroups made since and not named by the kernel: one walk, never more than once a second */
+	if (nwant && (!c->scanned || now - c->scanned >= 1))
+		walk_for(c, want, nwant, now);
+	free(want);
+	/* anything appended (and maybe as much evicted): sorted by id again, for entry() */
+	if (c->n == had)
+		return err;
+	if (c->n > CGROUPS_MAX) {
+		qsort(c->e, c->n, sizeof(*c->e), by_used_desc);
+		for (size_t i = CGROUPS_MAX; i < c->n; i++)
+			free(c->e[i].path);
+		c->n = CGROUPS_MAX;
+	}
+	qsort(c->e, c->n, sizeof(*c->e), by_id);
+	return err;
+}
+
+const char *cgroups_path(const struct cgroups *c, __u64 id)
+{
+	const struct cg_ent *e = entry(c, id);
+
+	return e ? e->path : NULL;
+}
+
+bool cgroups_gone(const struct cgroups *c, __u64 id)
+{
+	const struct cg_ent *e = entry(c, id);
+	char full[8192];
+	struct stat st;
+
+	if (!e)
+		return unnamed(c, id);
+	if (!c->root[0])
+		return false;
+	snprintf(full, sizeof(full), "%s%s", c->root, strcmp(e->path, "/") ? e->path : "");
+	return stat(full, &st) || st.st_ino != id;
+}
+
+void cgroups_free(struct cgroups *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		free(c->e[i].path);
+	free(c->e);
+	memset(c, 0, sizeof(*c));
+}
