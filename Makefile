@@ -84,7 +84,8 @@ VM_DEBS := qemu-system-x86 qemu-system-data cpio xz-utils zstd kmod gawk debian-
 TEST_DEBS := $(VM_DEBS) libcmocka-dev python3 libcap2-bin \
 	libxml2-utils libclang-rt-14-dev chromium systemd dpkg-dev debhelper lintian fakeroot rpm rpmlint kmod \
 	qemu-system-arm qemu-user-static gcc-aarch64-linux-gnu libc6-dev-arm64-cross libbpf-dev:arm64 libelf-dev:arm64 \
-	zlib1g-dev:arm64 libibverbs-dev:arm64 jq curl umoci runc python3-yaml debootstrap
+	zlib1g-dev:arm64 libibverbs-dev:arm64 jq curl umoci runc python3-yaml debootstrap \
+	python3-prometheus-client
 
 # install: PREFIX and DESTDIR as usual; the unit and the defaults where Debian keeps them
 PREFIX     ?= /usr

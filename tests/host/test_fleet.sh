@@ -135,7 +135,7 @@ awk -v g="$got" -v w="$want" 'BEGIN { exit !(g != "" && g - w < 0.01 && w - g < 
 	ok "fleet checkpoint time slot-bound: $got (truth $want)" || bad "fleet checkpoint slot-bound ratio $got, truth $want"
 
 # the fleet's slot-wait histogram: buckets non-decreasing in le, p99 within one bucket of the truth
-q 'sum by (le) (rate(slotscope_wait_seconds_bucket{kind="slot"}[15s]))' |
+q 'sum by (le) (rate(slotscope_wait_duration_seconds_bucket{kind="slot"}[15s]))' |
 	sed 's/^le=//' | sed 's/^+Inf/1e99/' | sort -g >"$dir/buckets"
 if awk 'NR > 1 && $2 + 0 < prev - 1e-9 { bad = 1 } { prev = $2 + 0 } END { exit bad || NR != 17 }' "$dir/buckets"; then
 	ok "fleet slot-wait buckets: 17, non-decreasing in le"
@@ -143,7 +143,7 @@ else
 	bad "fleet slot-wait buckets: $(tr '\n' ';' <"$dir/buckets")"
 fi
 truth=$(awk '$1 == "slot_wait_p99_seconds" { print $2 }' "$dir/truth.final")
-p99=$(val 'histogram_quantile(0.99, sum by (le) (rate(slotscope_wait_seconds_bucket{kind="slot"}[15s])))')
+p99=$(val 'histogram_quantile(0.99, sum by (le) (rate(slotscope_wait_duration_seconds_bucket{kind="slot"}[15s])))')
 if awk -v p="$p99" -v t="$truth" -v f="$dir/buckets" 'BEGIN {
 	while ((getline l < f) > 0) { split(l, a, " "); le[n++] = a[1] + 0 }
 	for (i = 0; i < n && le[i] < t; i++) ; ti = i

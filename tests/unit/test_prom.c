@@ -173,14 +173,14 @@ static void test_fixed_buckets(void **state)
 	w->sum_ns = 123456789;
 	s = render(&f->v, false);
 	/* the same buckets whatever the data: 16 and +Inf */
-	assert_int_equal(count_series(s, "slotscope_wait_seconds_bucket{", NULL), 17);
-	assert_int_equal(count_series(empty, "slotscope_wait_seconds_bucket{", NULL), 17);
+	assert_int_equal(count_series(s, "slotscope_wait_duration_seconds_bucket{", NULL), 17);
+	assert_int_equal(count_series(empty, "slotscope_wait_duration_seconds_bucket{", NULL), 17);
 	assert_int_equal(sample(s, "kind=\"slot\",le=\"0.000016384\"} "), 6);
 	assert_int_equal(sample(s, "kind=\"slot\",le=\"0.000032768\"} "), 13);
 	assert_int_equal(sample(s, "kind=\"slot\",le=\"8.589934592\"} "), 13);
 	assert_int_equal(sample(s, "kind=\"slot\",le=\"34.359738368\"} "), 15);
 	assert_int_equal(sample(s, "kind=\"slot\",le=\"+Inf\"} "), 18);
-	assert_non_null(strstr(s, "slotscope_wait_seconds_sum{server=\"10.0.0.1\",proto=\"tcp\",xprt=\"0\",kind=\"slot\"} 0.123456789\n"));
+	assert_non_null(strstr(s, "slotscope_wait_duration_seconds_sum{server=\"10.0.0.1\",proto=\"tcp\",xprt=\"0\",kind=\"slot\"} 0.123456789\n"));
 	assert_int_equal(sample(s, "slotscope_waits_total{server=\"10.0.0.1\",proto=\"tcp\",xprt=\"0\",kind=\"slot\"} "), 18);
 	free(s);
 	free(empty);

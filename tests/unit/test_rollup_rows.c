@@ -88,7 +88,7 @@ static void test_rollup_sums(void **state)
 	assert_true(sum_of(roll, "slotscope_inflight_rtt_seconds_total", "mountpoint=\"/mnt/a\"") ==
 		    sum_of(per, "slotscope_inflight_rtt_seconds_total", "server=\"10.0.0.1\""));
 	assert_true(sum_of(roll, "slotscope_verdict_seconds_total", "mountpoint=\"/mnt/a\"") == 2 * 2);
-	assert_true(value(roll, "slotscope_wait_seconds_count{mountpoint=\"/mnt/a\",server=\"10.0.0.1\",kind=\"slot\"}") == 60);
+	assert_true(value(roll, "slotscope_wait_duration_seconds_count{mountpoint=\"/mnt/a\",server=\"10.0.0.1\",kind=\"slot\"}") == 60);
 	/* the RDMA mount's row exists before its first op; the lost transport under "" */
 	assert_true(value(roll, "slotscope_credits_granted{mountpoint=\"/mnt/c\",server=\"10.0.0.3\"}") == 64);
 	assert_true(value(roll, "slotscope_slot_acquires_total{mountpoint=\"\",server=\"10.0.0.9\"}") == 4);

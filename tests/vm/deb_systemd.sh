@@ -7,8 +7,8 @@
 # restarts it on the new binary, keeping the operator's defaults; an upgrade of a stopped one starts
 # nothing; a removal stops it and takes its textfile away; a purge removes the ACL entry, then the
 # user. The package installed first is the same build under a lower version (dpkg-deb -R, -b).
-new=$(ls /src/build/deb/slotscope_*.deb 2>/dev/null | head -n 1)
-[ -n "$new" ] || { echo "FAIL no .deb in /src/build/deb: make deb"; exit 1; }
+new=$(ls $OBJ/deb/slotscope_*.deb 2>/dev/null | head -n 1)
+[ -n "$new" ] || { echo "FAIL no .deb in $OBJ/deb: make deb"; exit 1; }
 ver=$(dpkg-deb -f "$new" Version)
 rm -rf /tmp/old && dpkg-deb -R "$new" /tmp/old &&
 	sed -i 's/^Version: .*/Version: 0.0.1-1/' /tmp/old/DEBIAN/control &&

@@ -4,7 +4,7 @@
 # With either missing it refuses: exit 77 and one line naming the capability. Without
 # CAP_SYS_ADMIN libbpf cannot look sunrpc's module BTF up by id: the hooks attach by name (raw_tp,
 # kprobe) against a merged BTF, and -v says so.
-root=/src/build/deb/root
+root=$OBJ/deb/root
 bin=$root/usr/sbin/slotscope
 [ -x $bin ] || { echo "FAIL no $bin: make deb"; exit 1; }
 nfsd_start >/dev/null || exit 1

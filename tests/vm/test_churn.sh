@@ -15,7 +15,7 @@ mkdir -p /tmp/tf
 HEAPWATCH=/tmp/heap LD_PRELOAD=/out/bin/heapwatch.so slotscope --json 0.5 -d 1200 --prom-file /tmp/tf/churn.prom >/tmp/ch.json 2>/tmp/ch.err &
 ss=$!
 # node_exporter (Debian's, from the host's build/tools) serves the textfile; every cycle scrapes it
-ne=/src/build/tools/node_exporter
+ne=$OBJ/tools/node_exporter
 [ -x $ne ] || { echo "FAIL no $ne: make tools"; exit 1; }
 $ne --web.listen-address=127.0.0.1:9100 --collector.disable-defaults --collector.textfile \
 	--collector.textfile.directory=/tmp/tf >/tmp/ne.log 2>&1 &

@@ -357,7 +357,7 @@ static void per_transport(FILE *f, const struct prom_input *in)
 						(unsigned long long)w->count);
 			}
 	}
-	prom_family(f, "wait_seconds", "histogram", in->detail
+	prom_family(f, "wait_duration_seconds", "histogram", in->detail
 	       ? "Waits for a slot, the send queue or credits, a session slot, an rpc_delay."
 	       : "Waits for a slot (--prom-detail: every kind).");
 	for (size_t i = 0; i < nseries(in); i++)
@@ -365,7 +365,7 @@ static void per_transport(FILE *f, const struct prom_input *in)
 			struct wait_labels wl = { in, i, k };
 			const struct wait_view *w = &series_at(in, i)->waits[k];
 
-			histogram(f, "wait_seconds", wait_labels, &wl, wait_le, sizeof(wait_le), w->buckets,
+			histogram(f, "wait_duration_seconds", wait_labels, &wl, wait_le, sizeof(wait_le), w->buckets,
 				  w->sum_ns);
 		}
 	inflight_curve(f, in);
