@@ -64,8 +64,14 @@ check_eq "TCP: each transport's sends at the end = its mountstats line's after" 
 	"$(nfs | jq .sends_kernel | sort -n | tr '\n' ' ')" "$(col 2 /tmp/x1)"
 check_eq "TCP: sends summed = mountstats delta" "$(nfs | jq -s 'map(.sends) | add')" \
 	"$(awk 'NR == FNR { a += $2; next } { b += $2 } END { print b - a }' /tmp/x0 /tmp/x1)"
-check_eq "TCP: highest in use per transport = mountstats max_slots" \
-	"$(nfs | jq .peak | sort -n | tr '\n' ' ')" "$(awk '{ print $3 }' /tmp/x1 | sort -n | tr '\n' ' ')"
+# max_slots is num_reqs at its highest, and xprt_dynamic_alloc_slot() counts a request in num_reqs
+# before its kzalloc() (the reserve lock dropped): on a table still growing, up to one allocation
+# per other CPU is counted there and not yet taken (test_tcp_default). Per transport, then:
+# max_slots - (CPUs - 1) <= peak <= max_slots, which holds of the sorted lists as of each pair.
+ncpu=$(grep -c ^processor /proc/cpuinfo)
+check_eq "TCP: highest in use per transport within mountstats max_slots less the other CPUs' allocations" \
+	"$(nfs | jq .peak | sort -n >/tmp/pk; awk '{ print $3 }' /tmp/x1 | sort -n >/tmp/ms; paste -d' ' /tmp/pk /tmp/ms |
+		awk -v k=$((ncpu - 1)) '$1 > $2 || $1 < $2 - k { bad = bad " " $1 "/" $2 } END { print bad == "" ? "yes" : "no:" bad }')" yes
 lim=$(for d in /sys/kernel/sunrpc/xprt-switches/switch-*/xprt-*-tcp; do
 	sed -n 's/^max_num_slots=//p' $d/xprt_info 2>/dev/null; done | sort -u | tr '\n' ' ')
 check_eq "TCP: every transport's limit = sysfs max_num_slots" "$(nfs | jq .limit | sort -u | tr '\n' ' ')" "$lim"

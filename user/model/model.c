@@ -37,9 +37,10 @@ static void curve_view(struct curve_view *c, const struct xprt_stats *x, const s
 
 /*
  * A level the kernel cannot hold, bounded: where the limit is proven (max_reqs over TCP and UDP,
- * a pool counted or proven by BTF), num_reqs never passes it, and a count that did is a race
- * between CPUs the next event's correction (level_cap()) already mends; its time is in the
- * limit's bucket either way. A peak of 17 of 16 was that (test_level_truth, 6.12, CI, once in
+ * a pool counted or proven by BTF), num_reqs never passes it (xprt_dynamic_alloc_slot() allocates
+ * only while num_reqs < max_reqs; an RDMA pool holds its own count of requests), and a count that
+ * did is a race between CPUs the next event's correction (level_cap()) already mends; its time is
+ * in the limit's bucket either way. A peak of 17 of 16 was that (test_level_truth, 6.12, CI, once in
  * about 60 runs after five races were closed one by one). An assumed or inferred pool's limit is
  * a guess a higher level raises, so it bounds nothing.
  */
