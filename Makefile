@@ -32,6 +32,8 @@ VERSION  := 0.2.0
 CFLAGS   ?= -O2 -g
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	    -Wno-format-truncation
+# the commit built: git's, or the .revision a package's copy of the tree carries (mk/package.mk)
+REVISION ?= $(shell cat .revision 2>/dev/null || git describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
 CPPFLAGS += -I$(O) -Ibpf -Iuser -DSLOTSCOPE_BIN='"$(abspath $(O))/slotscope"' -DFIXTURES='"$(CURDIR)/tests/fixtures"' -MMD -MP -D_GNU_SOURCE -DSLOTSCOPE_VERSION='"$(VERSION)"'
 # libbpf, libelf and zlib are linked in statically so the binary runs on any host (and in the VM)
 # whatever libbpf it has; libc stays dynamic.
@@ -162,6 +164,13 @@ $(O)/%.o: %.c | check-deps
 	$(Q)mkdir -p $(@D) && $(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -c $< -o $@
 
 $(O)/user/%.o: CFLAGS += $(HARDEN_CFLAGS)
+# the commit in a header rewritten only when it changes: buildinfo.o alone rebuilds then
+.PHONY: revision-check
+revision-check:
+	@mkdir -p $(O) && echo '#define SLOTSCOPE_REVISION "$(REVISION)"' >$(O)/revision.h.new && \
+		{ cmp -s $(O)/revision.h.new $(O)/revision.h && rm $(O)/revision.h.new || mv $(O)/revision.h.new $(O)/revision.h; }
+$(O)/revision.h: revision-check
+$(O)/user/lib/buildinfo.o $(O)/fuzz/obj/lib/buildinfo.o: $(O)/revision.h
 $(O)/slotscope $(O)/slotscope-faults: LDFLAGS += $(HARDEN_LDFLAGS)
 $(O)/slotscope: $(O)/user/run/main.o $(LIB_OBJS)
 	$(call msg,LINK,$@)

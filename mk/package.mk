@@ -32,6 +32,7 @@ deb: | deps-pkg
 	$(call msg,DEB,$(O)/deb)
 	$(Q)rm -rf $(O)/deb && mkdir -p $(O)/deb/src
 	$(Q)tar -c --exclude=./build --exclude='./build-*' --exclude=./.git --exclude='./$(O)' . | tar -x -C $(O)/deb/src
+	$(Q)echo '$(REVISION)' >$(O)/deb/src/.revision
 	$(Q)cd $(O)/deb/src && dpkg-buildpackage -b -us -uc -a$(DEB_ARCH) $(if $(CROSS),-d) >../build.log 2>&1 || \
 		{ tail -30 ../build.log; exit 1; }
 	$(Q)lintian $(O)/deb/slotscope_*.deb > $(O)/deb/lintian.txt 2>&1; \
@@ -48,8 +49,10 @@ RPM_ARCH := $(if $(filter arm64,$(ARCH)),aarch64,x86_64)
 rpm: | deps-pkg
 	$(call msg,RPM,$(O)/rpm)
 	$(Q)rm -rf $(O)/rpm && mkdir -p $(O)/rpm/SOURCES $(O)/rpm/SPECS
+	$(Q)mkdir -p $(O)/rpm/rev && echo '$(REVISION)' >$(O)/rpm/rev/.revision
 	$(Q)tar -c --exclude=./build --exclude='./build-*' --exclude=./.git --exclude='./$(O)' \
-		--transform 's,^\.,slotscope-$(VERSION),' . | gzip -n >$(O)/rpm/SOURCES/slotscope-$(VERSION).tar.gz
+		--transform 's,^\.,slotscope-$(VERSION),' . -C $(abspath $(O)/rpm/rev) ./.revision | \
+		gzip -n >$(O)/rpm/SOURCES/slotscope-$(VERSION).tar.gz
 	$(Q)sed 's/@VERSION@/$(VERSION)/' packaging/rpm/slotscope.spec >$(O)/rpm/SPECS/slotscope.spec
 	$(Q)rpmbuild -ba --nodeps --define '_topdir $(abspath $(O)/rpm)' \
 		$(if $(CROSS),--define 'slotscope_make_args ARCH=$(ARCH)' --define 'slotscope_strip $(CROSS)strip') \

@@ -172,7 +172,8 @@ static inline void prom_render(FILE *f, const struct view *v)
 	struct prom_input in = { .cum = prom_totals ? prom_totals : v, .iv = v, .windows = prom_ck,
 				 .detail = prom_detail,
 				 .now_wall = 1800000000.0,
-				 .version = "0.0.0-test", .kernel = "6.1.0-test" };
+				 .version = "0.0.0-test", .kernel = "6.1.0-test", .revision = "0123456789ab",
+				 .libbpf = "1.1", .arch = "amd64", .design = "functions" };
 
 	assert_int_equal(out_prom(f, &in), 0);
 }

@@ -26,6 +26,8 @@ struct prom_input {
 	bool rollup;			/* --prom-rollup: cum->rows instead of its transports */
 	size_t mounts_capped;		/* mounts the series cap left out of cum (prom_cap.h) */
 	const char *version, *kernel;
+	/* slotscope_build_info's other labels (buildinfo.h); NULL: left out. design: "" while waiting */
+	const char *revision, *libbpf, *arch, *design;
 };
 
 /* Prometheus text exposition of @in (docs/metrics.md); 0 (write errors: see ferror(@f)) */

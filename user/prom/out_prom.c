@@ -534,11 +534,21 @@ static void links(FILE *f, const struct prom_input *in)
 
 int out_prom(FILE *f, const struct prom_input *in)
 {
-	prom_family(f, "build_info", "gauge", "1, labelled with slotscope's version and the running kernel.");
+	const char *const lab[] = { "revision", "libbpf", "arch", "design" };
+	const char *const val[] = { in->revision, in->libbpf, in->arch, in->design };
+
+	prom_family(f, "build_info", "gauge", "1, labelled with slotscope's version, commit, libbpf, "
+		    "architecture, the BPF design attached (\"\" while waiting for NFS) and the running kernel.");
 	fputs("slotscope_build_info{version=\"", f);
 	prom_lv(f, in->version);
 	fputs("\",kernel=\"", f);
 	prom_lv(f, in->kernel);
+	for (size_t i = 0; i < sizeof(lab) / sizeof(lab[0]); i++) {
+		if (!val[i])
+			continue;
+		fprintf(f, "\",%s=\"", lab[i]);
+		prom_lv(f, val[i]);
+	}
 	fputs("\"} 1\n", f);
 	prom_family(f, "tracing", "gauge", "1 while attached; 0 while waiting for NFS (sunrpc) to appear.");
 	fprintf(f, "slotscope_tracing %d\n", in->cum != NULL);

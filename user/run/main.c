@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <string.h>
 #include <pwd.h>
+#include "lib/buildinfo.h"
 #include "lib/log.h"
 #include "run/health.h"
 #include "run/run.h"
@@ -20,7 +21,12 @@ static struct run_opts env = {
 };
 static bool have_interval;
 
-const char *argp_program_version = "slotscope " SLOTSCOPE_VERSION;
+static void print_version(FILE *f, struct argp_state *state)
+{
+	(void)state;
+	build_print(f);
+}
+void (*argp_program_version_hook)(FILE *, struct argp_state *) = print_version;
 static const char doc[] =
 	"slotscope: how full each NFS RPC transport's slot table is, how long RPCs wait for a slot,\n"
 	"where their time goes, and what limits throughput, per transport and per mount.\n"

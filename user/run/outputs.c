@@ -6,6 +6,7 @@
 #include <time.h>
 #include <stdlib.h>
 #include "run/http.h"
+#include "lib/buildinfo.h"
 #include "lib/log.h"
 #include "run/run_int.h"
 #include "run/signals.h"
@@ -109,13 +110,21 @@ static int put_rendered(FILE *f, const void *arg)
 void outputs_prom(struct run *r, const struct view *totals, const struct view *iv,
 		  const struct window *w /* [WIN_KINDS] or NULL */)
 {
+	struct build_ident b;
 	struct prom_input in = { .cum = totals, .iv = iv, .windows = w, .now_wall = clock_s(CLOCK_REALTIME),
 				 .detail = r->o.prom_detail, .rollup = r->o.prom.rollup,
 				 .version = SLOTSCOPE_VERSION,
 				 .kernel = r->kernel };
 	struct rendered text = { 0 };
-	bool made = !prom_cap_render(&r->cap, &in, &text.buf, &text.len);
+	bool made;
 	int err;
+
+	build_ident(&b);
+	in.revision = b.revision;
+	in.libbpf = b.libbpf;
+	in.arch = b.arch;
+	in.design = r->e ? events_name(engine_events(r->e)) : "";
+	made = !prom_cap_render(&r->cap, &in, &text.buf, &text.len);
 
 	if (r->cap.left_out && !r->cap.said) {
 		pr_warn("the exposition is over --prom-max-series %zu: %zu mount%s left out, the last seen "
