@@ -92,20 +92,33 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* a client; @rcvbuf > 0: its receive buffer, set before the connection (the window follows it) */
-static int dial_with(int rcvbuf)
+/*
+ * a client from @src (NULL: 127.0.0.1; another loopback address is another peer to the server);
+ * @rcvbuf > 0: its receive buffer, set before the connection (the window follows it)
+ */
+static int dial_from(const char *src, int rcvbuf)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)http_port(srv)) };
+	struct sockaddr_in b = { .sin_family = AF_INET };
 	struct timeval tv = { .tv_sec = 8 };
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
 	assert_true(fd >= 0);
+	if (src) {
+		inet_pton(AF_INET, src, &b.sin_addr);
+		assert_int_equal(bind(fd, (struct sockaddr *)&b, sizeof(b)), 0);
+	}
 	if (rcvbuf > 0)
 		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
 	inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
 	return fd;
+}
+
+static int dial_with(int rcvbuf)
+{
+	return dial_from(NULL, rcvbuf);
 }
 
 static int dial(void)
@@ -220,20 +233,29 @@ static void test_head_too_large(void **state)
 	close(fd);
 }
 
+/* the loopback address of peer @i (127.0.1.I+1): each a host of its own to the server */
+static const char *peer_addr(int i, char *buf, size_t len)
+{
+	snprintf(buf, len, "127.0.1.%d", i + 1);
+	return buf;
+}
+
 /*
- * HTTP_CONNS idle clients hold every slot: one more takes the slot of the one longest waiting for
- * its head (closed unanswered) and is answered; the others time out at the head deadline
+ * HTTP_CONNS idle clients, each from a peer of its own, hold every slot: one more takes the slot
+ * of the one longest waiting for its head (closed unanswered) and is answered; the others time
+ * out at the head deadline
  */
 static void test_cap_and_timeout(void **state)
 {
 	int idle[HTTP_CONNS], fd;
+	char src[32];
 	size_t len;
 	char *a;
 
 	(void)state;
 	publish("x 1\n", 4, true);
 	for (int i = 0; i < HTTP_CONNS; i++) {
-		idle[i] = dial();
+		idle[i] = dial_from(peer_addr(i, src, sizeof(src)), 0);
 		/* a stalled head: one byte */
 		assert_int_equal(write(idle[i], "G", 1), 1);
 		/* accepted in this order: the first is the oldest */
@@ -247,6 +269,7 @@ static void test_cap_and_timeout(void **state)
 	free(a);
 	close(fd);
 	assert_int_equal(STAT(evicted), 1);
+	assert_int_equal(STAT(peer_capped), 0);
 	/* the evicted one, then the rest once their head deadline (3 s) passes */
 	for (int i = 0; i < HTTP_CONNS; i++) {
 		a = read_all(idle[i], &len);
@@ -256,6 +279,65 @@ static void test_cap_and_timeout(void **state)
 	}
 	assert_int_equal(STAT(timeouts), HTTP_CONNS - 1);
 	assert_int_equal(STAT(refused), 0);
+}
+
+/*
+ * One peer holds HTTP_PEER_CONNS at most: its next connections close its own oldest, and another
+ * peer's scrape is answered at once, the table never full
+ */
+static void test_peer_cap(void **state)
+{
+	int fl[2 * HTTP_PEER_CONNS];
+	size_t len;
+	char *a;
+
+	(void)state;
+	publish("p 1\n", 4, true);
+	for (int i = 0; i < 2 * HTTP_PEER_CONNS; i++) {
+		fl[i] = dial_from("127.0.0.9", 0);
+		usleep(20 * 1000);
+	}
+	usleep(100 * 1000);
+	assert_int_equal(STAT(peer_capped), HTTP_PEER_CONNS);
+	/* the first ones were closed: end of file at once, not at the head deadline */
+	for (int i = 0; i < HTTP_PEER_CONNS; i++) {
+		a = read_all(fl[i], &len);
+		assert_int_equal(len, 0);
+		free(a);
+	}
+	expect("GET /metrics HTTP/1.1\r\n\r\n", "HTTP/1.1 200 ", "p 1\n");
+	assert_int_equal(STAT(evicted), 0);
+	for (int i = 0; i < 2 * HTTP_PEER_CONNS; i++)
+		close(fl[i]);
+}
+
+/*
+ * Clients from every place in the table ask and then stay silent (their answers sent, the
+ * connections draining until they close): a new scrape takes the place of one and is answered,
+ * and every silent client got its whole answer
+ */
+static void test_answered_never_block(void **state)
+{
+	int q[HTTP_CONNS];
+	char src[32];
+	size_t len;
+	char *a;
+
+	(void)state;
+	publish("q 1\n", 4, true);
+	for (int i = 0; i < HTTP_CONNS; i++) {
+		q[i] = dial_from(peer_addr(i, src, sizeof(src)), 0);
+		assert_int_equal(write(q[i], "GET /healthz HTTP/1.1\r\n\r\n", 25), 25);
+	}
+	usleep(200 * 1000);
+	expect("GET /metrics HTTP/1.1\r\n\r\n", "HTTP/1.1 200 ", "q 1\n");
+	assert_true(STAT(evicted) >= 1);
+	for (int i = 0; i < HTTP_CONNS; i++) {
+		a = read_all(q[i], &len);
+		assert_non_null(strstr(a, "\r\n\r\nok: tracing\n"));
+		free(a);
+		close(q[i]);
+	}
 }
 
 /* a stalled client does not hold up another's scrape */
@@ -357,6 +439,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_answers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_head_too_large, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cap_and_timeout, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_peer_cap, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_answered_never_block, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stalled_beside, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_slow_reader, setup, teardown),
 	};

@@ -24,6 +24,7 @@ enum conn_state { READING, ANSWERING, DRAINING };
 
 struct conn {
 	int fd;				/* -1: free */
+	unsigned char peer[16];		/* the client's address (IPv4 as mapped IPv6), not its port */
 	double accepted, deadline;
 	enum conn_state state;
 	size_t inlen;
@@ -90,7 +91,11 @@ static int bind_one(const struct addrinfo *ai)
 	/* "[::]:PORT" and ":PORT" take IPv4 too, whatever net.ipv6.bindv6only says */
 	if (ai->ai_family == AF_INET6)
 		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
-	if (bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, HTTP_CONNS)) {
+	/*
+	 * the longest queue the kernel allows (net.core.somaxconn caps it): under a flood of
+	 * connections a full queue drops a scraper's SYN, whose retry comes a second later
+	 */
+	if (bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, SOMAXCONN)) {
 		int err = -errno;
 
 		close(fd);
@@ -355,33 +360,84 @@ static void read_some(struct http_server *h, struct conn *c)
 		drain(c);
 }
 
-/* a free slot; else the one longest waiting for its head, closed (a client that holds
- * connections without asking cannot keep the next scrape out); else none */
-static struct conn *slot_for_new(struct http_server *h)
+/* @ss's address as 16 bytes: IPv4 as its mapped IPv6 form, so one host is one peer either way */
+static void peer_of(const struct sockaddr_storage *ss, unsigned char out[16])
 {
-	struct conn *oldest = NULL;
+	memset(out, 0, 16);
+	if (ss->ss_family == AF_INET6) {
+		memcpy(out, &((const struct sockaddr_in6 *)ss)->sin6_addr, 16);
+	} else if (ss->ss_family == AF_INET) {
+		out[10] = out[11] = 0xff;
+		memcpy(out + 12, &((const struct sockaddr_in *)ss)->sin_addr, 4);
+	}
+}
 
+static size_t peer_conns(const struct http_server *h, const unsigned char peer[16])
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < HTTP_CONNS; i++)
+		n += h->c[i].fd >= 0 && !memcmp(h->c[i].peer, peer, 16);
+	return n;
+}
+
+/* which goes first when a place is needed: an answer that went, a head not sent, an answer not read */
+static int evict_rank(enum conn_state s)
+{
+	return s == DRAINING ? 0 : s == READING ? 1 : 2;
+}
+
+/*
+ * The place of a new connection from @peer: its own oldest when the peer holds HTTP_PEER_CONNS
+ * already; else a free one; else, by evict_rank(), the busiest peer's oldest (a draining
+ * connection's answer is in the kernel's queue already: closing it loses nothing the client
+ * waits for). NULL: none (the table is empty: never).
+ */
+static struct conn *slot_for_new(struct http_server *h, const unsigned char peer[16])
+{
+	struct conn *v = NULL, *own = NULL;
+	size_t vn = 0;
+
+	if (peer_conns(h, peer) >= HTTP_PEER_CONNS) {
+		for (size_t i = 0; i < HTTP_CONNS; i++) {
+			struct conn *c = &h->c[i];
+
+			if (c->fd >= 0 && !memcmp(c->peer, peer, 16) && (!own || c->accepted < own->accepted))
+				own = c;
+		}
+		h->st.peer_capped++;
+		conn_close(own);
+		return own;
+	}
+	for (size_t i = 0; i < HTTP_CONNS; i++)
+		if (h->c[i].fd < 0)
+			return &h->c[i];
 	for (size_t i = 0; i < HTTP_CONNS; i++) {
 		struct conn *c = &h->c[i];
+		size_t n = peer_conns(h, c->peer);
+		int r = evict_rank(c->state), vr = v ? evict_rank(v->state) : 3;
 
-		if (c->fd < 0)
-			return c;
-		if (c->state == READING && (!oldest || c->accepted < oldest->accepted))
-			oldest = c;
+		if (!v || r < vr || (r == vr && (n > vn || (n == vn && c->accepted < v->accepted)))) {
+			v = c;
+			vn = n;
+		}
 	}
-	if (oldest) {
+	if (v) {
 		h->st.evicted++;
-		conn_close(oldest);
+		conn_close(v);
 	}
-	return oldest;
+	return v;
 }
 
 static void accept_all(struct http_server *h)
 {
-	/* at most one round of the table: a flood is taken a poll at a time, not for ever */
-	for (size_t tries = 0; tries <= HTTP_CONNS; tries++) {
-		int fd = accept4(h->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	/* the whole queue, up to its length: a flood is sorted at once, not left to fill it */
+	for (size_t tries = 0; tries < HTTP_ACCEPT_BURST; tries++) {
+		struct sockaddr_storage ss = { 0 };
+		socklen_t sl = sizeof(ss);
+		int fd = accept4(h->lfd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		double now = clock_s(CLOCK_MONOTONIC);
+		unsigned char peer[16];
 		struct conn *c;
 
 		if (fd < 0) {
@@ -393,13 +449,15 @@ static void accept_all(struct http_server *h)
 				h->paused_until = now + 1;
 			return;
 		}
-		c = slot_for_new(h);
+		peer_of(&ss, peer);
+		c = slot_for_new(h, peer);
 		if (!c) {
 			h->st.refused++;
 			close(fd);
 			continue;
 		}
 		c->fd = fd;
+		memcpy(c->peer, peer, 16);
 		c->state = READING;
 		c->accepted = now;
 		c->deadline = head_deadline(h, now);
@@ -412,7 +470,7 @@ size_t http_pollfds(struct http_server *h, struct pollfd *fds, size_t max, doubl
 
 	if (!h || !max)
 		return 0;
-	/* the listening socket is always first (http_serve() accepts before it reads) */
+	/* the listening socket is always first (http_serve() accepts after it reads) */
 	fds[n++] = (struct pollfd){ .fd = h->lfd, .events = POLLIN };
 	if (h->paused_until > clock_s(CLOCK_MONOTONIC)) {
 		fds[0].fd = -1;
@@ -445,15 +503,15 @@ void http_serve(struct http_server *h, const struct pollfd *fds, size_t n)
 
 	if (!h)
 		return;
+	/*
+	 * the connections first, then the new ones: a head that came is answered before a flood's
+	 * connections can take its place
+	 */
 	for (size_t i = 0; i < n; i++) {
 		struct conn *c;
 
-		if (!fds[i].revents)
+		if (!fds[i].revents || fds[i].fd == h->lfd)
 			continue;
-		if (fds[i].fd == h->lfd) {
-			accept_all(h);
-			continue;
-		}
 		c = conn_of(h, fds[i].fd);
 		if (!c)
 			continue;
@@ -466,6 +524,8 @@ void http_serve(struct http_server *h, const struct pollfd *fds, size_t n)
 			read_some(h, c);
 		}
 	}
+	if (n && fds[0].fd == h->lfd && fds[0].revents)
+		accept_all(h);
 	now = clock_s(CLOCK_MONOTONIC);
 	for (size_t i = 0; i < HTTP_CONNS; i++)
 		if (h->c[i].fd >= 0 && now >= h->c[i].deadline) {

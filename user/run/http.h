@@ -14,17 +14,28 @@
 #include <stddef.h>
 
 /* connections served at once */
-#define HTTP_CONNS 16
+#define HTTP_CONNS 32
+/*
+ * connections one peer (address, whatever its port) may hold: its next closes its own oldest, so a
+ * client that floods or holds connections starves itself, not a scraper or a health probe
+ */
+#define HTTP_PEER_CONNS 4
+/* connections taken from the listen queue per poll: a flood's are taken (and sorted) a burst at a
+ * time, the connections' own work between bursts */
+#define HTTP_ACCEPT_BURST 256
 /* seconds a connection may take, from accept to the last byte of the answer (a scrape's default) */
 #define HTTP_TIMEOUT_S 10.0
-/* seconds it may take to send its head; when every connection is taken, the one longest reading
- * its head is closed for a new one */
+/*
+ * seconds it may take to send its head. When every connection is taken, a new one takes the
+ * place of one whose answer went already (draining), else of one still reading its head, else of
+ * one still being answered (a client that does not read): the busiest peer's oldest first
+ */
 #define HTTP_HEAD_TIMEOUT_S 3.0
 
 struct http_server;
 
 struct http_stats {
-	unsigned long long requests, refused, evicted, timeouts, bad;
+	unsigned long long requests, refused, evicted, peer_capped, timeouts, bad;
 };
 
 /*
