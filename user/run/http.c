@@ -551,6 +551,11 @@ int http_port(const struct http_server *h)
 	return h->port;
 }
 
+int http_listen_fd(const struct http_server *h)
+{
+	return h->lfd;
+}
+
 void http_close(struct http_server *h)
 {
 	if (!h)

@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * --listen: /metrics (the textfile's exposition, the last one published) and /healthz, served
- * from the main thread between ticks (signals.c polls its sockets while it sleeps): all I/O is
- * non-blocking and bounded, so a scrape never delays a tick, and the server runs with whatever
- * the process holds, which after attach is nothing (privs.c; a thread would keep what capset()
- * and prctl() drop only for the thread that calls them).
+ * --listen: /metrics (the textfile's exposition, the last one published) and /healthz, served by
+ * a process of its own that holds nothing (serve.h): all I/O is non-blocking and bounded, so no
+ * client holds up another, and a flood or a silent client starves only its own address.
  */
 #ifndef SLOTSCOPE_HTTP_H
 #define SLOTSCOPE_HTTP_H
@@ -56,6 +54,8 @@ const struct http_stats *http_stats(const struct http_server *h);
 void http_set_timeout(struct http_server *h, double seconds);
 /* the bound port (":0" picks one: tests) */
 int http_port(const struct http_server *h);
+/* the listening socket (serve.c keeps it, and nothing else, in the server's process) */
+int http_listen_fd(const struct http_server *h);
 void http_close(struct http_server *h);
 
 #endif

@@ -20,18 +20,27 @@
 static int listen_open(struct run *r)
 {
 	double every = r->o.interval > 0 ? r->o.interval : 1;
+	struct http_server *h;
 	char why[320];
 	int err;
 
 	if (!r->o.listen)
 		return EXIT_OK;
-	err = http_open(&r->http, r->o.listen, 3 * every + 10, why, sizeof(why));
+	err = http_open(&h, r->o.listen, 3 * every + 10, why, sizeof(why));
 	if (err) {
 		pr_err("%s\n", why);
 		return err == -EACCES ? EXIT_NOPERM : err == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
 	}
-	pr_info("serving /metrics and /healthz on %s (port %d)\n", r->o.listen, http_port(r->http));
-	sig_serve(r->http);
+	/* answered by a process of its own, unprivileged from its start (serve.h) */
+	err = serve_start(&r->served, h);
+	if (err) {
+		http_close(h);
+		r->served.h = NULL;
+		if (err != -EPERM)
+			pr_err("cannot start --listen's server: %s\n", strerror(-err));
+		return err == -EPERM ? EXIT_NOPERM : EXIT_RUNTIME;
+	}
+	pr_info("serving /metrics and /healthz on %s (port %d)\n", r->o.listen, http_port(h));
 	return EXIT_OK;
 }
 
@@ -132,8 +141,8 @@ void outputs_prom(struct run *r, const struct view *totals, const struct view *i
 			"--prom-mount-exclude\n", r->cap.max, r->cap.left_out, r->cap.left_out > 1 ? "s" : "");
 		r->cap.said = true;
 	}
-	if (r->http && (!made || http_publish(r->http, text.buf, text.len, totals != NULL)))
-		pr_debug("out of memory: /metrics keeps the last exposition\n");
+	if (r->served.h && (!made || serve_publish(&r->served, text.buf, text.len, totals != NULL)))
+		pr_debug("/metrics keeps the last exposition: %s\n", made ? "its server took none" : "out of memory");
 	/* what was not made whole is not written: the last complete file stays */
 	err = !r->o.prom_file ? 0 : made ? outfile_write(&r->out[OUT_PROM], put_rendered, &text) : -ENOMEM;
 	free(text.buf);
@@ -192,9 +201,9 @@ int outputs_files(struct run *r, const struct view *summary)
 
 void outputs_close(struct run *r)
 {
-	sig_serve(NULL);
-	http_close(r->http);
-	r->http = NULL;
+	serve_stop(&r->served);
+	http_close(r->served.h);
+	r->served.h = NULL;
 	for (int i = 0; i < OUTS; i++)
 		outfile_close(&r->out[i]);
 }

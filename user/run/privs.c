@@ -211,3 +211,28 @@ int privs_become(uid_t uid, gid_t gid, const char *name)
 	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
 	return 0;
 }
+
+int privs_server(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
+	struct __user_cap_data_struct d[2] = { { 0 } };
+	const struct passwd *pw = NULL;
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -errno;
+	if (geteuid() == 0 || getuid() == 0) {
+		pw = getpwnam("slotscope");
+		if (!pw)
+			pw = getpwnam("nobody");
+		if (!pw)
+			return -ESRCH;
+	}
+	/* without CAP_SETPCAP (a unit's narrow set) the bounding set is the launcher's already */
+	for (int c = 0; c <= CAP_LAST_CAP; c++)
+		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) && errno != EINVAL && errno != EPERM)
+			return -errno;
+	if (pw && (setgroups(0, NULL) || setgid(pw->pw_gid) || setuid(pw->pw_uid)))
+		return -EPERM;
+	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+	return syscall(SYS_capset, &h, d) ? -errno : 0;
+}

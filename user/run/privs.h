@@ -34,6 +34,12 @@ int privs_drop(const char *user, const struct outfile *outs, size_t nouts);
  * is), -ESRCH for no such user, or -errno.
  */
 int privs_identity(const char *user, uid_t *uid, gid_t *gid, char *name, size_t len);
+/*
+ * --listen's server (serve.c): no_new_privs, an empty bounding set, no capability; root becomes
+ * "slotscope" (the package's user) or "nobody", with no supplementary group. 0 or -errno
+ * (-EPERM: root without CAP_SETUID and CAP_SETGID, which must not answer the network as root).
+ */
+int privs_server(void);
 /* In a child: become @uid/@gid with no capability left to regain (an empty bounding set). */
 int privs_become(uid_t uid, gid_t gid, const char *name);
 

@@ -3,7 +3,6 @@
 #include <signal.h>
 #include <stddef.h>
 #include <time.h>
-#include "run/http.h"
 #include "run/signals.h"
 #include "lib/util.h"
 
@@ -78,16 +77,8 @@ void sig_child_defaults(void)
  * atomically, so one landing between the look and the sleep ends the sleep at once. Sleeping in
  * 0.1 s slices instead (the race's bound) woke an idle node's exporter ten times a second.
  */
-static struct http_server *served;
-
-void sig_serve(struct http_server *h)
-{
-	served = h;
-}
-
 void sig_wait_until(double deadline)
 {
-	struct pollfd fds[HTTP_CONNS + 1];
 	sigset_t block, old;
 
 	sigemptyset(&block);
@@ -97,21 +88,16 @@ void sig_wait_until(double deadline)
 	if (sigprocmask(SIG_BLOCK, &block, &old))
 		return;
 	while (!stop_signal && !child_exited) {
-		double wake = deadline, now = clock_s(CLOCK_MONOTONIC), left;
-		/* --listen's sockets, and the earliest of its connections' deadlines */
-		size_t n = http_pollfds(served, fds, HTTP_CONNS + 1, &wake);
+		double left = deadline - clock_s(CLOCK_MONOTONIC);
 		struct timespec ts;
 
-		if (deadline - now <= 0)
+		if (left <= 0)
 			break;
-		left = wake - now > 0 ? wake - now : 0;
 		ts.tv_sec = (time_t)left;
 		ts.tv_nsec = (long)((left - (double)ts.tv_sec) * 1e9);
 		if (ts.tv_nsec >= 1000000000L)
 			ts.tv_nsec = 999999999L;
-		/* on EINTR no revents are set: http_serve() then only times out what is due */
-		ppoll(n ? fds : NULL, n, &ts, &old);
-		http_serve(served, fds, n);
+		ppoll(NULL, 0, &ts, &old);
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
 }

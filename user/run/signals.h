@@ -22,13 +22,7 @@ bool sig_child_exited(void);
 void sig_child_clear(void);
 /* in a forked child, before exec: the dispositions we inherited (nohup's SIGHUP stays ignored) */
 void sig_child_defaults(void);
-/*
- * sleep until CLOCK_MONOTONIC @deadline, waking early for a stop signal or the command's exit;
- * meanwhile --listen's server (sig_serve) is served
- */
+/* sleep until CLOCK_MONOTONIC @deadline, waking early for a stop signal or the command's exit */
 void sig_wait_until(double deadline);
-struct http_server;
-/* the server sig_wait_until() serves while it sleeps; NULL: none */
-void sig_serve(struct http_server *h);
 
 #endif
