@@ -422,6 +422,9 @@ install: all
 	$(Q)install -D -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
 	$(Q)for d in $(DOC_PAGES); do install -D -m 0644 docs/$$d $(DESTDIR)$(DOCDIR)/$$d || exit 1; done
 	$(Q)install -D -m 0644 tools/systemd/60-slotscope.conf $(DESTDIR)$(DATADIR)/sysctl/60-slotscope.conf
+	$(Q)install -d $(DESTDIR)$(DATADIR)/systemd
+	$(Q)sed 's|/usr/sbin/slotscope|$(SBINDIR)/slotscope|' tools/systemd/listen.conf \
+		> $(DESTDIR)$(DATADIR)/systemd/listen.conf
 	$(Q)install -D -m 0644 tools/systemd/slotscope.sysusers $(DESTDIR)$(SYSUSERSDIR)/slotscope.conf
 	$(Q)install -D -m 0644 tools/systemd/slotscope.tmpfiles $(DESTDIR)$(TMPFILESDIR)/slotscope.conf
 	$(Q)install -D -m 0644 tools/completion/slotscope.bash $(DESTDIR)$(BASHCOMPDIR)/slotscope
@@ -431,11 +434,13 @@ uninstall:
 		$(DESTDIR)$(UNITDIR)/slotscope.service $(DESTDIR)$(SYSCONFDIR)/default/slotscope \
 		$(DESTDIR)$(DATADIR)/prometheus/slotscope.rules.yml $(DESTDIR)$(DATADIR)/grafana/slotscope.json \
 		$(DESTDIR)$(DATADIR)/prometheus/slotscope-fleet.rules.yml \
-		$(DESTDIR)$(DATADIR)/sysctl/60-slotscope.conf $(DESTDIR)$(SYSUSERSDIR)/slotscope.conf \
+		$(DESTDIR)$(DATADIR)/sysctl/60-slotscope.conf $(DESTDIR)$(DATADIR)/systemd/listen.conf \
+		$(DESTDIR)$(SYSUSERSDIR)/slotscope.conf \
 		$(DESTDIR)$(TMPFILESDIR)/slotscope.conf $(DESTDIR)$(DOCDIR)/README.md \
 		$(addprefix $(DESTDIR)$(DOCDIR)/,$(DOC_PAGES))
 	$(Q)rmdir $(DESTDIR)$(DOCDIR) 2>/dev/null || true
 	$(Q)rmdir $(DESTDIR)$(DATADIR)/prometheus $(DESTDIR)$(DATADIR)/grafana $(DESTDIR)$(DATADIR)/sysctl \
+		$(DESTDIR)$(DATADIR)/systemd \
 		$(DESTDIR)$(DATADIR) 2>/dev/null || true
 
 include mk/package.mk

@@ -7,6 +7,9 @@
 # restarts it on the new binary, keeping the operator's defaults; an upgrade of a stopped one starts
 # nothing; a removal stops it and takes its textfile away; a purge removes the ACL entry, then the
 # user. The package installed first is the same build under a lower version (dpkg-deb -R, -b).
+# --listen: refused in the unit's sandbox with the fix named, served with the shipped drop-in
+# and scraped by a real Prometheus.
+#% needs: prometheus
 new=$(ls $OBJ/deb/slotscope_*.deb 2>/dev/null | head -n 1)
 [ -n "$new" ] || { echo "FAIL no .deb in $OBJ/deb: make deb"; exit 1; }
 ver=$(dpkg-deb -f "$new" Version)
@@ -63,6 +66,37 @@ systemd-analyze security slotscope.service >/tmp/sec.txt 2>&1
 expo=$(sed -n 's/.*Overall exposure level for slotscope.service: \([0-9.]*\).*/\1/p' /tmp/sec.txt)
 echo "note systemd-analyze security: $expo"
 check_eq "the unit's exposure under systemd 252 at most 2.0" "$(echo "$expo" | awk '{ print ($1 > 0 && $1 <= 2.0) ? "yes" : "no" }')" yes
+
+# --listen under the unit (#61): in its sandbox an IP socket is refused, exit 77 with the fix
+# named; with the shipped drop-in the service serves /metrics, and the host's Prometheus scrapes
+# it through the forwarded port 9868. HTTP by perl (perl-base is in every Debian root)
+get() { perl -MIO::Socket::INET -e '$s = IO::Socket::INET->new(PeerAddr => $ARGV[0], Timeout => 5) or exit 1;
+	print $s "GET $ARGV[1] HTTP/1.0\r\n\r\n"; print while <$s>' "$1" "$2"; }
+systemd-run --wait --pipe -q -p User=slotscope -p AmbientCapabilities="CAP_BPF CAP_PERFMON" \
+	-p RestrictAddressFamilies="AF_UNIX AF_NETLINK" /usr/sbin/slotscope -q 1 -d 2 --listen :9869 >/tmp/l.out 2>/tmp/l.err
+rc=$?
+echo "note in the unit's address families: exit $rc, $(cat /tmp/l.err)"
+check_eq "--listen in the unit's sandbox: exit 77 (a missing permission)" "$rc" 77
+check_eq "--listen in the unit's sandbox: the drop-in named" "$(grep -c 'systemd/listen.conf' /tmp/l.err)" 1
+install -D -m 0644 /usr/share/slotscope/systemd/listen.conf /etc/systemd/system/slotscope.service.d/listen.conf
+systemctl daemon-reload && systemctl restart slotscope.service
+i=0
+until get 127.0.0.1:9868 /metrics 2>/dev/null | grep -q '^slotscope_tracing 1' || [ $i -ge 150 ]; do sleep 0.2; i=$((i + 1)); done
+check_eq "with the drop-in: /metrics served, tracing" "$(get 127.0.0.1:9868 /metrics | grep -c '^slotscope_tracing 1')" 1
+check_eq "with the drop-in: the textfile still written" "$(fresh && sed -n 's/^slotscope_tracing //p' $prom)" 1
+if [ -n "${PROM_URL:-}" ]; then
+	# the guest's side of user networking, by systemd-networkd (no iproute2 in a minimal root)
+	mkdir -p /etc/systemd/network
+	printf '[Match]\nName=e*\n[Network]\nAddress=10.0.2.15/24\nGateway=10.0.2.2\n' >/etc/systemd/network/10-vm.network
+	systemctl start systemd-networkd.service
+	i=0
+	until get "${PROM_URL#http://}" '/api/v1/query?query=slotscope_tracing' 2>/dev/null | grep -q '"value":\[[0-9.]*,"1"\]' ||
+		[ $i -ge 60 ]; do sleep 0.5; i=$((i + 1)); done
+	check_eq "with the drop-in: Prometheus scrapes it (slotscope_tracing 1)" \
+		"$(get "${PROM_URL#http://}" '/api/v1/query?query=slotscope_tracing' | grep -c '"value":\[[0-9.]*,"1"\]')" 1
+else
+	echo "FAIL no PROM_URL: run by tools/vm/run (#% needs: prometheus)"; CHECK_FAILED=1
+fi
 
 # an upgrade of the running service: running throughout, restarted on the new binary
 dpkg -i "$new" >/tmp/dpkg.log 2>&1 || { cat /tmp/dpkg.log; echo "FAIL dpkg -i $ver"; exit 1; }

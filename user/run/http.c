@@ -145,6 +145,9 @@ int http_open(struct http_server **out, const char *spec, double stale_s, char *
 		snprintf(why, len, "--listen %s: %s%s", spec, strerror(-fd),
 			 fd == -EADDRINUSE ? ": another process (another slotscope?) has it; pick another port" :
 			 fd == -EACCES ? ": a port below 1024 needs CAP_NET_BIND_SERVICE; pick one above" :
+			 fd == -EAFNOSUPPORT || fd == -EPERM ?
+			 ": IP sockets are refused here (a sandbox: the packaged unit's RestrictAddressFamilies); "
+			 "install /usr/share/slotscope/systemd/listen.conf as a drop-in (it says how)" :
 			 ": give an address of this host");
 		return fd;
 	}

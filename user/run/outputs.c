@@ -29,7 +29,9 @@ static int listen_open(struct run *r)
 	err = http_open(&h, r->o.listen, 3 * every + 10, why, sizeof(why));
 	if (err) {
 		pr_err("%s\n", why);
-		return err == -EACCES ? EXIT_NOPERM : err == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
+		/* a sandbox's refusal is a missing permission: a restart will not help, nor is it usage */
+		return err == -EACCES || err == -EAFNOSUPPORT || err == -EPERM ? EXIT_NOPERM :
+		       err == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
 	}
 	/* answered by a process of its own, unprivileged from its start (serve.h) */
 	err = serve_start(&r->served, h);
