@@ -57,7 +57,7 @@ sleep 1
 
 # ---- (a) NFSv3/TCP silenced under the writers of job 777
 sh -c "echo \$\$ >$cg/cgroup.procs && . /src/tools/vm/lib.sh &&
-	while [ ! -f /tmp/stop.a ]; do writers /mnt/s/a 8 4 direct >/dev/null 2>&1; done; touch /tmp/done.a" &
+	while [ ! -f /tmp/stop.a ]; do writers /mnt/s/a 8 32 direct >/dev/null 2>&1; done; touch /tmp/done.a" &
 sleep 4
 healthy "(a)" /mnt/s
 t0=$(up)
@@ -121,6 +121,10 @@ sleep 2
 x ss -K dst $srv dport = 2049 >/dev/null
 sleep 8
 touch /tmp/stop.a
+# their batches are long (32 MiB a writer), so that one is on its way whenever the server goes
+# silent (between batches of 4 MiB the next WRITE came 1.2 s after the silence once, under load):
+# ended here, not waited for
+pkill -f 'of=/mnt/s/a/'
 check_ge "(d) the kernel reconnected" $(($(mountstats_xprt /mnt/s connect_count) - c0)) 1
 check_eq "(d) no not-answering across the reconnections" \
 	"$(grep -a '"type":"interval"' /tmp/s.json | tail -n +$((n0 + 1)) | jq -r '.answers[] | select(.mountpoint == "/mnt/s") | .state' | grep -c not-answering)" 0
@@ -160,7 +164,7 @@ check_eq "(c) retransmissions = mountstats'" "$pr" "$rtx"
 
 # ---- (e) NFSv4.1 silenced under the writers of job 778
 sh -c "echo \$\$ >$cg2/cgroup.procs && . /src/tools/vm/lib.sh &&
-	while [ ! -f /tmp/stop.e ]; do writers /mnt/v41/v41 8 4 direct >/dev/null 2>&1; done; touch /tmp/done.e" &
+	while [ ! -f /tmp/stop.e ]; do writers /mnt/v41/v41 8 32 direct >/dev/null 2>&1; done; touch /tmp/done.e" &
 sleep 4
 t0=$(up)
 silence $v41
@@ -171,6 +175,7 @@ check_eq "(e) the stuck writers' job named" \
 unsilence $v41
 wait_state /mnt/v41 answering 60 >/dev/null || fail "(e) never answering again"
 touch /tmp/stop.e
+pkill -f 'of=/mnt/v41/v41/'
 i=0
 while { [ ! -f /tmp/done.a ] || [ ! -f /tmp/done.e ]; } && [ $i -lt 120 ]; do sleep 0.5; i=$((i + 1)); done
 sync
