@@ -21,6 +21,8 @@
 #define FRAME_MAX (256u << 20)
 /* a send to a server that reads nothing for this long ends it: a tick must not wait on it */
 #define SEND_TIMEOUT_S 2
+/* a new server's word that it holds nothing: a fork and a passwd lookup, slow under emulation */
+#define READY_TIMEOUT_S 10
 
 struct frame {
 	uint32_t magic, tracing;
@@ -134,8 +136,9 @@ static void server(struct http_server *h, int fd, pid_t run)
 
 int serve_start(struct served *s, struct http_server *h)
 {
-	struct timeval tv = { .tv_sec = SEND_TIMEOUT_S };
+	struct timeval tv = { .tv_sec = SEND_TIMEOUT_S }, ready = { .tv_sec = READY_TIMEOUT_S };
 	pid_t run = getpid();
+	ssize_t got;
 	int sv[2], status;
 	char ok = 0;
 
@@ -161,15 +164,21 @@ int serve_start(struct served *s, struct http_server *h)
 	s->fd = sv[0];
 	s->started = clock_s(CLOCK_MONOTONIC);
 	setsockopt(s->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	setsockopt(s->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	/* its one byte once it holds nothing: else it said why, and is gone */
-	if (recv(s->fd, &ok, 1, 0) != 1 || ok != 1) {
+	setsockopt(s->fd, SOL_SOCKET, SO_RCVTIMEO, &ready, sizeof(ready));
+	/* its one byte once it holds nothing: else it said why and is gone (EOF), or it hangs */
+	do
+		got = recv(s->fd, &ok, 1, 0);
+	while (got < 0 && errno == EINTR);
+	if (got != 1 || ok != 1) {
+		int err = got < 0 ? -ETIMEDOUT : -EPERM;
+
 		close(s->fd);
 		s->fd = -1;
+		kill(s->pid, SIGKILL);
 		while (waitpid(s->pid, &status, 0) < 0 && errno == EINTR)
 			;
 		s->pid = 0;
-		return -EPERM;
+		return err;
 	}
 	pr_debug("--listen's server: pid %d, unprivileged\n", (int)s->pid);
 	return 0;
