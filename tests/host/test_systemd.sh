@@ -10,7 +10,7 @@ make -C "$top" --no-print-directory O="$O" install DESTDIR="$dest" >"$dest.log" 
 want="etc/default/slotscope lib/systemd/system/slotscope.service usr/sbin/slotscope
 usr/share/man/man8/slotscope.8 usr/share/slotscope/grafana/slotscope.json usr/share/doc/slotscope/README.md
 usr/share/slotscope/prometheus/slotscope.rules.yml usr/share/slotscope/prometheus/slotscope-fleet.rules.yml
-usr/share/slotscope/sysctl/60-slotscope.conf
+usr/share/slotscope/sysctl/60-slotscope.conf usr/share/slotscope/systemd/listen.conf
 usr/lib/sysusers.d/slotscope.conf usr/lib/tmpfiles.d/slotscope.conf usr/share/bash-completion/completions/slotscope
 $(cd "$top/docs" && ls *.md | sed 's|^|usr/share/doc/slotscope/|')"
 got=$(cd "$dest" && find . -type f | sed 's|^\./||' | sort | tr '\n' ' ')
