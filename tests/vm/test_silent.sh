@@ -62,7 +62,9 @@ sleep 4
 healthy "(a)" /mnt/s
 t0=$(up)
 silence $srv
+T0_END=$(last_reply /mnt/s 2)
 turned "(a)" /mnt/s "NFSv3/TCP silenced"
+unset T0_END
 check_gt "(a) requests awaiting a reply" "$UNANSWERED" 0
 # Prometheus (1 s scrapes and evaluations): the rule fires within two scrapes of the state turning
 i=0
@@ -168,7 +170,9 @@ sh -c "echo \$\$ >$cg2/cgroup.procs && . /src/tools/vm/lib.sh &&
 sleep 4
 t0=$(up)
 silence $v41
+T0_END=$(last_reply /mnt/v41 2)
 turned "(e)" /mnt/v41 "NFSv4.1 silenced"
+unset T0_END
 sleep 2
 check_eq "(e) the stuck writers' job named" \
 	"$(grep -a '"type":"interval"' /tmp/s.json | tail -n 1 | jq -r '[.answers[] | select(.mountpoint == "/mnt/v41") | .stuck[].job] | unique | join(" ")')" slurm:778
