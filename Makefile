@@ -164,12 +164,13 @@ $(O)/%.o: %.c | check-deps
 	$(Q)mkdir -p $(@D) && $(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -c $< -o $@
 
 $(O)/user/%.o: CFLAGS += $(HARDEN_CFLAGS)
-# the commit in a header rewritten only when it changes: buildinfo.o alone rebuilds then
-.PHONY: revision-check
-revision-check:
-	@mkdir -p $(O) && echo '#define SLOTSCOPE_REVISION "$(REVISION)"' >$(O)/revision.h.new && \
-		{ cmp -s $(O)/revision.h.new $(O)/revision.h && rm $(O)/revision.h.new || mv $(O)/revision.h.new $(O)/revision.h; }
-$(O)/revision.h: revision-check
+# the commit in a header rewritten only when it changes: buildinfo.o alone rebuilds then, in the
+# same make (the header's own recipe: a phony prerequisite's would be seen one make late)
+.PHONY: FORCE
+FORCE:
+$(O)/revision.h: FORCE
+	@mkdir -p $(@D) && echo '#define SLOTSCOPE_REVISION "$(REVISION)"' >$@.new && \
+		{ cmp -s $@.new $@ && rm $@.new || mv $@.new $@; }
 $(O)/user/lib/buildinfo.o $(O)/fuzz/obj/lib/buildinfo.o: $(O)/revision.h
 $(O)/slotscope $(O)/slotscope-faults: LDFLAGS += $(HARDEN_LDFLAGS)
 $(O)/slotscope: $(O)/user/run/main.o $(LIB_OBJS)

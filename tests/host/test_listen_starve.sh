@@ -18,37 +18,44 @@ ssp=$!
 for _ in $(seq 50); do port=$(sed -n 's/.*serving \/metrics and \/healthz on .* (port \([0-9]*\))$/\1/p' "$work/ss.err"); [ -n "$port" ] && break; sleep 0.1; done
 [ -n "$port" ] || { bad "no port said: $(cat "$work/ss.err")"; exit $fails; }
 /usr/bin/python3 - "$port" >"$work/out" 2>&1 <<'PY'
-import socket, sys, threading, time
+import socket, struct, sys, threading, time
 port = int(sys.argv[1])
 stop = time.monotonic() + 8
-held, flood = [], [0]
+flooding, flood, errs = [], [0], {}
 def silent(host):
     # ask, then hold the connection open and read nothing, again as soon as it is closed
     while time.monotonic() < stop:
+        s = None
         try:
             s = socket.socket()
             s.bind((host, 0))
             s.connect(("127.0.0.1", port))
             s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
-            held.append(s)
             s.settimeout(max(0.05, stop - time.monotonic()))
             while s.recv(4096):
                 pass
         except OSError:
             time.sleep(0.01)
+        finally:
+            # the server closed it (another took its place): ours closed too, not kept open
+            if s:
+                s.close()
 def flooder():
     while time.monotonic() < stop:
         try:
             s = socket.socket()
+            # closed with a reset: no TIME_WAIT, so the flood never runs out of ports
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
             s.bind(("127.0.3.1", 0))
             s.setblocking(False)
             s.connect_ex(("127.0.0.1", port))
-            held.append(s)
+            flooding.append(s)
             flood[0] += 1
-            if len(held) > 3000:
-                for x in held[:1000]:
+            # well under the fd limit (1024 by default): the probes' sockets are this process's too
+            if len(flooding) > 400:
+                for x in flooding[:200]:
                     x.close()
-                del held[:1000]
+                del flooding[:200]
         except OSError:
             time.sleep(0.001)
 def probe(path, lat):
@@ -67,7 +74,8 @@ def probe(path, lat):
             s.close()
             ok = data.startswith(b"HTTP/1.1 200 ") or data.startswith(b"HTTP/1.1 503 ")
             lat.append(time.monotonic() - t0 if ok else None)
-        except OSError:
+        except OSError as e:
+            errs[type(e).__name__ + " " + str(e.errno)] = errs.get(type(e).__name__ + " " + str(e.errno), 0) + 1
             lat.append(None)
         time.sleep(max(0, 0.2 - (time.monotonic() - t0)))
 threads = [threading.Thread(target=silent, args=("127.0.2.%d" % (1 + i // 8),)) for i in range(64)]
@@ -82,6 +90,7 @@ for name, lat in (("metrics", m), ("healthz", h)):
     got = [x for x in lat if x is not None]
     print(name, len(lat), len(lat) - len(got), "%.3f" % max(got or [99]))
 print("flood", flood[0])
+print("errors", errs)
 PY
 cat "$work/out" | sed 's/^/    | /'
 read -r _ n miss worst < <(grep '^metrics ' "$work/out")
