@@ -54,6 +54,7 @@ int outputs_open(struct run *r)
 {
 	const char *paths[OUTS] = { r->o.prom_file, r->o.folded_file, r->o.svg_file };
 
+	build_ident(&r->build);
 	for (int i = 0; i < OUTS; i++) {
 		int err;
 
@@ -121,7 +122,6 @@ static int put_rendered(FILE *f, const void *arg)
 void outputs_prom(struct run *r, const struct view *totals, const struct view *iv,
 		  const struct window *w /* [WIN_KINDS] or NULL */)
 {
-	struct build_ident b;
 	struct prom_input in = { .cum = totals, .iv = iv, .windows = w, .now_wall = clock_s(CLOCK_REALTIME),
 				 .detail = r->o.prom_detail, .rollup = r->o.prom.rollup,
 				 .version = SLOTSCOPE_VERSION,
@@ -130,10 +130,9 @@ void outputs_prom(struct run *r, const struct view *totals, const struct view *i
 	bool made;
 	int err;
 
-	build_ident(&b);
-	in.revision = b.revision;
-	in.libbpf = b.libbpf;
-	in.arch = b.arch;
+	in.revision = r->build.revision;
+	in.libbpf = r->build.libbpf;
+	in.arch = r->build.arch;
 	in.design = r->e ? events_name(engine_events(r->e)) : "";
 	made = !prom_cap_render(&r->cap, &in, &text.buf, &text.len);
 

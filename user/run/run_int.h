@@ -17,6 +17,7 @@
 #include "prom/prom_cap.h"
 #include "run/run.h"
 #include "run/serve.h"
+#include "lib/buildinfo.h"
 #include "model/window.h"
 
 enum out_kind { OUT_PROM, OUT_FOLDED, OUT_SVG, OUTS };
@@ -45,6 +46,7 @@ struct run {
 	struct linkmap links;		/* each transport's link, asked of the kernel */
 	struct tcp_watch tw;		/* TCP transports' connections while they queue (tcpwatch.h) */
 	struct outfile out[OUTS];	/* by enum out_kind; dirfd -1 when not asked for */
+	struct build_ident build;	/* what this binary is (buildinfo.h): asked once, labels every exposition */
 	struct served served;		/* --listen's server (serve.h); served.h NULL when not asked for */
 	struct prom_cap cap;		/* --prom-max-series: the mounts shown, first seen first */
 	char kernel[65];		/* uname release, for slotscope_build_info */
