@@ -59,7 +59,7 @@ rxe_faulted() { grep -qaE "$RXE_FAULT" "$runs/dmesg.txt" "$runs/server/dmesg.txt
 vm_run() {
 	local vm w rc
 	KERNEL=$kernel VM_ENV=$envs VM_SERVER=${server:+$top/$server} SLOTSCOPE_NO_MAKE=1 VM_QUIET=1 VM_OUT=$runs \
-		VM_SMP=${smp:-${VM_SMP:-2}} VM_TIMEOUT=${tmo:-${VM_TIMEOUT:-600}} "$top/tools/vm/run" "$t" >"$log.host" 2>&1 &
+		VM_SMP=${smp:-${VM_SMP:-1}} VM_TIMEOUT=${tmo:-${VM_TIMEOUT:-600}} "$top/tools/vm/run" "$t" >"$log.host" 2>&1 &
 	vm=$!
 	( while sleep 10; do rxe_faulted && { pkill -TERM -P "$vm"; break; }; done ) &
 	w=$!
@@ -127,8 +127,10 @@ run_test() {
 	*.sh)
 		echo "--- VM $name" >&3
 		# "#% server: SCRIPT" in a test asks for a second VM running SCRIPT; "#% smp: N", N vCPUs
-		# per VM (two VMs of two vCPUs beside the other lanes on a 2-core host spin on each other's
-		# preempted vCPUs: test_rdma_slot_bound took 333 s of CPU in a full run for 43 alone);
+		# per VM. One by default: two lanes of two-vCPU VMs on a 2-core host spin on each other's
+		# preempted vCPUs (test_rdma_slot_bound took 333 s of CPU in a full run for 43 alone;
+		# test_churn and test_security beside each other took 291 s of CPU with two each, 209
+		# with one); a test whose point is CPUs racing (the core set, the level truth) says 2;
 		# "#% timeout:
 		# S", a test that needs longer than the default
 		server=$(marker "$t" server) smp=$(marker "$t" smp) tmo=$(marker "$t" timeout)

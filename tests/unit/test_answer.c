@@ -172,6 +172,13 @@ static void test_health_textfile(void **state)
 	assert_string_equal(line, "slotscope CRITICAL: /ckpt: server 10.0.0.5 not answering for 14.2 s "
 			    "(threshold 5.0 s), 191 requests awaiting a reply, the oldest 14.3 s; stuck: 16 "
 			    "processes, jobs slurm:777 (t)");
+	/* a server that closed its connection and takes no new one: nothing sent awaits a reply */
+	rows[0].unanswered = 0;
+	rows[0].oldest_s = 0;
+	assert_int_equal(health_judge(rows, 2, &o, "t", line, sizeof(line)), HEALTH_CRITICAL);
+	assert_string_equal(line, "slotscope CRITICAL: /ckpt: server 10.0.0.5 not answering for 14.2 s "
+			    "(threshold 5.0 s), not connected: no request sent awaits a reply; stuck: 16 "
+			    "processes, jobs slurm:777 (t)");
 	/* the other mount alone: OK */
 	o.nmounts = 1;
 	o.mounts = &home;

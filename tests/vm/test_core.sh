@@ -4,6 +4,9 @@
 # built (counted by a kprobe event of the kernel's own tracefs as the mount made it) with no
 # interval above it, NFSv4.1 session slots, sends and connects against mountstats, and the
 # Prometheus textfile (checked by promtool on the host, test_core.host).
+# two vCPUs: the core set is where the programs run on CPUs that race each other (a hand-off
+# on one CPU while the other takes a slot)
+#% smp: 2
 nfsd_start >/dev/null || exit 1
 rxe_up || exit 1
 echo 4 >/sys/module/nfs/parameters/max_session_slots || exit 1

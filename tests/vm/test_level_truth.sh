@@ -24,6 +24,8 @@
 # functions, 2 lanes: the 16th take's xprt_request_init() preempted for 86 ms between the truth's
 # stamp at its entry and slotscope's tracepoint inside it).
 #% needs: bpftrace
+# two vCPUs: the levels against the truth where releases and takes race on two CPUs
+#% smp: 2
 nfsd_start >/dev/null || exit 1
 mount_tcp /mnt/t 3 16 || exit 1
 srv=$LAST_SERVER

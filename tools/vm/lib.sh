@@ -71,6 +71,10 @@ nfsd_start() {
 	rpcbind -w || { fail "rpcbind"; return 1; }
 	exportfs -ra || { fail "exportfs"; return 1; }
 	rpc.mountd || { fail "rpc.mountd"; return 1; }
+	# nfsd's client tracking asks nfsdcld first and, with none running, polls for it for a second
+	# (nfsd4_cld_tracking_init(): ten msleep(100)s) at every start, then execs nfsdcltrack for
+	# every client: with nfsdcld up, rpc.nfsd takes 0.3 s of the guest's time instead of 1.4
+	pidof nfsdcld >/dev/null || ! command -v nfsdcld >/dev/null || nfsdcld || { fail "nfsdcld"; return 1; }
 	rpc.nfsd ${1:-8} || { fail "rpc.nfsd"; return 1; }
 	# the v4 grace period would stall the first open for the whole grace time
 	echo Y >/proc/fs/nfsd/v4_end_grace 2>/dev/null

@@ -30,6 +30,7 @@ void answers_json(struct jw *w, const struct view *v)
 		jw_dbl(w, "oldest_unanswered_s", r->a.oldest_s);
 		jw_dbl(w, "silent_s", r->a.silent_s);
 		jw_dbl(w, "threshold_s", r->a.threshold_s);
+		jw_bool(w, "disconnected", r->a.disconnected);
 		jw_arr(w, "stuck");
 		for (size_t k = 0; k < r->nstuck; k++) {
 			jw_obj(w, NULL);

@@ -138,6 +138,7 @@ enum health_status health_judge(const struct health_row *rows, size_t n, const s
 {
 	const struct health_row *worst = NULL;
 	size_t seen = 0;
+	char what[96];
 
 	for (size_t i = 0; i < n; i++) {
 		const struct health_row *r = &rows[i];
@@ -154,13 +155,21 @@ enum health_status health_judge(const struct health_row *rows, size_t n, const s
 			 seen == 1 ? "" : "s", source);
 		return HEALTH_OK;
 	}
-	snprintf(line, len, "slotscope %s: %s: server %s %s for %s%.1f s (threshold %.1f s), %.0f "
-		 "requests awaiting a reply, the oldest %s%.1f s; stuck: %.0f processes%s%s (%s)",
+	/*
+	 * Not answering with nothing awaiting a reply is a connection the server closed and no longer
+	 * takes: the requests wait to be sent (answer_judge()'s disconnected path), so no age is said.
+	 */
+	if (worst->unanswered >= 1)
+		snprintf(what, sizeof(what), "%.0f requests awaiting a reply, the oldest %s%.1f s",
+			 worst->unanswered, worst->at_least ? "at least " : "", worst->oldest_s);
+	else
+		snprintf(what, sizeof(what), "not connected: no request sent awaits a reply");
+	snprintf(line, len, "slotscope %s: %s: server %s %s for %s%.1f s (threshold %.1f s), %s; "
+		 "stuck: %.0f processes%s%s (%s)",
 		 worst->state == ANS_SILENT ? "CRITICAL" : "WARNING",
 		 worst->mountpoint[0] ? worst->mountpoint : "?", worst->server,
 		 worst->state == ANS_SILENT ? "not answering" : "reconnecting",
-		 worst->at_least ? "at least " : "", worst->silent_s, worst->threshold_s, worst->unanswered,
-		 worst->at_least ? "at least " : "", worst->oldest_s, worst->stuck,
+		 worst->at_least ? "at least " : "", worst->silent_s, worst->threshold_s, what, worst->stuck,
 		 worst->jobs[0] ? ", jobs " : "", worst->jobs, source);
 	return worst->state == ANS_SILENT ? HEALTH_CRITICAL : HEALTH_WARNING;
 }

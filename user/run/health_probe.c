@@ -264,7 +264,8 @@ int health_probe(const struct health_opts *o, struct health_row *rows, size_t ma
 		snprintf(r->mountpoint, sizeof(r->mountpoint), "%s", p->m->mountpoint);
 		snprintf(r->server, sizeof(r->server), "%s", p->mx.addr);
 		r->threshold_s = wait;
-		r->unanswered = p->pending;
+		/* without sysfs's queue, what was sent over the wait and got no reply */
+		r->unanswered = p->sysfs ? p->pending : p->replied ? 0 : (double)(p->sends - sends0[i]);
 		r->at_least = true;
 		if (p->replied || (!waiting && !down)) {
 			r->state = p->pending || p->replied ? ANS_ANSWERING : ANS_IDLE;
