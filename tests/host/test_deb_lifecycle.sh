@@ -41,6 +41,8 @@ cat >"$work/run" <<EOF
 mount -t tmpfs none /run && mkdir -p /run/systemd/system || exit 1
 # node_exporter's textfile directory, as a node with it has it (this namespace's own /var/lib)
 mount -t tmpfs none /var/lib && mkdir -p /var/lib/prometheus/node-exporter || exit 1
+# a purge removes the BTF cache: this namespace's own /var/cache, not the host's
+mount -t tmpfs none /var/cache && mkdir -p /var/cache/slotscope/btf || exit 1
 s=\$1; shift
 echo "== \$s \$*" >>"$work/log"
 PATH="$work/bin:\$PATH" sh -e "$work/ctrl/\$s" "\$@"

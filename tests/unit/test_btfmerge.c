@@ -4,6 +4,7 @@
  * the type becomes an opaque stand-in of the same id, and every later type keeps its id and its
  * references, rebased as before. A module built apart from the kernel (an out-of-tree sunrpc)
  * that redefines a struct hides vmlinux's of that name, so CO-RE finds one candidate, its own.
+ * And pahole, which makes a module's BTF from its DWARF, runs on a bounded number of threads.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "engine/btfmerge.h"
+#include "engine/engine_int.h"
 
 static void test_unknown_kind(void **state)
 {
@@ -96,11 +98,23 @@ static void test_shadow(void **state)
 	btf__free(base);
 }
 
+/* pahole's threads: one a CPU, at most PAHOLE_MAX_JOBS (a 224-CPU node's unit has 256 MB) */
+static void test_pahole_jobs(void **state)
+{
+	(void)state;
+	assert_int_equal(pahole_jobs(2), 2);
+	assert_int_equal(pahole_jobs(PAHOLE_MAX_JOBS), PAHOLE_MAX_JOBS);
+	assert_int_equal(pahole_jobs(224), PAHOLE_MAX_JOBS);
+	/* sysconf's -1 */
+	assert_int_equal(pahole_jobs(-1), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_unknown_kind),
 		cmocka_unit_test(test_shadow),
+		cmocka_unit_test(test_pahole_jobs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

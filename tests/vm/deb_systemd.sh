@@ -141,10 +141,13 @@ check_eq "remove: stopped" "$(active)" inactive
 check_eq "remove: the binary gone" "$([ -e /usr/sbin/slotscope ] && echo present || echo gone)" gone
 check_eq "remove: its textfile gone" "$([ -e $prom ] && echo present || echo gone)" gone
 check_eq "remove: the user stays (until purge)" "$(getent passwd slotscope | cut -d: -f1)" slotscope
+check_eq "remove: the textfile's lock gone" "$([ -e $dir/.slotscope.prom.lock ] && echo present || echo gone)" gone
 dpkg -P slotscope >/tmp/dpkg.log 2>&1 || { cat /tmp/dpkg.log; echo "FAIL dpkg -P"; exit 1; }
 check_eq "purge: the group's ACL entry gone" "$(getfacl -cp $dir 2>/dev/null | grep -c 'slotscope')" 0
 check_eq "purge: the user gone" "$(getent passwd slotscope >/dev/null && echo present || echo gone)" gone
 check_eq "purge: the group gone" "$(getent group slotscope >/dev/null && echo present || echo gone)" gone
 check_eq "purge: its defaults gone" "$([ -e /etc/default/slotscope ] && echo present || echo gone)" gone
+check_eq "purge: its BTF cache gone" "$([ -e /var/cache/slotscope ] && echo present || echo gone)" gone
+check_eq "purge: no file left of a deleted user or group" "$(find / -xdev \( -nouser -o -nogroup \) -print 2>/dev/null | head -n 5 | tr '\n' ' ')" ""
 check_eq "nothing of the package left for dpkg" "$(dpkg-query -W -f '${db:Status-Abbrev}' slotscope 2>/dev/null)" ""
 exit $CHECK_FAILED

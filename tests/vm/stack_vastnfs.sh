@@ -25,9 +25,10 @@ mount_tcp_at 127.0.0.21 /mnt/v 3 16 nconnect=16,remoteports=127.0.0.21-127.0.0.2
 mountstats_xprts /mnt/v srcport sends max_slots | sort >/tmp/x0
 grep -A200 "mounted on /mnt/v " /proc/self/mountstats | grep '^\s*xprt:' | head -n 3 | sed 's/^/note mountstats | /'
 
-# ---- the BTF made as root and kept, for runs without root (the unit's ExecStartPre)
+# ---- the BTF made as root and kept, for runs without root (the unit's ExecStartPre), under a
+# hardened root's umask 077: still readable by the service's user (the runs as nobody below)
 t0=$(cut -d' ' -f1 /proc/uptime)
-slotscope --make-btf >/tmp/m.err 2>&1
+( umask 077; slotscope --make-btf ) >/tmp/m.err 2>&1
 rc=$?
 t1=$(cut -d' ' -f1 /proc/uptime)
 sed 's/^/note make-btf | /' /tmp/m.err
@@ -36,6 +37,10 @@ check_eq "--make-btf: exit status" $rc 0
 check_eq "--make-btf: the four modules made from their DWARF" "$(grep -c 'made from its DWARF, kept' /tmp/m.err)" 4
 check_eq "--make-btf: kept by build id and as the latest" \
 	"$(ls /var/cache/slotscope/btf/$kver | grep -cE '^(sunrpc|nfs|nfsv4|rpcrdma)(-[0-9a-f]{40})?\.btf$')" 8
+check_eq "--make-btf under umask 077: the cache's directories 0755" \
+	"$(stat -c %a /var/cache/slotscope /var/cache/slotscope/btf /var/cache/slotscope/btf/$kver | sort -u | tr '\n' ' ')" "755 "
+check_eq "--make-btf under umask 077: its files 0644" \
+	"$(stat -c %a /var/cache/slotscope/btf/$kver/*.btf | sort -u | tr '\n' ' ')" "644 "
 
 # ---- TCP multipath, read through the DWARF kept above
 w0=$(mountstats_op /mnt/v WRITE ops) b0=$(mountstats_op /mnt/v WRITE bytes_sent)

@@ -58,6 +58,9 @@ static int copy_to(int from, const char *path)
 	to = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (to < 0)
 		return -errno;
+	/* the umask narrows what open() made: the service's user must read it */
+	if (fchmod(to, 0644))
+		err = -errno;
 	while (!err && (n = pread(from, buf, sizeof(buf), off)) > 0) {
 		off += n;
 		for (ssize_t done = 0; !err && done < n;) {
@@ -86,7 +89,7 @@ int btf_cache_store(const char *release, const char *mod, const char *id_hex, in
 	char d[512], path[600];
 	int err;
 
-	/* root's alone: the directories are made 0755 under a umask that cannot widen them */
+	/* root's alone: nobody else may write where the service reads its layouts from */
 	if (geteuid())
 		return -EPERM;
 	snprintf(d, sizeof(d), "%s/%s", BTF_CACHE, release);
@@ -94,9 +97,20 @@ int btf_cache_store(const char *release, const char *mod, const char *id_hex, in
 		/* /var/cache itself: a minimal root file system may lack it */
 		const char *const dirs[] = { "/var/cache", "/var/cache/slotscope", BTF_CACHE, d };
 
-		for (size_t i = 0; i < 4; i++)
+		for (size_t i = 0; i < 4; i++) {
+			struct stat st;
+
 			if (mkdir(dirs[i], 0755) && errno != EEXIST)
 				return -errno;
+			/*
+			 * A root umask of 077 (a hardened host's) made ours 0700: the service's user
+			 * could not read the BTF, and a node of a stack without BTF would be refused
+			 * for good. Ours are opened to read, never to write; /var/cache is left be.
+			 */
+			if (i && !lstat(dirs[i], &st) && S_ISDIR(st.st_mode) && st.st_uid == 0 &&
+			    (st.st_mode & 0755) != 0755 && chmod(dirs[i], (st.st_mode & 07777 & ~022) | 0755))
+				return -errno;
+		}
 	}
 	if (!trusted_dirs(release))
 		return -EPERM;

@@ -131,6 +131,13 @@ struct engine *engine_alloc(const struct engine_opts *o, char *why, size_t len);
 /* modbtf.c: every module's BTF, or -EPROTO with e->why for one loaded unproven */
 int engine_module_btf(struct engine *e);
 bool engine_btf_made(const struct engine *e);
+/*
+ * pahole's threads for @online CPUs: one each up to PAHOLE_MAX_JOBS. Each holds a CU's DWARF
+ * and its own BTF encoder; on a 224-CPU node one a CPU would spend the unit's 256 MB
+ * (MemoryMax) on a module of a few MB, for no gain past a few threads.
+ */
+#define PAHOLE_MAX_JOBS 4
+unsigned int pahole_jobs(long online);
 
 /* hookargs.c: each hook's arguments proven against its prototype in BTF */
 const char *hook_args_of(const char *hook);

@@ -205,6 +205,11 @@ static int decompress(const char *path, char *why, size_t len)
 
 #define PAHOLE "/usr/bin/pahole"
 
+unsigned int pahole_jobs(long online)
+{
+	return online < 1 ? 1 : online > PAHOLE_MAX_JOBS ? PAHOLE_MAX_JOBS : (unsigned int)online;
+}
+
 /*
  * @mod's BTF from its own DWARF: the module file proven to be the loaded one (same GNU build id),
  * then `pahole --btf_encode_detached` split on vmlinux's BTF. 0 with *@out, or -errno and @why.
@@ -293,12 +298,13 @@ static int btf_from_dwarf(const struct engine *e, const char *mod, struct btf **
 	snprintf(arg, sizeof(arg), "--btf_encode_detached=/proc/self/fd/%d", outfd);
 	snprintf(kopath, sizeof(kopath), "/proc/%d/fd/%d", getpid(), kofd);
 	{
-		char basearg[600];
-		/* -j: a thread per CPU, as the kernel's own build runs it (scripts/pahole-flags.sh) */
-		char *argv[] = { PAHOLE, "-j", arg, basearg, kopath, NULL };
+		char basearg[600], jobs[16];
+		/* -jN: threads as the kernel's own build runs it (scripts/pahole-flags.sh), bounded */
+		char *argv[] = { PAHOLE, jobs, arg, basearg, kopath, NULL };
 
+		snprintf(jobs, sizeof(jobs), "-j%u", pahole_jobs(sysconf(_SC_NPROCESSORS_ONLN)));
 		snprintf(basearg, sizeof(basearg), "--btf_base=%s", base);
-		pr_debug("%s: BTF from its DWARF: %s -j %s %s %s\n", mod, PAHOLE, arg, basearg, ko);
+		pr_debug("%s: BTF from its DWARF: %s %s %s %s %s\n", mod, PAHOLE, jobs, arg, basearg, ko);
 		rc = run_tool(argv, -1, errfd);
 	}
 	if (rc) {
