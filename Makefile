@@ -385,7 +385,7 @@ help:
 	@echo "  bench            the overhead benchmark (not in CI, ~10 min a kernel); bench-insn: in guest instructions; bench-insn-lines: by source line"
 	@echo "  deb, rpm, arm64  the packages; the arm64 binary and packages"
 	@echo "  packages         the .deb and the RPM from one compile"
-	@echo "  k8s              the PrometheusRules and the dashboard's ConfigMap, made from their sources (build/k8s)"
+	@echo "  k8s              the PrometheusRules, the dashboard's ConfigMap and the kustomize base and overlays (build/k8s; IMAGE=REGISTRY/slotscope)"
 	@echo "  image            the container image, amd64 and arm64, as an OCI layout in build/oci (no daemon)"
 	@echo "  install          PREFIX, DESTDIR as usual"
 	@echo "  vmlinux          regenerate vmlinux.h from Debian's kernels (KERNEL_PKG=)"

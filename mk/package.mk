@@ -72,11 +72,14 @@ image: $(O)/slotscope | deps-test
 	$(call msg,OCI,$(O)/oci)
 	$(Q)tools/container/build-oci $(O)/oci $(VERSION) amd64=$(O)/slotscope arm64=$(O)/arm64/slotscope >/dev/null
 
-# The Kubernetes objects made from the rule files and the dashboard (PrometheusRule, ConfigMap)
+# The Kubernetes objects made from the rule files and the dashboard (PrometheusRule, ConfigMap),
+# and the kustomize base and overlays (build/k8s/base, build/k8s/overlays/*): IMAGE is where the
+# image was pushed (REGISTRY/slotscope), pinned to the digest of make image's index when built
+IMAGE ?=
 .PHONY: k8s
 k8s: | deps-test
 	$(call msg,K8S,$(O)/k8s)
-	$(Q)tools/container/gen-k8s $(O)/k8s
+	$(Q)tools/container/gen-k8s $(O)/k8s $(O)/oci $(VERSION) $(IMAGE)
 
 # The arm64 artifacts, cross-built here (ARCH=arm64, under $(O)/arm64): the binary and its test
 # build (for the arm64 VM), the .deb and the RPM (for the host tests that read them)

@@ -68,6 +68,56 @@ else
 	bad "gen-k8s failed"
 fi
 rm -rf "$k"
+# The kustomize base and overlays (#61), rendered by kubectl's own kustomize as an operator would
+# apply them: the image by the digest of make image's index (a layout of one index here, and the
+# real one when make image made it), the stacks' release label and instance shape, kube-prometheus'
+# read access to the namespace. The rules' join on the host is promtool's (slotscope.rules.test.yml).
+k=$(mktemp -d)
+mkdir -p "$k/oci"
+echo '{"schemaVersion":2,"manifests":[{"mediaType":"application/vnd.oci.image.index.v1+json","digest":"sha256:1111111111111111111111111111111111111111111111111111111111111111","size":1,"annotations":{"org.opencontainers.image.ref.name":"9.9.9"}}]}' >"$k/oci/index.json"
+kust() {	# OVERLAY: its objects as JSON, one per line
+	kubectl kustomize "$k/out/overlays/$1" 2>"$k/$1.err" |
+		python3 -c 'import sys, yaml, json; [print(json.dumps(o)) for o in yaml.safe_load_all(sys.stdin) if o]'
+}
+if ! command -v kubectl >/dev/null || ! kubectl kustomize --help >/dev/null 2>&1; then
+	bad "no kubectl with kustomize: the overlays cannot be rendered (apt-get install kubectl or kubernetes-client)"
+elif "$d/gen-k8s" "$k/out" "$k/oci" 9.9.9 registry.test/hpc/slotscope; then
+	kust kube-prometheus-stack >"$k/kps.json" && kust kube-prometheus >"$k/kp.json" ||
+		bad "kubectl kustomize: $(cat "$k"/*.err)"
+	img() { jq -r 'select(.kind == "DaemonSet") | .spec.template.spec.containers[0].image' "$1"; }
+	want=registry.test/hpc/slotscope@sha256:1111111111111111111111111111111111111111111111111111111111111111
+	[ "$(img "$k/kps.json")" = "$want" ] && [ "$(img "$k/kp.json")" = "$want" ] &&
+		ok "both overlays: the image by the digest of the layout's index" || bad "image: $(img "$k/kps.json") $(img "$k/kp.json")"
+	n=$(jq -r 'select(.kind == "PodMonitor" or .kind == "PrometheusRule") | .metadata.labels.release' "$k/kps.json" | sort | uniq -c | tr -s ' ')
+	[ "$n" = " 3 kube-prometheus-stack" ] && ok "kube-prometheus-stack: the PodMonitor and both PrometheusRules carry the release label" ||
+		bad "kube-prometheus-stack's release label: $n"
+	[ "$(jq -r 'select(.kind == "PodMonitor") | .spec.podMetricsEndpoints[0].relabelings // [] | length' "$k/kps.json")" = 0 ] &&
+		ok "kube-prometheus-stack: instance is the pod's address, as its node-exporter's" || bad "kube-prometheus-stack: instance relabelled"
+	[ "$(jq -r 'select(.kind == "PodMonitor") | .spec.podMetricsEndpoints[0].relabelings[0].targetLabel' "$k/kp.json")" = instance ] &&
+		ok "kube-prometheus: instance is the node's name, as its node-exporter's" || bad "kube-prometheus: instance not the node's name"
+	[ "$(jq -r 'select(.kind == "RoleBinding") | "\(.metadata.namespace) \(.subjects[0].name) \(.subjects[0].namespace)"' "$k/kp.json")" = "slotscope prometheus-k8s monitoring" ] &&
+		[ "$(jq -r 'select(.kind == "Role") | .rules[0].resources | sort | join(",")' "$k/kp.json")" = endpoints,pods,services ] &&
+		ok "kube-prometheus: its Prometheus may discover slotscope's pods" || bad "kube-prometheus: no read access for prometheus-k8s"
+	for o in kps kp; do
+		ns=$(jq -r 'select(.kind != "Namespace") | .metadata.namespace' "$k/$o.json" | sort -u | tr '\n' ' ')
+		[ "$ns" = "slotscope " ] && ok "$o: every object in the slotscope namespace" || bad "$o: namespaces $ns"
+	done
+	# without a layout: the tag, said in the base
+	"$d/gen-k8s" "$k/tag" "$k/none" 9.9.9 && grep -q 'by tag' "$k/tag/base/kustomization.yaml" &&
+		[ "$(kubectl kustomize "$k/tag/base" 2>/dev/null | sed -n 's/^ *image: //p')" = slotscope:9.9.9 ] &&
+		ok "no layout: the image by its tag, said so" || bad "no layout: $(sed -n 's/^ *image: //p' "$k/tag/base/kustomization.yaml")"
+	# make image's own layout, when it was made: its index's digest
+	if [ -f "$O/oci/index.json" ]; then
+		v=$(jq -r '.manifests[0].annotations["org.opencontainers.image.ref.name"]' "$O/oci/index.json")
+		dg=$(jq -r '.manifests[0].digest' "$O/oci/index.json")
+		"$d/gen-k8s" "$k/real" "$O/oci" "$v" &&
+			[ "$(kubectl kustomize "$k/real/base" 2>/dev/null | sed -n 's/^ *image: //p')" = "slotscope@$dg" ] &&
+			ok "make image's layout: the image by its index's digest" || bad "make image's layout: not pinned to $dg"
+	fi
+else
+	bad "gen-k8s with a layout failed"
+fi
+rm -rf "$k"
 # shellcheck disable=SC2086
 out=$("$O/slotscope" $ds --version 2>&1); rc=$?
 [ $rc = 0 ] && [ "${out%% *}" = slotscope ] && ok "their options parse: $out" || bad "slotscope $ds: exit $rc: $out"
