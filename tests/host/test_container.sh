@@ -12,7 +12,9 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/lib-host.sh"
 d=$top/tools/container
 args() { grep -o "$1 *\[[^]]*\]" "$2" | head -n 1 | sed 's/^[^[]*\[//; s/\]$//' | tr -d '",'; }
-ds=$(args 'args:' "$d/daemonset.yaml")
+# the arguments as the kubelet passes them on a node whose address is 127.0.0.1 ($(NODE_IP))
+ds_raw=$(args 'args:' "$d/daemonset.yaml")
+ds=${ds_raw//\$(NODE_IP)/127.0.0.1}
 yq() { python3 -c 'import sys, yaml, json; print(json.dumps(list(yaml.safe_load_all(open(sys.argv[1])))))' "$1"; }
 if ! command -v python3 >/dev/null || ! python3 -c 'import yaml' 2>/dev/null; then
 	bad "python3-yaml missing: make deps-test"
@@ -42,8 +44,12 @@ done
 [ "$(j daemonset "$c.securityContext.allowPrivilegeEscalation")" = false ] && ok "no privilege escalation (no_new_privs)" || bad "privilege escalation allowed"
 mem=$(j daemonset "$c.resources.requests.memory")
 [ "${mem%Mi}" -ge 46 ] 2>/dev/null && ok "memory request $mem: the measured ~46 MiB (RSS and maps)" || bad "memory request $mem below the measured ~46 MiB"
-[ "$(j daemonset "$c.ports[0].containerPort")" = "$(echo "$ds" | sed -n 's/.*--listen :\([0-9]*\).*/\1/p')" ] &&
-	ok "the container port is --listen's" || bad "port $(j daemonset "$c.ports[0].containerPort") vs args $ds"
+[ "$(j daemonset "$c.ports[0].containerPort")" = "$(echo "$ds_raw" | sed -n 's/.*--listen \$(NODE_IP):\([0-9]*\).*/\1/p')" ] &&
+	ok "the container port is --listen's" || bad "port $(j daemonset "$c.ports[0].containerPort") vs args $ds_raw"
+# bound to the node's own address, the downward API's, not every interface of the node
+[ "$(j daemonset "$c.env[] | select(.name == \"NODE_IP\") | .valueFrom.fieldRef.fieldPath")" = status.hostIP ] &&
+	echo "$ds_raw" | grep -q -- '--listen $(NODE_IP):' &&
+	ok "--listen on the node's address (NODE_IP: status.hostIP)" || bad "--listen not bound to the node's address: $ds_raw"
 [ "$(j podmonitor '.[0].spec.podMetricsEndpoints[0].port')" = "$(j daemonset "$c.ports[0].name")" ] &&
 	[ "$(j podmonitor '.[0].spec.selector.matchLabels | tojson')" = "$(j daemonset '.[0].spec.template.metadata.labels | tojson')" ] &&
 	ok "the PodMonitor selects the pods and scrapes their port" || bad "PodMonitor does not match the DaemonSet"
@@ -133,9 +139,9 @@ grep -q '^        - operator: Exists$' "$top/tools/container/daemonset.yaml" && 
 if command -v unshare >/dev/null && unshare -n true 2>/dev/null; then
 	d=$(mktemp -d)
 	# shellcheck disable=SC2086
-	timeout 3 unshare -n "$O/slotscope" ${ds/:9868/127.0.0.1:0} --procfs-root / --sysfs-root / 2>"$d/other.err"
+	timeout 3 unshare -n "$O/slotscope" ${ds/127.0.0.1:9868/127.0.0.1:0} --procfs-root / --sysfs-root / 2>"$d/other.err"
 	# shellcheck disable=SC2086
-	timeout 3 "$O/slotscope" ${ds/:9868/127.0.0.1:0} --procfs-root / --sysfs-root / 2>"$d/host.err"
+	timeout 3 "$O/slotscope" ${ds/127.0.0.1:9868/127.0.0.1:0} --procfs-root / --sysfs-root / 2>"$d/host.err"
 	n=$(grep -c 'whose mounts are read, is in another network namespace: .*hostNetwork: true' "$d/other.err")
 	[ "$n" = 1 ] && ok "another network namespace: said in one line" || bad "another network namespace: $(cat "$d/other.err")"
 	grep -q 'network namespace' "$d/host.err" && bad "the host's namespace taken for another" || ok "the host's network namespace: nothing said"

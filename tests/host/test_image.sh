@@ -25,7 +25,7 @@ for a in amd64 arm64; do
 done
 cfg() { jq -r "$2" "$work/$1/config.json"; }
 [ "$(cfg amd64 '.process.user.uid')" = 65534 ] && ok "the image's user: nobody (65534)" || bad "image user: $(cfg amd64 .process.user)"
-ds=$(sed -n 's/^ *args: *\(\[.*\]\)$/\1/p' "$top/tools/container/daemonset.yaml" | jq -c .)
+ds=$(sed -n 's/^ *args: *\(\[.*\]\)$/\1/p' "$top/tools/container/daemonset.yaml" | sed 's/\$(NODE_IP)//' | jq -c .)
 [ "$(cfg amd64 '.process.args[1:]' | jq -c .)" = "$ds" ] && ok "its default command is the DaemonSet's: $ds" ||
 	bad "image command $(cfg amd64 '.process.args' | jq -c .) vs DaemonSet $ds"
 for a in amd64 arm64; do
