@@ -115,6 +115,17 @@ static void test_golden_outputs(void **state)
 	/* the mount joined to its server, as the transports spell it */
 	assert_non_null(strstr(s, "slotscope_mount_info{mountpoint=\"/mnt/a\",server=\"127.0.0.11\"} 1\n"));
 	assert_null(strstr(s, "slotscope_mount_info{mountpoint=\"\""));
+	assert_non_null(strstr(s, "uid=\"1000\",user=\"alice\"} 1\n"));
+	free(s);
+	/* without --prom-user: the job, not who ran it (whoever scrapes the port reads the labels) */
+	prom_totals = &totals;
+	prom_user = false;
+	s = render(prom_render, &v, &len);
+	prom_totals = NULL;
+	prom_user = true;
+	assert_non_null(strstr(s, "slotscope_last_window_job_info{kind=\"checkpoint\",job_kind=\"slurm\",job_id=\"4242\",job_step=\"step_0\",uid=\"\",user=\"\"} 1\n"));
+	assert_null(strstr(s, "alice"));
+	assert_null(strstr(s, "uid=\"1000\""));
 	free(s);
 	/* --prom-detail: the in-flight curve by quarters of the limit, both intervals summed */
 	prom_totals = &totals;

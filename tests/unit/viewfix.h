@@ -166,11 +166,13 @@ static const struct window prom_ck[WIN_KINDS] = {
 static const struct view *prom_totals;
 
 static bool prom_detail;
+/* the jobs' users in labels (--prom-user): the goldens show them */
+static bool prom_user = true;
 
 static inline void prom_render(FILE *f, const struct view *v)
 {
 	struct prom_input in = { .cum = prom_totals ? prom_totals : v, .iv = v, .windows = prom_ck,
-				 .detail = prom_detail,
+				 .detail = prom_detail, .user = prom_user,
 				 .now_wall = 1800000000.0,
 				 .version = "0.0.0-test", .kernel = "6.1.0-test", .revision = "0123456789ab",
 				 .libbpf = "1.1", .arch = "amd64", .design = "functions" };

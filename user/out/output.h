@@ -24,6 +24,7 @@ struct prom_input {
 	double now_wall;
 	bool detail;			/* --prom-detail: every op, stage and wait kind; RDMA hw counters */
 	bool rollup;			/* --prom-rollup: cum->rows instead of its transports */
+	bool user;			/* --prom-user: the jobs' uids and user names in labels */
 	size_t mounts_capped;		/* mounts the series cap left out of cum (prom_cap.h) */
 	const char *version, *kernel;
 	/* slotscope_build_info's other labels (buildinfo.h); NULL: left out. design: "" while waiting */

@@ -55,7 +55,8 @@ void prom_windows(FILE *f, const struct prom_input *in)
 		/* an info series exists once there is something to say */
 		if (!c || !c->n)
 			continue;
-		if (j && j->uid != JOB_UNKNOWN_UID)
+		/* who ran it, only when asked (--prom-user): the port answers whoever reaches it */
+		if (in->user && j && j->uid != JOB_UNKNOWN_UID)
 			snprintf(uid, sizeof(uid), "%u", j->uid);
 		/* not "job": Prometheus's own label for the scrape job (it would become exported_job) */
 		fprintf(f, "slotscope_last_window_job_info{kind=\"%s\",job_kind=\"%s\",job_id=\"",
@@ -64,7 +65,7 @@ void prom_windows(FILE *f, const struct prom_input *in)
 		fputs("\",job_step=\"", f);
 		prom_lv(f, j ? j->id.step : "");
 		fprintf(f, "\",uid=\"%s\",user=\"", uid);
-		prom_lv(f, j ? j->user : "");
+		prom_lv(f, in->user && j ? j->user : "");
 		fputs("\"} 1\n", f);
 	}
 	/*

@@ -46,7 +46,7 @@ static const char doc[] =
 static const char args_doc[] = "[INTERVAL [COUNT]]";
 
 enum { OPT_PROCFS = 1000, OPT_SYSFS, OPT_NO_RDMA, OPT_CKPT_MBPS, OPT_CKPT_QUIET, OPT_PROM,
-       OPT_FOLDED, OPT_SVG, OPT_USER, OPT_MAX_INFLIGHT, OPT_PROM_DETAIL, OPT_PROM_KEEP,
+       OPT_FOLDED, OPT_SVG, OPT_USER, OPT_MAX_INFLIGHT, OPT_PROM_DETAIL, OPT_PROM_USER, OPT_PROM_KEEP,
        OPT_MOUNTS_OF, OPT_RESTORE_MBPS, OPT_NO_JOBS, OPT_RUN_UNTRACED, OPT_PROM_ROLLUP,
        OPT_PROM_INCLUDE, OPT_PROM_EXCLUDE, OPT_BTF, OPT_MAKE_BTF, OPT_LISTEN, OPT_PROM_PER_XPRT,
        OPT_PROM_MAX_SERIES, OPT_SILENT_AFTER, OPT_CHECK, OPT_CHECK_EXIT, OPT_CHECK_MAX_AGE };
@@ -81,6 +81,9 @@ static const struct argp_option options[] = {
 	  "waits for NFS to appear", 0 },
 	{ "prom-detail", OPT_PROM_DETAIL, NULL, 0,
 	  "Textfile with every op, stage and wait kind as histograms, and RDMA hw counters", 0 },
+	{ "prom-user", OPT_PROM_USER, NULL, 0,
+	  "Textfile and /metrics: the jobs' uids and user names in slotscope_last_window_job_info's "
+	  "labels (left empty unless asked: whoever scrapes reads them)", 0 },
 	{ "prom-keep", OPT_PROM_KEEP, NULL, 0, "Leave the textfile (the summary's) at exit", 0 },
 	{ "prom-rollup", OPT_PROM_ROLLUP, NULL, 0,
 	  "Textfile per mount instead of per transport: a mount's transports summed (labels "
@@ -255,6 +258,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_PROM_DETAIL:
 		env.prom_detail = true;
+		break;
+	case OPT_PROM_USER:
+		env.prom_user = true;
 		break;
 	case OPT_PROM_KEEP:
 		env.prom_keep = true;

@@ -124,6 +124,7 @@ void outputs_prom(struct run *r, const struct view *totals, const struct view *i
 {
 	struct prom_input in = { .cum = totals, .iv = iv, .windows = w, .now_wall = clock_s(CLOCK_REALTIME),
 				 .detail = r->o.prom_detail, .rollup = r->o.prom.rollup,
+				 .user = r->o.prom_user,
 				 .version = SLOTSCOPE_VERSION,
 				 .kernel = r->kernel };
 	struct rendered text = { 0 };

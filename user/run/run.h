@@ -32,6 +32,7 @@ struct run_opts {
 	const char *prom_file;
 	const char *listen;	/* --listen ADDR:PORT: /metrics and /healthz (http.h) */
 	bool prom_detail;	/* every op, stage and wait kind in the textfile */
+	bool prom_user;		/* the jobs' uids and user names in the exposition's labels */
 	bool prom_keep;		/* leave the textfile at exit (else it is removed) */
 	struct prom_mounts prom;	/* the textfile's mounts: filters, --prom-rollup */
 	size_t prom_max_series;	/* --prom-max-series: 0, none */
