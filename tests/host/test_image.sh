@@ -24,7 +24,8 @@ for a in amd64 arm64; do
 	if out=$(umoci unpack --image "$oci:$version-$a" "$work/$a" 2>&1); then ok "umoci unpack $version-$a"; else bad "umoci unpack $version-$a: $out"; fi
 done
 cfg() { jq -r "$2" "$work/$1/config.json"; }
-[ "$(cfg amd64 '.process.user.uid')" = 65534 ] && ok "the image's user: nobody (65534)" || bad "image user: $(cfg amd64 .process.user)"
+[ "$(cfg amd64 '.process.user.uid')" = 10868 ] && grep -q '^slotscope:x:10868:10868:' "$work/amd64/rootfs/etc/passwd" &&
+	ok "the image's user: its own, slotscope (10868), not the node's shared nobody" || bad "image user: $(cfg amd64 .process.user)"
 ds=$(sed -n 's/^ *args: *\(\[.*\]\)$/\1/p' "$top/tools/container/daemonset.yaml" | sed 's/\$(NODE_IP)//' | jq -c .)
 [ "$(cfg amd64 '.process.args[1:]' | jq -c .)" = "$ds" ] && ok "its default command is the DaemonSet's: $ds" ||
 	bad "image command $(cfg amd64 '.process.args' | jq -c .) vs DaemonSet $ds"
@@ -64,6 +65,14 @@ for _ in $(seq 50); do curl -s -o "$work/hz" "http://127.0.0.1:$port/healthz" &&
 [ "$(cat "$work/hz" 2>/dev/null)" = "ok: waiting for NFS" ] && ok "runc, the DaemonSet's way: /healthz says: $(cat "$work/hz")" ||
 	bad "runc /healthz: '$(cat "$work/hz" 2>/dev/null)' $(cat "$work/hz.err")"
 curl -s "http://127.0.0.1:$port/metrics" | grep -qx 'slotscope_tracing 0' && ok "runc: /metrics says slotscope_tracing 0" || bad "runc: /metrics"
+# what answers the port: the image's own user, no capability (not the node's shared nobody)
+srv=
+for p in $(runc ps ss-hz 2>/dev/null | awk 'NR > 1 { print $2 }'); do
+	[ "$(awk '/^Uid:/ { print $2 }' /proc/$p/status 2>/dev/null)" = 10868 ] && srv=$p
+done
+[ -n "$srv" ] && [ "$(awk '/^CapEff:/ { print $2 }' /proc/$srv/status)" = 0000000000000000 ] &&
+	ok "runc: /metrics answered by uid 10868 (slotscope), no capability" ||
+	bad "runc: no process of uid 10868 without capabilities: $(runc ps ss-hz 2>&1 | tr '\n' ';')"
 runc kill ss-hz TERM 2>/dev/null
 for _ in $(seq 50); do [ "$(runc state ss-hz 2>/dev/null | jq -r .status)" = stopped ] && break; sleep 0.1; done
 [ "$(runc state ss-hz 2>/dev/null | jq -r .status)" = stopped ] && ok "runc: SIGTERM stops it" || bad "runc: still $(runc state ss-hz | jq -r .status)"
