@@ -266,11 +266,9 @@ STALL_RUNS := tests/vm/test_backlog_stall.sh@$(STALL_KERNEL)@STALL=1@LONG=0
 CORE_IMAGES := $(foreach k,default $(CORE_KERNELS) arm64 5.10 $(STALL_KERNEL),$(call vm_img,$(k))/initrd.cpio)
 # VAST's image builds on its own beside the rest (its stack's build is ~12 min of 2 cores; its
 # makefile runs make -j8), at the lowest priority so that it takes the VM lanes' idle time, not
-# the timing of their tests: only the stack tests, last, wait for it
+# the timing of their tests: only the stack tests wait for it, taken by the first lane free once it
+# is in (a run that kept them last ended on them alone: 160 s of one core idle)
 VAST_IMAGE := $(call vm_img,vastnfs)/initrd.cpio
-# runs kept for after VAST's build: the stack test needs ~1 core of 2 and runs last, these take
-# the other (a test moved after the wait costs nothing: the build runs the sooner by its CPU)
-TAIL_RUNS := $(call vm_runs,$(CORE_TESTS),7) $(OLD_RUNS)
 VAST_RC := $(O)/test-vast.rc
 
 SAN_FLAGS := CFLAGS='-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all' \
@@ -307,10 +305,9 @@ test-run: test-early
 		>$(O)/test-late.log 2>&1; st=$$?; times >$(LATE_RC).times; echo "$$st $$(($$(date +%s) - t))" >$(LATE_RC); } &
 	$(Q){ t=$$(date +%s); nice -n 19 $(MAKE) --no-print-directory $(VAST_IMAGE) >$(O)/test-vast.log 2>&1; \
 		st=$$?; times >$(VAST_RC).times; echo "$$st $$(($$(date +%s) - t))" >$(VAST_RC); } &
-	$(Q)tests/run-tests.sh $(UNIT_BINS) $(filter-out $(VM_LATE),$(VM_TESTS)) @wait:$(LATE_RC):$(O)/test-late.log \
-		$(SAN_BINS) $(HOST_TESTS) $(VM_LATE) $(LEVEL_RUNS) $(STALL_RUNS) $(SESSION_RUNS) \
-		$(filter-out $(TAIL_RUNS),$(CORE_RUNS)) \
-		@wait:$(VAST_RC):$(O)/test-vast.log $(STACK_RUNS) $(TAIL_RUNS)
+	$(Q)tests/run-tests.sh $(UNIT_BINS) $(filter-out $(VM_LATE),$(VM_TESTS)) \
+		@wait:$(VAST_RC):$(O)/test-vast.log $(STACK_RUNS) @wait:$(LATE_RC):$(O)/test-late.log \
+		$(SAN_BINS) $(HOST_TESTS) $(VM_LATE) $(LEVEL_RUNS) $(STALL_RUNS) $(SESSION_RUNS) $(CORE_RUNS) $(OLD_RUNS)
 
 # Every VM test on each of KERNELS (default: 6.12 7; `default` is the default kernel); one closing line.
 KERNELS ?= 6.12 7

@@ -19,10 +19,11 @@
 # Lanes: a VM script marked "#% lane: idle" spends its time waiting on a server that holds every
 # call (a second of netem or of rdma_call_delay), not on the CPU: such scripts run one at a time
 # beside the others. The other VM scripts are shared by VM_LANES lanes (default 2: one VM alone
-# left a 2-core host a third idle), each taking the next one not yet taken, in the order given;
-# those after an @wait start once its build is done, in whichever lane. Unit and host tests stay
-# in the first lane, in order. RUN_LANES=0 runs everything in order, one at a time. Reports print
-# as tests end.
+# left a 2-core host a third idle), each taking the first one not yet taken whose build is in, in
+# the order given: those after an @wait (up to the next) once its build is done, in whichever lane,
+# the others going on meanwhile. Unit and host tests stay in the first lane, in order, which waits
+# at an @wait followed by one of them. RUN_LANES=0 runs everything in order, one at a time.
+# Reports print as tests end.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=${O:-build}
@@ -262,20 +263,34 @@ fi
 # claim N: test N is this lane's to run (no other lane took it)
 claim() { mkdir "$resdir/claim.$1" 2>/dev/null; }
 is_vm() { local f=${1%%@*}; [[ $f == */vm/*.sh ]]; }
-# share_vm: another lane over the VM tests of the main list, as the first lane takes them too
+# gate[N]: the RC file of the @wait before test N (none: it needs only the first build)
+declare -A gate=()
+g=
+for e in "${main[@]}"; do
+	case ${e#*:} in
+	@wait:*) g=${e#*:}; g=${g#@wait:}; g=${g%%:*} ;;
+	*) gate[${e%%:*}]=$g ;;
+	esac
+done
+ready() { [ -z "${gate[$1]:-}" ] || [ -s "${gate[$1]}" ]; }
+# share_vm: another lane over the VM tests of the main list, as the first lane takes them too:
+# the first one not taken whose build is in, in the order given, so a test whose own build came
+# early (VAST's stack) starts then and does not end the run alone
 share_vm() {
-	local e spec rcfile=
-	for e in "${main[@]}"; do
-		spec=${e#*:}
-		case $spec in
-		@wait:*) rcfile=${spec#@wait:} rcfile=${rcfile%%:*}; continue ;;
-		esac
-		is_vm "$spec" || continue
-		claim "${e%%:*}" || continue
-		if [ -n "$rcfile" ]; then
-			until [ -s "$rcfile" ]; do sleep 2; done
-		fi
-		run_one "$spec" "${e%%:*}"
+	local e spec n left
+	while :; do
+		left=0
+		for e in "${main[@]}"; do
+			spec=${e#*:} n=${e%%:*}
+			case $spec in @wait:*) continue ;; esac
+			is_vm "$spec" && [ ! -d "$resdir/claim.$n" ] || continue
+			left=1
+			ready "$n" && claim "$n" || continue
+			run_one "$spec" "$n"
+			continue 2
+		done
+		[ $left = 0 ] && return
+		sleep 2
 	done
 }
 if [ "${RUN_LANES:-1}" = 1 ]; then
@@ -284,13 +299,32 @@ if [ "${RUN_LANES:-1}" = 1 ]; then
 		shared+=($!)
 	done
 fi
-for e in "${main[@]}"; do
+# the first lane: unit and host tests in order, each @wait before one of them waited for here;
+# a @wait followed by VM tests alone is waited for (its report written) at the end, and a VM test
+# whose build is not in yet is left to whichever lane is free once it is
+later=()
+for ((i = 0; i < ${#main[@]}; i++)); do
+	e=${main[i]}
 	case ${e#*:} in
-	@wait:*) wait_for "${e#*:}" "${e%%:*}" ;;
-	*) ! is_vm "${e#*:}" || claim "${e%%:*}" && run_one "${e#*:}" "${e%%:*}" ;;
+	@wait:*)
+		blocks=0
+		[ "${RUN_LANES:-1}" = 1 ] || blocks=1
+		for ((k = i + 1; k < ${#main[@]}; k++)); do
+			case ${main[k]#*:} in @wait:*) break ;; esac
+			is_vm "${main[k]#*:}" || { blocks=1; break; }
+		done
+		if [ $blocks = 1 ]; then wait_for "${e#*:}" "${e%%:*}"; else later+=("$e"); fi
+		;;
+	*) if ! is_vm "${e#*:}" || [ "${RUN_LANES:-1}" != 1 ]; then run_one "${e#*:}" "${e%%:*}"
+	   elif ready "${e%%:*}" && claim "${e%%:*}"; then run_one "${e#*:}" "${e%%:*}"; fi ;;
 	esac
 	flush
 done
+for e in ${later[@]+"${later[@]}"}; do
+	wait_for "${e#*:}" "${e%%:*}"
+	flush
+done
+[ "${RUN_LANES:-1}" != 1 ] || share_vm
 [ -z "$lane" ] || wait "$lane"
 [ ${#shared[@]} = 0 ] || wait "${shared[@]}"
 flush

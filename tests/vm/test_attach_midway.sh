@@ -1,7 +1,5 @@
 # Attaching while 64 writers keep a 4-slot table full: no interval shows a negative count or one
 # above the limit, and the first intervals say the counts are still warming up.
-# two vCPUs: the attach lands while RPCs run on the other CPU
-#% smp: 2
 nfsd_start >/dev/null || exit 1
 mount_tcp /mnt/m 3 4 || exit 1
 srv=$LAST_SERVER
