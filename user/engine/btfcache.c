@@ -99,15 +99,17 @@ int btf_cache_store(const char *release, const char *mod, const char *id_hex, in
 
 		for (size_t i = 0; i < 4; i++) {
 			struct stat st;
+			bool made = !mkdir(dirs[i], 0755);
 
-			if (mkdir(dirs[i], 0755) && errno != EEXIST)
+			if (!made && errno != EEXIST)
 				return -errno;
 			/*
-			 * A root umask of 077 (a hardened host's) made ours 0700: the service's user
-			 * could not read the BTF, and a node of a stack without BTF would be refused
-			 * for good. Ours are opened to read, never to write; /var/cache is left be.
+			 * A root umask of 077 (a hardened host's) made them 0700: the service's user
+			 * could not reach the BTF, and a node of a stack without BTF would be refused
+			 * for good. Ours are opened to read, never to write; /var/cache only when it
+			 * was made here (a minimal root's), else it is the system's to set.
 			 */
-			if (i && !lstat(dirs[i], &st) && S_ISDIR(st.st_mode) && st.st_uid == 0 &&
+			if ((i || made) && !lstat(dirs[i], &st) && S_ISDIR(st.st_mode) && st.st_uid == 0 &&
 			    (st.st_mode & 0755) != 0755 && chmod(dirs[i], (st.st_mode & 07777 & ~022) | 0755))
 				return -errno;
 		}
