@@ -2,15 +2,21 @@
 /* Whether each server answers, in the JSON lines (#59; docs/json.md, "answers"). */
 #include "out/out_json_int.h"
 
-void answer_json(struct jw *w, const struct answer *a)
+/* what a transport's answer and a mount's row both say, after their state */
+static void answer_fields(struct jw *w, const struct answer *a)
 {
-	jw_obj(w, "answer");
-	jw_str(w, "state", answer_state_names[a->state]);
 	jw_u64(w, "unanswered", a->unanswered);
 	jw_dbl(w, "oldest_unanswered_s", a->oldest_s);
 	jw_dbl(w, "silent_s", a->silent_s);
 	jw_dbl(w, "threshold_s", a->threshold_s);
 	jw_bool(w, "disconnected", a->disconnected);
+}
+
+void answer_json(struct jw *w, const struct answer *a)
+{
+	jw_obj(w, "answer");
+	jw_str(w, "state", answer_state_names[a->state]);
+	answer_fields(w, a);
 	jw_end_obj(w);
 }
 
@@ -26,11 +32,7 @@ void answers_json(struct jw *w, const struct view *v)
 		jw_str(w, "state", answer_state_names[r->a.state]);
 		jw_u64(w, "transports", r->nxprts);
 		jw_u64(w, "in_use", r->in_use);
-		jw_u64(w, "unanswered", r->a.unanswered);
-		jw_dbl(w, "oldest_unanswered_s", r->a.oldest_s);
-		jw_dbl(w, "silent_s", r->a.silent_s);
-		jw_dbl(w, "threshold_s", r->a.threshold_s);
-		jw_bool(w, "disconnected", r->a.disconnected);
+		answer_fields(w, &r->a);
 		jw_arr(w, "stuck");
 		for (size_t k = 0; k < r->nstuck; k++) {
 			jw_obj(w, NULL);
