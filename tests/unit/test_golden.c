@@ -37,6 +37,22 @@ static void svg_render(FILE *f, const struct view *v)
 }
 
 
+/* the exposition of @v with @totals as the textfile's sums, with or without --prom-detail, --prom-user */
+static char *render_sums(const struct view *v, const struct view *totals, bool detail, bool user,
+			 size_t *len)
+{
+	char *s;
+
+	prom_totals = totals;
+	prom_detail = detail;
+	prom_user = user;
+	s = render(prom_render, v, len);
+	prom_totals = NULL;
+	prom_detail = false;
+	prom_user = true;
+	return s;
+}
+
 static void test_golden_outputs(void **state)
 {
 	struct snapshot prev, cur;
@@ -99,9 +115,7 @@ static void test_golden_outputs(void **state)
 		assert_true(nl - line <= 100);
 	}
 	free(s);
-	prom_totals = &totals;
-	s = render(prom_render, &v, &len);
-	prom_totals = NULL;
+	s = render_sums(&v, &totals, false, true, &len);
 	golden("metrics.prom", s, len);
 	check_cumulative(s);
 	assert_non_null(strstr(s, "le=\"+Inf\""));
@@ -118,21 +132,13 @@ static void test_golden_outputs(void **state)
 	assert_non_null(strstr(s, "uid=\"1000\",user=\"alice\"} 1\n"));
 	free(s);
 	/* without --prom-user: the job, not who ran it (whoever scrapes the port reads the labels) */
-	prom_totals = &totals;
-	prom_user = false;
-	s = render(prom_render, &v, &len);
-	prom_totals = NULL;
-	prom_user = true;
+	s = render_sums(&v, &totals, false, false, &len);
 	assert_non_null(strstr(s, "slotscope_last_window_job_info{kind=\"checkpoint\",job_kind=\"slurm\",job_id=\"4242\",job_step=\"step_0\",uid=\"\",user=\"\"} 1\n"));
 	assert_null(strstr(s, "alice"));
 	assert_null(strstr(s, "uid=\"1000\""));
 	free(s);
 	/* --prom-detail: the in-flight curve by quarters of the limit, both intervals summed */
-	prom_totals = &totals;
-	prom_detail = true;
-	s = render(prom_render, &v, &len);
-	prom_totals = NULL;
-	prom_detail = false;
+	s = render_sums(&v, &totals, true, true, &len);
 	check_cumulative(s);
 	assert_non_null(strstr(s, "slotscope_inflight_rpcs_total{server=\"127.0.0.11\",proto=\"tcp\",xprt=\"4\",in_flight=\"q1\"} 12\n"));
 	assert_non_null(strstr(s, "slotscope_inflight_rpcs_total{server=\"127.0.0.11\",proto=\"tcp\",xprt=\"4\",in_flight=\"q2\"} 40\n"));
