@@ -37,7 +37,7 @@ static void svg_render(FILE *f, const struct view *v)
 }
 
 
-/* the exposition of @v with @totals as the textfile's sums, with or without --prom-detail, --prom-user */
+/* the exposition of @v with @totals as the sums, with or without --prom-detail and --prom-user */
 static char *render_sums(const struct view *v, const struct view *totals, bool detail, bool user,
 			 size_t *len)
 {
