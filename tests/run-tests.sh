@@ -49,20 +49,26 @@ idle0=$(cpu_idle)
 # the one failure that earns a second boot
 GUEST_FAULT='Oops:|BUG: unable to handle|general protection fault|Kernel panic|kernel BUG at|invalid opcode:|Internal error:'
 
-# soft-RoCE's own fault in a guest kernel under TCG (CI, test_whatif_rdma: "rdma_rxe:
-# rxe_reg_fast_mr: mr->lkey = 0xe690 not free", then the mount hung to the 1,200 s timeout). Not
-# on the console (loglevel 3): in the kernel log each guest copies out every 20 s
-RXE_FAULT='rdma_rxe: rxe_reg_fast_mr: .*not free'
-rxe_faulted() { grep -qaE "$RXE_FAULT" "$runs/dmesg.txt" "$runs/server/dmesg.txt" 2>/dev/null; }
+# the RDMA client hung under soft-RoCE in a guest kernel under TCG: soft-RoCE's own fault (CI,
+# test_whatif_rdma: "rdma_rxe: rxe_reg_fast_mr: mr->lkey = 0xe690 not free", then the mount hung
+# to the 1,200 s timeout), or a task the hung-task detector reports blocked in the RDMA stack's
+# modules (tests/guest-rdma-hang.awk; not a writer blocked behind a silenced server). Not on the
+# console (loglevel 3): in the kernel log each guest copies out every 20 s. Bounded: seen within
+# the detector's 60 s, the log's 20 s and this watch's 10 s, not at the test's timeout
+rxe_hung() {
+	local f logs=()
+	for f in "$runs/dmesg.txt" "$runs/server/dmesg.txt"; do [ -s "$f" ] && logs+=("$f"); done
+	[ ${#logs[@]} -gt 0 ] && awk -f "$top/tests/guest-rdma-hang.awk" "${logs[@]}"
+}
 
 # vm_run: the VM test $t on $kernel with $envs, its server, vCPUs and timeout, its output in $log.host;
-# stopped as soon as a guest's kernel log shows soft-RoCE's fault (its VMs are tools/vm/run's children)
+# stopped as soon as a guest's kernel log shows the RDMA client hung (its VMs are tools/vm/run's children)
 vm_run() {
 	local vm w rc
 	KERNEL=$kernel VM_ENV=$envs VM_SERVER=${server:+$top/$server} SLOTSCOPE_NO_MAKE=1 VM_QUIET=1 VM_OUT=$runs \
 		VM_SMP=${smp:-${VM_SMP:-1}} VM_TIMEOUT=${tmo:-${VM_TIMEOUT:-600}} "$top/tools/vm/run" "$t" >"$log.host" 2>&1 &
 	vm=$!
-	( while sleep 10; do rxe_faulted && { pkill -TERM -P "$vm"; break; }; done ) &
+	( while sleep 10; do rxe_hung >/dev/null && { pkill -TERM -P "$vm"; break; }; done ) &
 	w=$!
 	wait "$vm"
 	rc=$?
@@ -152,13 +158,22 @@ run_test() {
 				awk '/^== [0-9]+ (dd|slotscope|bpftrace|sync|sh) / { p = 1 } /^== [0-9]+ / && !/ (dd|slotscope|bpftrace|sync|sh) / { p = 0 }
 				     /^== \/sys/ { p = 1 } p' "$runs/stall.txt" | head -n 150 | sed 's/^/    stall| /' >&3
 		fi
-		# a guest kernel that faulted under TCG (an Oops while patching text, seen on 6.12) gets
-		# one more boot, said in the output; any other failure is the test's
-		if [ "$rc" != 0 ] && [ "$rc" != 77 ] &&
-			{ grep -qaE "$GUEST_FAULT" "$runs/console.log" "$runs/server/console.log" 2>/dev/null || rxe_faulted; }; then
+		# a guest kernel that faulted under TCG (an Oops while patching text, seen on 6.12) or whose
+		# RDMA client hung under soft-RoCE gets one more boot, said in the output; any other
+		# failure is the test's
+		if [ "$rc" != 0 ] && [ "$rc" != 77 ] && grep -qaE "$GUEST_FAULT" "$runs/console.log" "$runs/server/console.log" 2>/dev/null; then
 			echo "    note: $name: the guest kernel faulted (exit $rc); booting it once more" >&3
-			grep -ahE -m 3 "$GUEST_FAULT|$RXE_FAULT|RIP:|pc :" "$runs/console.log" "$runs/server/console.log" \
-				"$runs/dmesg.txt" "$runs/server/dmesg.txt" 2>/dev/null | head -n 6 | sed 's/^/    fault| /' >&3
+			grep -ahE -m 3 "$GUEST_FAULT|RIP:|pc :" "$runs/console.log" "$runs/server/console.log" 2>/dev/null |
+				head -n 6 | sed 's/^/    fault| /' >&3
+			retry=1
+		elif [ "$rc" != 0 ] && [ "$rc" != 77 ] && hung=$(rxe_hung); then
+			echo "    note: $name: stopped, the RDMA client hung under soft-RoCE (exit $rc); booting it once more" >&3
+			echo "    fault| $hung" >&3
+			retry=1
+		else
+			retry=
+		fi
+		if [ -n "$retry" ]; then
 			cp "$runs/console.log" "$log.fault" 2>/dev/null
 			cat "$runs/dmesg.txt" "$runs/server/dmesg.txt" >"$log.fault-dmesg" 2>/dev/null
 			vm_run

@@ -86,7 +86,7 @@ static void test_golden_outputs(void **state)
 	lb.ntcp = 1;
 	lb.tcp[0] = (struct tcp_conn_stat){ .key = cur.xprts[0].key, .first_seen = cur.xprts[0].s.first_seen_ns,
 		.family = AF_INET, .dport = 2049, .sport = 709, .busy_us = 1500000, .rwnd_us = 250000,
-		.sndbuf_us = 100000, .retrans = 2, .segs_out = 1200 };
+		.sndbuf_us = 100000, .retrans = 2, .segs_out = 1200, .read_us = 2000000 };
 	linkmap_init(&lm, FIXTURES, FIXTURES);
 	assert_int_equal(linkmap_update(&lm, &cur), 0);
 	in = (struct model_in){ .span = SPAN_INTERVAL, .from = &prev, .to = &cur, .lfrom = &la, .lto = &lb,

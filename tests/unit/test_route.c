@@ -346,6 +346,8 @@ static void test_tcp_diag(void **state)
 	a[0].rwnd_us = 100000;
 	a[0].retrans = 5;
 	a[0].segs_out = 400;
+	a[0].read_us = 6000000;
+	b[0].read_us = 16500000;
 	a[1] = a[0];
 	a[1].key = 0xffff2000;
 	b[1] = a[1];
@@ -356,6 +358,7 @@ static void test_tcp_diag(void **state)
 	assert_true(l.sndbuf_s == 0);
 	assert_int_equal(l.retrans, 2);
 	assert_int_equal(l.segs_out, 500);
+	assert_true(l.read_s > 10.499 && l.read_s < 10.501);
 	assert_int_equal(tcp_sum_delta(a, 2, b, 2, 0xffff2000, 5, &l), 0);
 	assert_true(l.busy_s == 0);
 	/* new since @a: all of its sums; the same pointer made again (first_seen): another's */

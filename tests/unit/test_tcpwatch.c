@@ -89,6 +89,8 @@ static void test_watch(void **state)
 	tick(&w, &snap, 1400, 3000, 400, &l);
 	assert_int_equal(l.tcp[0].busy_us, 2000000);
 	assert_int_equal(l.tcp[0].rwnd_us, 300000);
+	/* over the one tick summed: a second of the connection's life (the baseline's is not) */
+	assert_int_equal(l.tcp[0].read_us, 1000000);
 	/* a tick without: not asked, the sums kept */
 	tick(&w, &snap, 1400, 5000, 400, &l);
 	assert_int_equal(dumps, 2);
@@ -99,6 +101,8 @@ static void test_watch(void **state)
 	tick(&w, &snap, 2900, 9500, 650, &l);
 	assert_int_equal(l.tcp[0].busy_us, 2500000);
 	assert_int_equal(l.tcp[0].rwnd_us, 450000);
+	/* the unread tick and the new baseline's not covered: two summed ticks of five */
+	assert_int_equal(l.tcp[0].read_us, 2000000);
 	/* a reconnect from the same port: tcp_info starts over, read as a baseline, then on */
 	conn.segs_out = 4294967000u;
 	tick(&w, &snap, 3500, 200, 0, &l);

@@ -149,8 +149,9 @@ int tcp_sum_delta(const struct tcp_conn_stat *a, size_t na, const struct tcp_con
 	l->known = true;
 	/* sums only grow: one that went back is not the same (a slot reused): all of @b's */
 	if (x && (x->busy_us > y->busy_us || x->rwnd_us > y->rwnd_us || x->sndbuf_us > y->sndbuf_us ||
-		  x->retrans > y->retrans || x->segs_out > y->segs_out))
+		  x->retrans > y->retrans || x->segs_out > y->segs_out || x->read_us > y->read_us))
 		x = NULL;
+	l->read_s = (double)(y->read_us - (x ? x->read_us : 0)) / 1e6;
 	l->busy_s = (double)(y->busy_us - (x ? x->busy_us : 0)) / 1e6;
 	l->rwnd_s = (double)(y->rwnd_us - (x ? x->rwnd_us : 0)) / 1e6;
 	l->sndbuf_s = (double)(y->sndbuf_us - (x ? x->sndbuf_us : 0)) / 1e6;

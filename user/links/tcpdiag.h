@@ -25,6 +25,11 @@ struct tcp_conn_stat {
 	uint64_t busy_us, rwnd_us, sndbuf_us;
 	uint64_t retrans;			/* tcpi_total_retrans: segments sent again */
 	uint64_t segs_out;			/* tcpi_segs_out: segments sent (4.2) */
+	/*
+	 * In a transport's sums: the time the sums cover (the watched ticks' lengths), which bounds
+	 * what they missed of the connection's own; 0 in a dump
+	 */
+	uint64_t read_us;
 };
 
 /*
@@ -45,7 +50,7 @@ int tcp_conns_sample(int *fd, const unsigned int *sports, size_t nsports, unsign
 /* the seconds of a connection between two samples */
 struct tcp_limits {
 	bool known;
-	double busy_s, rwnd_s, sndbuf_s;
+	double read_s, busy_s, rwnd_s, sndbuf_s;
 	unsigned long long retrans, segs_out;
 };
 

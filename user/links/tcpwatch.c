@@ -124,7 +124,7 @@ static int mark_queued(struct tcp_watch *w, const struct snapshot *snap, const s
  * tcp_info over: a busy time that went back is a new connection, read as a baseline. The 32-bit
  * counts wrap.
  */
-static void conn_add(struct tcp_watch *w, struct tw_entry *e, const struct tcp_conn_stat *s)
+static void conn_add(struct tcp_watch *w, struct tw_entry *e, const struct tcp_conn_stat *s, __u64 span)
 {
 	if (e->tick + 1 == w->tick && e->raw.sport == s->sport && s->busy_us >= e->raw.busy_us &&
 	    s->rwnd_us >= e->raw.rwnd_us && s->sndbuf_us >= e->raw.sndbuf_us) {
@@ -133,6 +133,7 @@ static void conn_add(struct tcp_watch *w, struct tw_entry *e, const struct tcp_c
 		e->sum.sndbuf_us += s->sndbuf_us - e->raw.sndbuf_us;
 		e->sum.retrans += (uint32_t)((uint32_t)s->retrans - (uint32_t)e->raw.retrans);
 		e->sum.segs_out += (uint32_t)((uint32_t)s->segs_out - (uint32_t)e->raw.segs_out);
+		e->sum.read_us += span / 1000;
 	}
 	e->raw = *s;
 	e->tick = w->tick;
@@ -146,7 +147,7 @@ static void conn_add(struct tcp_watch *w, struct tw_entry *e, const struct tcp_c
 
 /* the kernel's dump of the filtered connections, each queued transport's added to its sums */
 static void conns_read(struct tcp_watch *w, const struct snapshot *snap, const struct linkmap *paths,
-		       const struct dump_filter *f)
+		       const struct dump_filter *f, __u64 span)
 {
 	int fd = w->fd - 1;
 
@@ -162,7 +163,7 @@ static void conns_read(struct tcp_watch *w, const struct snapshot *snap, const s
 		if (x->s.ident != IDENT_TCP || x->s.destroyed_ns || !(e = entry(w, x)) || !e->queued ||
 		    !(s = conn_of(w, x, paths)))
 			continue;
-		conn_add(w, e, s);
+		conn_add(w, e, s, span);
 	}
 }
 
@@ -200,7 +201,7 @@ int tcp_watch_tick(struct tcp_watch *w, const struct snapshot *snap, const struc
 	if (err)
 		return err;
 	if (f.need && live)
-		conns_read(w, snap, paths, &f);
+		conns_read(w, snap, paths, &f, span);
 	return sums_out(w, l);
 }
 

@@ -195,6 +195,7 @@ static void xprt_json(struct jw *w, const struct view *v, const struct xprt_view
 	verdict_json(w, x);
 	if (x->link.tcp.known) {
 		jw_obj(w, "connection");
+		jw_dbl(w, "read_s", x->link.tcp.read_s);
 		jw_dbl(w, "busy_s", x->link.tcp.busy_s);
 		jw_dbl(w, "rwnd_limited_s", x->link.tcp.rwnd_s);
 		jw_dbl(w, "sndbuf_limited_s", x->link.tcp.sndbuf_s);
