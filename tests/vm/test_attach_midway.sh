@@ -16,7 +16,19 @@ sleep 1
 ( while [ ! -f /tmp/stop ]; do writers /mnt/m/b 32 1; done ) &
 w2=$!
 sleep 2
-slotscope --json -d 6 0.5 >/tmp/s.json || exit 1
+# traced until it has written eight intervals (four seconds of counting), not for a set time:
+# on a loaded host a tick under 64 writers can take seconds (a clean-clone run beside other VMs:
+# two intervals in six seconds)
+slotscope --json 0.5 >/tmp/s.json &
+ss=$!
+i=0
+until [ "$(grep -c '"type":"interval"' /tmp/s.json 2>/dev/null)" -ge 8 ] || [ $i -ge 240 ] || ! kill -0 $ss 2>/dev/null; do
+	sleep 0.5
+	i=$((i + 1))
+done
+kill -INT $ss 2>/dev/null
+wait $ss
+rc=$?
 touch /tmp/stop
 wait $w $w2
 # interval records only: a checkpoint record spans the burst from its start, warm-up included
@@ -25,6 +37,7 @@ lines=$(head -n -1 /tmp/s.json | jq -c --arg s $srv "$sel" | wc -l)
 bad=$(head -n -1 /tmp/s.json | jq -c --arg s $srv "$sel | select(.in_use < 0 or .in_use > .limit or .interval_peak > .limit)" | wc -l)
 warm=$(head -n -1 /tmp/s.json | jq -c --arg s $srv "$sel | select(.warming_up)" | wc -l)
 echo "note intervals [in_use, interval_peak, warming_up]: $(head -n -1 /tmp/s.json | jq -c --arg s $srv "$sel | [.in_use, .interval_peak, .warming_up]" | tr '\n' ' ')"
+check_eq "slotscope exit status" $rc 0
 check_gt "intervals with the transport" "$lines" 3
 check_eq "intervals negative or above the limit" "$bad" 0
 check_gt "intervals marked warming up" "$warm" 0
