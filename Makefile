@@ -38,11 +38,12 @@ CPPFLAGS += -I$(O) -Ibpf -Iuser -DSLOTSCOPE_BIN='"$(abspath $(O))/slotscope"' -D
 # libbpf, libelf and zlib are linked in statically so the binary runs on any host (and in the VM)
 # whatever libbpf it has; libc stays dynamic.
 # STATIC_LIBS=0 (the Debian package) links Debian's shared libraries instead.
+# --web-config's TLS (OpenSSL), its file (libyaml) and basic auth's bcrypt (libxcrypt) the same way.
 STATIC_LIBS ?= 1
 ifeq ($(STATIC_LIBS),1)
-LDLIBS   += -Wl,-Bstatic -lbpf -lelf -lz -Wl,-Bdynamic -lm
+LDLIBS   += -Wl,-Bstatic -lbpf -lelf -lz -lssl -lcrypto -lyaml -lcrypt -Wl,-Bdynamic -lm
 else
-LDLIBS   += -lbpf -lelf -lz -lm
+LDLIBS   += -lbpf -lelf -lz -lssl -lcrypto -lyaml -lcrypt -lm
 endif
 # active_speed_ex (XDR) exists only in newer rdma-core headers
 HAVE_SPEED_EX := $(shell printf '\043include <infiniband/verbs.h>\nint x = sizeof(((struct ibv_port_attr *)0)->active_speed_ex);\n' | \
@@ -76,18 +77,18 @@ HOST_TESTS := $(sort $(wildcard tests/host/test_*.sh))
 # Debian packages: what building needs (`make` names the missing ones, `make deps` installs them),
 # and what testing adds (`make deps-test`; `make test` and `make demo` install them first).
 BUILD_DEBS := make gcc libc6-dev clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libibverbs-dev \
-	pkg-config
+	pkg-config libssl-dev libyaml-dev libcrypt-dev
 ifeq ($(ARCH),arm64)
 BUILD_DEBS += gcc-aarch64-linux-gnu libc6-dev-arm64-cross libbpf-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64 \
-	libibverbs-dev:arm64
+	libibverbs-dev:arm64 libssl-dev:arm64 libyaml-dev:arm64 libcrypt-dev:arm64
 endif
 # what booting the test VM needs (the demo's whole list beside the build's)
 VM_DEBS := qemu-system-x86 qemu-system-data cpio xz-utils zstd kmod gawk debian-archive-keyring
 TEST_DEBS := $(VM_DEBS) libcmocka-dev python3 libcap2-bin \
 	libxml2-utils libclang-rt-14-dev chromium systemd dpkg-dev debhelper lintian fakeroot rpm rpmlint kmod \
 	qemu-system-arm qemu-user-static gcc-aarch64-linux-gnu libc6-dev-arm64-cross libbpf-dev:arm64 libelf-dev:arm64 \
-	zlib1g-dev:arm64 libibverbs-dev:arm64 jq curl umoci runc python3-yaml debootstrap \
-	python3-prometheus-client
+	zlib1g-dev:arm64 libibverbs-dev:arm64 libssl-dev:arm64 libyaml-dev:arm64 libcrypt-dev:arm64 jq curl umoci \
+	runc python3-yaml debootstrap python3-prometheus-client openssl
 
 # install: PREFIX and DESTDIR as usual; the unit and the defaults where Debian keeps them
 PREFIX     ?= /usr
@@ -335,7 +336,7 @@ $(O)/fuzz/obj/%.o: user/%.c | $(SKELS) deps-test
 $(O)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJS) | deps-test
 	$(call msg,FUZZER,$@)
 	$(Q)mkdir -p $(@D) && $(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined $(CPPFLAGS) \
-		$< $(FUZZ_OBJS) -Wl,-Bstatic -lbpf -lelf -lz -Wl,-Bdynamic -lm -o $@
+		$< $(FUZZ_OBJS) -Wl,-Bstatic -lbpf -lelf -lz -lssl -lcrypto -lyaml -lcrypt -Wl,-Bdynamic -lm -o $@
 .PHONY: fuzzers
 fuzzers: $(FUZZERS)
 

@@ -22,6 +22,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		if (got > 0 && (size_t)got > n)
 			abort();
+		/* the credentials kept lie inside the head */
+		if (got > 0 && r.auth && (r.auth < buf || r.auth + r.auth_len > buf + got))
+			abort();
 	}
 	http_parse(buf, size, &r);
 	free(buf);

@@ -429,6 +429,22 @@ static void test_parser(void **state)
 	assert_int_equal(http_parse("GET /a HTTP/1.1\r\n: v\r\n\r\n", 24, &r), -EBADMSG);
 	assert_int_equal(http_parse("GET /a HTTP/1.1\r\nA : v\r\n\r\n", 26, &r), -EBADMSG);
 	assert_int_equal(http_parse("GET /a HTTP/1.1\r\nA: v\x7f\r\n\r\n", 26, &r), -EBADMSG);
+	/* basic auth's credentials: the value, blanks trimmed, the name in any case; none; two */
+	{
+		const char *h = "GET /metrics HTTP/1.1\r\nHost: x\r\nauthorization:  Basic cDpx \t\r\n\r\n";
+
+		assert_int_equal(http_parse(h, strlen(h), &r), (int)strlen(h));
+		assert_int_equal(r.auth_len, 10);
+		assert_memory_equal(r.auth, "Basic cDpx", 10);
+		assert_int_equal(http_parse("GET /a HTTP/1.1\r\n\r\n", 19, &r), 19);
+		assert_null(r.auth);
+		h = "GET /a HTTP/1.1\r\nAuthorization: Basic a\r\nAUTHORIZATION: Basic b\r\n\r\n";
+		assert_int_equal(http_parse(h, strlen(h), &r), -EBADMSG);
+		/* a name that only starts like it is another header */
+		h = "GET /a HTTP/1.1\r\nAuthorization-X: y\r\n\r\n";
+		assert_int_equal(http_parse(h, strlen(h), &r), (int)strlen(h));
+		assert_null(r.auth);
+	}
 }
 
 int main(void)

@@ -14,7 +14,7 @@ _slotscope() {
 		fi
 	done
 	case $prev in
-	--prom-file | --folded | --svg | --btf)
+	--prom-file | --folded | --svg | --btf | --web-config)
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 		return ;;
 	--procfs-root | --sysfs-root)

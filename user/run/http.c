@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
-#include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,8 +7,10 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include "run/basicauth.h"
 #include "run/http.h"
 #include "run/httpreq.h"
+#include "run/tls.h"
 #include "lib/util.h"
 
 /* an exposition, shared by the connections still sending it when a newer one is published */
@@ -24,6 +25,8 @@ enum conn_state { READING, ANSWERING, DRAINING };
 
 struct conn {
 	int fd;				/* -1: free */
+	struct ssl_st *ssl;		/* its TLS (--web-config); NULL: plain HTTP */
+	short want;			/* what its TLS waits for (POLLIN, POLLOUT); 0: by its state */
 	unsigned char peer[16];		/* the client's address (IPv4 as mapped IPv6), not its port */
 	double accepted, deadline;
 	enum conn_state state;
@@ -40,6 +43,9 @@ struct http_server {
 	double stale_s, published, timeout_s;
 	double paused_until;		/* accept failed for want of fds or memory: not polled until then */
 	bool tracing;
+	struct tls_server *tls;		/* --web-config's TLS; NULL: plain HTTP */
+	struct basic_auth auth;		/* its users: none, no auth */
+	struct web_user *users;
 	struct body *cur;
 	struct http_stats st;
 	struct conn c[HTTP_CONNS];
@@ -51,106 +57,13 @@ static void body_put(struct body *b)
 		free(b);
 }
 
-static int split_spec(const char *spec, char *host, size_t hlen, char *port, size_t plen)
-{
-	const char *colon = strrchr(spec, ':');
-	size_t n;
-	char *end;
-	unsigned long p;
-
-	if (!colon || !colon[1] || strlen(colon + 1) >= plen)
-		return -EINVAL;
-	errno = 0;
-	p = strtoul(colon + 1, &end, 10);
-	if (errno || *end || p > 65535 || colon[1] < '0' || colon[1] > '9')
-		return -EINVAL;
-	snprintf(port, plen, "%lu", p);
-	n = (size_t)(colon - spec);
-	if (n >= 3 && spec[0] == '[' && spec[n - 1] == ']') {
-		spec++;
-		n -= 2;
-	} else if (memchr(spec, ':', n)) {
-		return -EINVAL;	/* an IPv6 address goes in brackets */
-	}
-	if (n >= hlen)
-		return -EINVAL;
-	memcpy(host, spec, n);
-	host[n] = 0;
-	return 0;
-}
-
-static int bind_one(const struct addrinfo *ai)
-{
-	int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
-	int one = 1, zero = 0;
-
-	if (fd < 0)
-		return -errno;
-	/* a restarted exporter binds at once, whatever its last connections left in TIME_WAIT */
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	/* "[::]:PORT" and ":PORT" take IPv4 too, whatever net.ipv6.bindv6only says */
-	if (ai->ai_family == AF_INET6)
-		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
-	/*
-	 * the longest queue the kernel allows (net.core.somaxconn caps it): under a flood of
-	 * connections a full queue drops a scraper's SYN, whose retry comes a second later
-	 */
-	if (bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, SOMAXCONN)) {
-		int err = -errno;
-
-		close(fd);
-		return err;
-	}
-	return fd;
-}
-
 int http_open(struct http_server **out, const char *spec, double stale_s, char *why, size_t len)
 {
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE | AI_NUMERICSERV };
-	struct addrinfo *res = NULL;
 	struct http_server *h;
-	char host[256], port[8];
-	int fd = -EADDRNOTAVAIL, gai;
+	int port, fd = http_listen_socket(spec, &port, why, len);
 
-	if (split_spec(spec, host, sizeof(host), port, sizeof(port))) {
-		snprintf(why, len, "--listen %s: say HOST:PORT, [IPV6]:PORT or :PORT (every address)", spec);
-		return -EINVAL;
-	}
-	/* every address: IPv6's, which takes IPv4 too, or IPv4's where there is no IPv6 */
-	if (!host[0]) {
-		hints.ai_family = AF_INET6;
-		gai = getaddrinfo(NULL, port, &hints, &res);
-		fd = gai ? -EAFNOSUPPORT : bind_one(res);
-		if (!gai)
-			freeaddrinfo(res);
-		res = NULL;
-		if (fd == -EAFNOSUPPORT || fd == -EADDRNOTAVAIL) {
-			hints.ai_family = AF_INET;
-			gai = getaddrinfo(NULL, port, &hints, &res);
-			fd = gai ? -EADDRNOTAVAIL : bind_one(res);
-		}
-	} else {
-		gai = getaddrinfo(host, port, &hints, &res);
-		if (gai) {
-			snprintf(why, len, "--listen %s: %s: give an address of this host", spec, gai_strerror(gai));
-			return -EINVAL;
-		}
-		for (const struct addrinfo *ai = res; ai; ai = ai->ai_next)
-			if ((fd = bind_one(ai)) >= 0)
-				break;
-	}
-	if (res)
-		freeaddrinfo(res);
-	if (fd < 0) {
-		snprintf(why, len, "--listen %s: %s%s", spec, strerror(-fd),
-			 fd == -EADDRINUSE ? ": another process (another slotscope?) has it; pick another port" :
-			 fd == -EACCES ? ": a port below 1024 needs CAP_NET_BIND_SERVICE; pick one above" :
-			 fd == -EAFNOSUPPORT || fd == -EPERM ?
-			 ": IP sockets are refused here (a sandbox: the packaged unit's RestrictAddressFamilies); "
-			 "install /usr/share/slotscope/systemd/listen.conf as a drop-in (it says how)" :
-			 ": give an address of this host");
+	if (fd < 0)
 		return fd;
-	}
 	h = calloc(1, sizeof(*h));
 	if (!h) {
 		close(fd);
@@ -162,16 +75,27 @@ int http_open(struct http_server **out, const char *spec, double stale_s, char *
 	h->timeout_s = HTTP_TIMEOUT_S;
 	for (size_t i = 0; i < HTTP_CONNS; i++)
 		h->c[i].fd = -1;
-	{
-		struct sockaddr_storage ss;
-		socklen_t sl = sizeof(ss);
-
-		if (!getsockname(fd, (struct sockaddr *)&ss, &sl))
-			h->port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port :
-					((struct sockaddr_in *)&ss)->sin_port);
-	}
+	h->port = port;
 	*out = h;
 	return 0;
+}
+
+int http_secure(struct http_server *h, const struct web_config *wc, char *why, size_t len)
+{
+	int err = wc->tls ? tls_server_new(&h->tls, wc, why, len) : 0;
+
+	if (err || !wc->nusers)
+		return err;
+	h->users = calloc(wc->nusers, sizeof(*h->users));
+	if (!h->users) {
+		snprintf(why, len, "out of memory");
+		return -ENOMEM;
+	}
+	memcpy(h->users, wc->users, wc->nusers * sizeof(*h->users));
+	err = basic_auth_init(&h->auth, &(struct web_config){ .users = h->users, .nusers = wc->nusers });
+	if (err)
+		snprintf(why, len, "out of memory");
+	return err;
 }
 
 int http_publish(struct http_server *h, const char *body, size_t len, bool tracing)
@@ -201,6 +125,7 @@ static double head_deadline(const struct http_server *h, double now)
 
 static void conn_close(struct conn *c)
 {
+	tls_conn_free(c->ssl);
 	close(c->fd);
 	body_put(c->body);
 	memset(c, 0, sizeof(*c));
@@ -255,6 +180,20 @@ static void answer_for(struct http_server *h, struct conn *c, int parsed, const 
 		}
 		return;
 	}
+	/* /healthz tells nothing but "ok": a kubelet's probe needs no password */
+	switch (basic_auth_check(&h->auth, r->auth, r->auth_len, clock_s(CLOCK_MONOTONIC))) {
+	case AUTH_OK:
+		break;
+	case AUTH_BUSY:
+		h->st.unauthorized++;
+		answer_text(c, 429, "Too Many Requests", "Retry-After: 1\r\n", "too many new credentials a second\n");
+		return;
+	default:
+		h->st.unauthorized++;
+		answer_text(c, 401, "Unauthorized", "WWW-Authenticate: Basic realm=\"slotscope\", charset=\"UTF-8\"\r\n",
+			    "user and password required\n");
+		return;
+	}
 	if (!h->cur) {
 		answer_text(c, 503, "Service Unavailable", "", "starting: nothing measured yet\n");
 		return;
@@ -280,9 +219,38 @@ static void answer(struct http_server *h, struct conn *c, int parsed, const stru
 	c->deadline = c->accepted + h->timeout_s;
 }
 
+/* through TLS: the head, then the body, one write each (TLS takes no iovec) */
+static bool send_some_tls(struct conn *c)
+{
+	for (;;) {
+		const char *p;
+		size_t left;
+		ssize_t n;
+
+		if (c->off < c->headlen) {
+			p = c->head + c->off;
+			left = c->headlen - c->off;
+		} else if (c->off < c->headlen + c->bodylen) {
+			p = c->body->data + (c->off - c->headlen);
+			left = c->headlen + c->bodylen - c->off;
+		} else {
+			return true;
+		}
+		n = tls_send(c->ssl, p, left, &c->want);
+		if (n == -EAGAIN)
+			return false;
+		if (n <= 0)
+			return true;
+		c->want = 0;
+		c->off += (size_t)n;
+	}
+}
+
 /* as much of the answer as the socket takes; true when the connection is done with */
 static bool send_some(struct conn *c)
 {
+	if (c->ssl)
+		return send_some_tls(c);
 	for (;;) {
 		struct iovec iov[2];
 		struct msghdr mh = { .msg_iov = iov };
@@ -315,6 +283,10 @@ static void drain(struct conn *c)
 {
 	double until = clock_s(CLOCK_MONOTONIC) + 1;
 
+	/* TLS's close_notify, then what follows is read as bytes and dropped */
+	tls_conn_free(c->ssl);
+	c->ssl = NULL;
+	c->want = 0;
 	if (shutdown(c->fd, SHUT_WR)) {
 		conn_close(c);
 		return;
@@ -347,15 +319,25 @@ static void read_some(struct http_server *h, struct conn *c)
 	ssize_t n;
 	int parsed;
 
-	n = recv(c->fd, c->in + c->inlen, sizeof(c->in) - c->inlen, MSG_DONTWAIT);
-	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
-		conn_close(c);
-		return;
-	}
-	if (n < 0)
-		return;
-	c->inlen += (size_t)n;
-	parsed = http_parse(c->in, c->inlen, &r);
+	do {
+		if (c->ssl) {
+			/* TLS may hold a whole head decrypted that no poll will announce: read on */
+			n = tls_recv(c->ssl, c->in + c->inlen, sizeof(c->in) - c->inlen, &c->want);
+			if (n == -EAGAIN)
+				return;
+			c->want = 0;
+		} else {
+			n = recv(c->fd, c->in + c->inlen, sizeof(c->in) - c->inlen, MSG_DONTWAIT);
+			if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+				return;
+		}
+		if (n <= 0) {
+			conn_close(c);
+			return;
+		}
+		c->inlen += (size_t)n;
+		parsed = http_parse(c->in, c->inlen, &r);
+	} while (parsed == 0 && c->ssl && c->inlen < sizeof(c->in));
 	if (parsed == 0)
 		return;
 	answer(h, c, parsed, &r);
@@ -460,6 +442,11 @@ static void accept_all(struct http_server *h)
 			continue;
 		}
 		c->fd = fd;
+		if (h->tls && !(c->ssl = tls_conn_new(h->tls, fd))) {
+			conn_close(c);
+			h->st.refused++;
+			continue;
+		}
 		memcpy(c->peer, peer, 16);
 		c->state = READING;
 		c->accepted = now;
@@ -485,7 +472,8 @@ size_t http_pollfds(struct http_server *h, struct pollfd *fds, size_t max, doubl
 
 		if (c->fd < 0)
 			continue;
-		fds[n++] = (struct pollfd){ .fd = c->fd, .events = c->state == ANSWERING ? POLLOUT : POLLIN };
+		fds[n++] = (struct pollfd){ .fd = c->fd,
+					    .events = c->want ? c->want : c->state == ANSWERING ? POLLOUT : POLLIN };
 		if (c->deadline < *deadline)
 			*deadline = c->deadline;
 	}
@@ -568,5 +556,8 @@ void http_close(struct http_server *h)
 			conn_close(&h->c[i]);
 	body_put(h->cur);
 	close(h->lfd);
+	tls_server_free(h->tls);
+	basic_auth_free(&h->auth);
+	free(h->users);
 	free(h);
 }

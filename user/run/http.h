@@ -33,7 +33,7 @@
 struct http_server;
 
 struct http_stats {
-	unsigned long long requests, refused, evicted, peer_capped, timeouts, bad;
+	unsigned long long requests, refused, evicted, peer_capped, timeouts, bad, unauthorized;
 };
 
 /*
@@ -43,6 +43,14 @@ struct http_stats {
  * last publish is older than that.
  */
 int http_open(struct http_server **out, const char *spec, double stale_s, char *why, size_t len);
+/* @spec's socket bound and listening (httplisten.c): its fd and *@bound_port, or -errno and @why */
+int http_listen_socket(const char *spec, int *bound_port, char *why, size_t len);
+/*
+ * --web-config's TLS and basic auth for every connection from now on, the files read now (before
+ * the serving process drops its privileges): 0, or -errno with one line in @why
+ */
+struct web_config;
+int http_secure(struct http_server *h, const struct web_config *wc, char *why, size_t len);
 /* the exposition to serve from now on (copied); @tracing: /healthz says which */
 int http_publish(struct http_server *h, const char *body, size_t len, bool tracing);
 /* the sockets to poll, at most @max, and the earliest CLOCK_MONOTONIC deadline among them */

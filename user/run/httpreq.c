@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <string.h>
+#include <strings.h>
 #include "run/httpreq.h"
 
 /* RFC 9110's tchar: what a method and a header's name are made of */
@@ -56,18 +57,31 @@ static int request_line(const char *p, const char *e, struct http_req *r)
 	return 0;
 }
 
-/* name ":" value, the name a token with no space before the colon (RFC 9112 5.1) */
-static int header_line(const char *p, const char *e)
+/*
+ * name ":" value, the name a token with no space before the colon (RFC 9112 5.1); an
+ * Authorization header's value kept (its surrounding blanks trimmed), two of them refused
+ */
+static int header_line(const char *p, const char *e, struct http_req *r)
 {
-	const char *c;
+	const char *c, *v, *ve;
 
 	for (c = p; c < e && is_tchar((unsigned char)*c); c++)
 		;
 	if (c == p || c >= e || *c != ':')
 		return -EBADMSG;
-	for (c++; c < e; c++)
-		if (((unsigned char)*c < 0x20 && *c != '\t') || *c == 0x7f)
+	for (v = c + 1; v < e; v++)
+		if (((unsigned char)*v < 0x20 && *v != '\t') || *v == 0x7f)
 			return -EBADMSG;
+	if (c - p != 13 || strncasecmp(p, "authorization", 13))
+		return 0;
+	if (r->auth)
+		return -EBADMSG;
+	for (v = c + 1; v < e && (*v == ' ' || *v == '\t'); v++)
+		;
+	for (ve = e; ve > v && (ve[-1] == ' ' || ve[-1] == '\t'); ve--)
+		;
+	r->auth = v;
+	r->auth_len = (size_t)(ve - v);
 	return 0;
 }
 
@@ -84,6 +98,8 @@ int http_parse(const char *buf, size_t len, struct http_req *r)
 	e = line_end(p, end);
 	if (!e)
 		return len >= HTTP_HEAD_MAX ? -E2BIG : 0;
+	r->auth = NULL;
+	r->auth_len = 0;
 	err = request_line(p, e, r);
 	if (err)
 		return err;
@@ -96,7 +112,7 @@ int http_parse(const char *buf, size_t len, struct http_req *r)
 		/* obsolete line folding is refused (RFC 9112 5.2: a server may reject it) */
 		if (*p == ' ' || *p == '\t')
 			return -EBADMSG;
-		err = header_line(p, e);
+		err = header_line(p, e, r);
 		if (err)
 			return err;
 	}

@@ -49,7 +49,7 @@ enum { OPT_PROCFS = 1000, OPT_SYSFS, OPT_NO_RDMA, OPT_CKPT_MBPS, OPT_CKPT_QUIET,
        OPT_FOLDED, OPT_SVG, OPT_USER, OPT_MAX_INFLIGHT, OPT_PROM_DETAIL, OPT_PROM_USER, OPT_PROM_KEEP,
        OPT_MOUNTS_OF, OPT_RESTORE_MBPS, OPT_NO_JOBS, OPT_RUN_UNTRACED, OPT_PROM_ROLLUP,
        OPT_PROM_INCLUDE, OPT_PROM_EXCLUDE, OPT_BTF, OPT_MAKE_BTF, OPT_LISTEN, OPT_PROM_PER_XPRT,
-       OPT_PROM_MAX_SERIES, OPT_SILENT_AFTER, OPT_CHECK, OPT_CHECK_EXIT, OPT_CHECK_MAX_AGE };
+       OPT_PROM_MAX_SERIES, OPT_SILENT_AFTER, OPT_CHECK, OPT_CHECK_EXIT, OPT_CHECK_MAX_AGE, OPT_WEB_CONFIG };
 
 static bool make_btf, per_transport, check;
 static struct health_opts hopts;
@@ -79,6 +79,9 @@ static const struct argp_option options[] = {
 	  "Serve the textfile's metrics at http://ADDR:PORT/metrics, and /healthz, for Prometheus "
 	  "to scrape (':9868': every address); with or without --prom-file. Without -- COMMAND, "
 	  "waits for NFS to appear", 0 },
+	{ "web-config", OPT_WEB_CONFIG, "FILE", 0,
+	  "With --listen: TLS and basic auth from FILE, in the web-config format of Prometheus's "
+	  "exporters (tls_server_config, basic_auth_users)", 0 },
 	{ "prom-detail", OPT_PROM_DETAIL, NULL, 0,
 	  "Textfile with every op, stage and wait kind as histograms, and RDMA hw counters", 0 },
 	{ "prom-user", OPT_PROM_USER, NULL, 0,
@@ -186,6 +189,8 @@ static void check_prom_opts(void)
 			    "ADDR:PORT too", alone);
 	if (per_transport && env.prom.rollup)
 		usage_error("--prom-per-transport and --prom-rollup ask for opposite rows: drop one");
+	if (env.web_config && !env.listen)
+		usage_error("--web-config secures --listen's port: give --listen ADDR:PORT too");
 	if (per_transport && !env.listen)
 		usage_error("--prom-per-transport undoes --listen's per-mount default: give --listen "
 			    "ADDR:PORT too (a textfile alone is per transport already)");
@@ -255,6 +260,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_LISTEN:
 		env.listen = arg;
+		break;
+	case OPT_WEB_CONFIG:
+		env.web_config = arg;
 		break;
 	case OPT_PROM_DETAIL:
 		env.prom_detail = true;

@@ -10,6 +10,7 @@
 #include "lib/log.h"
 #include "run/run_int.h"
 #include "run/signals.h"
+#include "run/webconfig.h"
 #include "lib/util.h"
 
 /*
@@ -33,6 +34,24 @@ static int listen_open(struct run *r)
 		return err == -EACCES || err == -EAFNOSUPPORT || err == -EPERM ? EXIT_NOPERM :
 		       err == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
 	}
+	/*
+	 * TLS's key read now, as the run is (root, or the unit's user): the server that inherits
+	 * it is never privileged. A file refused is the operator's to mend: not retried.
+	 */
+	if (r->o.web_config) {
+		struct web_config wc;
+
+		err = web_config_read(r->o.web_config, &wc, why, sizeof(why));
+		if (!err) {
+			err = http_secure(h, &wc, why, sizeof(why));
+			web_config_free(&wc);
+		}
+		if (err) {
+			pr_err("%s\n", why);
+			http_close(h);
+			return err == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
+		}
+	}
 	/* answered by a process of its own, unprivileged from its start (serve.h) */
 	err = serve_start(&r->served, h);
 	if (err) {
@@ -42,7 +61,8 @@ static int listen_open(struct run *r)
 			pr_err("cannot start --listen's server: %s\n", strerror(-err));
 		return err == -EPERM ? EXIT_NOPERM : EXIT_RUNTIME;
 	}
-	pr_info("serving /metrics and /healthz on %s (port %d)\n", r->o.listen, http_port(h));
+	pr_info("serving /metrics and /healthz on %s (port %d)%s\n", r->o.listen, http_port(h),
+		r->o.web_config ? ", as --web-config says" : "");
 	return EXIT_OK;
 }
 

@@ -31,6 +31,7 @@ struct run_opts {
 	struct window_opts win;
 	const char *prom_file;
 	const char *listen;	/* --listen ADDR:PORT: /metrics and /healthz (http.h) */
+	const char *web_config;	/* --web-config FILE: --listen's TLS and basic auth (webconfig.h) */
 	bool prom_detail;	/* every op, stage and wait kind in the textfile */
 	bool prom_user;		/* the jobs' uids and user names in the exposition's labels */
 	bool prom_keep;		/* leave the textfile at exit (else it is removed) */
