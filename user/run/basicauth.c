@@ -37,12 +37,17 @@ void arc4random_buf(void *buf, size_t n)
 int basic_auth_init(struct basic_auth *a, const struct web_config *wc)
 {
 	memset(a, 0, sizeof(*a));
-	a->users = wc->users;
-	a->nusers = wc->nusers;
-	if (!a->nusers)
+	if (!wc->nusers)
 		return 0;
+	a->users = malloc(wc->nusers * sizeof(*a->users));
 	a->cd = calloc(1, sizeof(*a->cd));
-	return a->cd ? 0 : -ENOMEM;
+	if (!a->users || !a->cd) {
+		basic_auth_free(a);
+		return -ENOMEM;
+	}
+	memcpy(a->users, wc->users, wc->nusers * sizeof(*a->users));
+	a->nusers = wc->nusers;
+	return 0;
 }
 
 void basic_auth_free(struct basic_auth *a)
@@ -50,40 +55,23 @@ void basic_auth_free(struct basic_auth *a)
 	if (a->cd)
 		OPENSSL_cleanse(a->cd, sizeof(*a->cd));
 	free(a->cd);
+	free(a->users);
 	OPENSSL_cleanse(a->ok, sizeof(a->ok));
 	memset(a, 0, sizeof(*a));
 }
 
-/* RFC 4648 base64 (padding required, as every client sends it): the bytes, or -1 */
+/*
+ * RFC 4648 base64, padded as every client sends it, by OpenSSL's decoder (which counts the
+ * padding as zero bytes): the bytes, or -1
+ */
 static int unbase64(const char *in, size_t n, char *out, size_t cap)
 {
-	static const char set[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	size_t o = 0;
+	int got, pad = n && in[n - 1] == '=' ? 1 + (n > 1 && in[n - 2] == '=') : 0;
 
-	if (!n || n % 4)
+	if (!n || n % 4 || n / 4 * 3 > cap)
 		return -1;
-	for (size_t i = 0; i < n; i += 4) {
-		unsigned int v = 0, pad = 0;
-
-		for (size_t j = 0; j < 4; j++) {
-			const char *p = in[i + j] ? strchr(set, in[i + j]) : NULL;
-
-			if (in[i + j] == '=' && i + 4 == n && j >= 2) {
-				pad++;
-				v <<= 6;
-				continue;
-			}
-			if (!p || pad)
-				return -1;
-			v = v << 6 | (unsigned int)(p - set);
-		}
-		for (unsigned int k = 0; k < 3 - pad; k++) {
-			if (o >= cap)
-				return -1;
-			out[o++] = (char)(v >> (16 - 8 * k));
-		}
-	}
-	return (int)o;
+	got = EVP_DecodeBlock((unsigned char *)out, (const unsigned char *)in, (int)n);
+	return got < 0 ? -1 : got - pad;
 }
 
 static bool remembered(struct basic_auth *a, const unsigned char key[32], double now)

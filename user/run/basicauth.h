@@ -22,7 +22,7 @@ enum auth_result { AUTH_OK, AUTH_REFUSED, AUTH_BUSY };
 struct crypt_data;
 
 struct basic_auth {
-	const struct web_user *users;
+	struct web_user *users;		/* a copy of the web-config's */
 	size_t nusers;
 	struct {
 		unsigned char key[32];		/* SHA-256 of "user:password" */
@@ -33,7 +33,7 @@ struct basic_auth {
 	struct crypt_data *cd;
 };
 
-/* @wc's users (kept by reference: @wc outlives @a); 0 or -ENOMEM */
+/* @wc's users, copied; 0 or -ENOMEM */
 int basic_auth_init(struct basic_auth *a, const struct web_config *wc);
 /* an Authorization header's value (@hdr NULL: none) at CLOCK_MONOTONIC @now */
 enum auth_result basic_auth_check(struct basic_auth *a, const char *hdr, size_t len, double now);

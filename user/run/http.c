@@ -45,7 +45,6 @@ struct http_server {
 	bool tracing;
 	struct tls_server *tls;		/* --web-config's TLS; NULL: plain HTTP */
 	struct basic_auth auth;		/* its users: none, no auth */
-	struct web_user *users;
 	struct body *cur;
 	struct http_stats st;
 	struct conn c[HTTP_CONNS];
@@ -84,16 +83,7 @@ int http_secure(struct http_server *h, const struct web_config *wc, char *why, s
 {
 	int err = wc->tls ? tls_server_new(&h->tls, wc, why, len) : 0;
 
-	if (err || !wc->nusers)
-		return err;
-	h->users = calloc(wc->nusers, sizeof(*h->users));
-	if (!h->users) {
-		snprintf(why, len, "out of memory");
-		return -ENOMEM;
-	}
-	memcpy(h->users, wc->users, wc->nusers * sizeof(*h->users));
-	err = basic_auth_init(&h->auth, &(struct web_config){ .users = h->users, .nusers = wc->nusers });
-	if (err)
+	if (!err && (err = basic_auth_init(&h->auth, wc)))
 		snprintf(why, len, "out of memory");
 	return err;
 }
@@ -219,57 +209,48 @@ static void answer(struct http_server *h, struct conn *c, int parsed, const stru
 	c->deadline = c->accepted + h->timeout_s;
 }
 
-/* through TLS: the head, then the body, one write each (TLS takes no iovec) */
-static bool send_some_tls(struct conn *c)
+/* what is left to send of the answer: the head's rest and the body, or the body's rest; 0: all sent */
+static size_t unsent(const struct conn *c, struct iovec iov[2])
 {
-	for (;;) {
-		const char *p;
-		size_t left;
-		ssize_t n;
+	size_t n = 0;
 
-		if (c->off < c->headlen) {
-			p = c->head + c->off;
-			left = c->headlen - c->off;
-		} else if (c->off < c->headlen + c->bodylen) {
-			p = c->body->data + (c->off - c->headlen);
-			left = c->headlen + c->bodylen - c->off;
-		} else {
-			return true;
-		}
-		n = tls_send(c->ssl, p, left, &c->want);
-		if (n == -EAGAIN)
-			return false;
-		if (n <= 0)
-			return true;
-		c->want = 0;
-		c->off += (size_t)n;
+	if (c->off < c->headlen) {
+		iov[n++] = (struct iovec){ (char *)c->head + c->off, c->headlen - c->off };
+		if (c->bodylen)
+			iov[n++] = (struct iovec){ c->body->data, c->bodylen };
+	} else if (c->off < c->headlen + c->bodylen) {
+		size_t at = c->off - c->headlen;
+
+		iov[n++] = (struct iovec){ c->body->data + at, c->bodylen - at };
 	}
+	return n;
 }
 
-/* as much of the answer as the socket takes; true when the connection is done with */
+/*
+ * As much of the answer as the socket takes, both pieces in one sendmsg; through TLS, one piece a
+ * write (TLS takes no iovec). True when the connection is done with.
+ */
 static bool send_some(struct conn *c)
 {
-	if (c->ssl)
-		return send_some_tls(c);
 	for (;;) {
 		struct iovec iov[2];
-		struct msghdr mh = { .msg_iov = iov };
+		struct msghdr mh = { .msg_iov = iov, .msg_iovlen = unsent(c, iov) };
 		ssize_t n;
 
-		if (c->off < c->headlen) {
-			iov[mh.msg_iovlen++] = (struct iovec){ c->head + c->off, c->headlen - c->off };
-			if (c->bodylen)
-				iov[mh.msg_iovlen++] = (struct iovec){ c->body->data, c->bodylen };
-		} else if (c->off < c->headlen + c->bodylen) {
-			size_t at = c->off - c->headlen;
-
-			iov[mh.msg_iovlen++] = (struct iovec){ c->body->data + at, c->bodylen - at };
-		} else {
+		if (!mh.msg_iovlen)
 			return true;
+		if (c->ssl) {
+			n = tls_send(c->ssl, iov[0].iov_base, iov[0].iov_len, &c->want);
+			if (n == -EAGAIN)
+				return false;
+			if (n <= 0)
+				return true;
+			c->want = 0;
+		} else {
+			n = sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+			if (n < 0)
+				return errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR;
 		}
-		n = sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
-		if (n < 0)
-			return errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR;
 		c->off += (size_t)n;
 	}
 }
@@ -558,6 +539,5 @@ void http_close(struct http_server *h)
 	close(h->lfd);
 	tls_server_free(h->tls);
 	basic_auth_free(&h->auth);
-	free(h->users);
 	free(h);
 }

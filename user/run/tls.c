@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include "run/tls.h"
@@ -13,14 +12,24 @@ struct tls_server {
 	SSL_CTX *ctx;
 };
 
-/* OpenSSL's last error, as one phrase */
+/*
+ * OpenSSL's error, as one phrase: the errno of a file it could not open (its queue holds it,
+ * ERR_LIB_SYS), else its last reason
+ */
 static const char *ossl_reason(char *buf, size_t len)
 {
-	unsigned long e = ERR_peek_last_error();
-	const char *r = e ? ERR_reason_error_string(e) : NULL;
+	unsigned long e, last = 0;
+	int sys = 0;
 
-	snprintf(buf, len, "%s", r ? r : "unreadable");
-	ERR_clear_error();
+	while ((e = ERR_get_error())) {
+		if (ERR_GET_LIB(e) == ERR_LIB_SYS && !sys)
+			sys = ERR_GET_REASON(e);
+		last = e;
+	}
+	if (sys)
+		snprintf(buf, len, "%s", strerror(sys));
+	else
+		snprintf(buf, len, "%s", last && ERR_reason_error_string(last) ? ERR_reason_error_string(last) : "unreadable");
 	return buf;
 }
 
@@ -60,20 +69,6 @@ static int client_auth(SSL_CTX *ctx, const struct web_config *wc, char *why, siz
 	return 0;
 }
 
-/* @path opened for reading as the run is, or the errno named */
-static int readable(const char *path, const char *key, char *why, size_t len)
-{
-	FILE *f = fopen(path, "re");
-	int err = f ? 0 : -errno;
-
-	if (f)
-		fclose(f);
-	else
-		snprintf(why, len, "--web-config: %s %s: %s: give a file readable by %s", key, path, strerror(-err),
-			 geteuid() ? "this user" : "root");
-	return err;
-}
-
 int tls_server_new(struct tls_server **out, const struct web_config *wc, char *why, size_t len)
 {
 	struct tls_server *t;
@@ -97,15 +92,14 @@ int tls_server_new(struct tls_server **out, const struct web_config *wc, char *w
 	SSL_CTX_set_session_cache_mode(t->ctx, SSL_SESS_CACHE_OFF);
 	SSL_CTX_set_mode(t->ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER |
 				 SSL_MODE_RELEASE_BUFFERS);
-	if ((err = readable(wc->cert_file, "cert_file", why, len)) || (err = readable(wc->key_file, "key_file", why, len)) ||
-	    (wc->client_ca_file[0] && (err = readable(wc->client_ca_file, "client_ca_file", why, len)))) {
-		/* said: OpenSSL would only say "system lib" */
-	} else if (SSL_CTX_use_certificate_chain_file(t->ctx, wc->cert_file) != 1) {
-		snprintf(why, len, "--web-config: cert_file %s: %s: give a PEM certificate (chain) readable by root",
+	if (SSL_CTX_use_certificate_chain_file(t->ctx, wc->cert_file) != 1) {
+		snprintf(why, len, "--web-config: cert_file %s: %s: give a PEM certificate (chain) readable by the user "
+			 "slotscope runs as",
 			 wc->cert_file, ossl_reason(r, sizeof(r)));
 		err = -EINVAL;
 	} else if (SSL_CTX_use_PrivateKey_file(t->ctx, wc->key_file, SSL_FILETYPE_PEM) != 1) {
-		snprintf(why, len, "--web-config: key_file %s: %s: give the certificate's PEM key, readable by root",
+		snprintf(why, len, "--web-config: key_file %s: %s: give the certificate's PEM key, readable by the user "
+			 "slotscope runs as",
 			 wc->key_file, ossl_reason(r, sizeof(r)));
 		err = -EINVAL;
 	} else if (SSL_CTX_check_private_key(t->ctx) != 1) {
