@@ -19,6 +19,7 @@ struct tls_server {
 static const char *ossl_reason(char *buf, size_t len)
 {
 	unsigned long e, last = 0;
+	const char *r;
 	int sys = 0;
 
 	while ((e = ERR_get_error())) {
@@ -26,10 +27,8 @@ static const char *ossl_reason(char *buf, size_t len)
 			sys = ERR_GET_REASON(e);
 		last = e;
 	}
-	if (sys)
-		snprintf(buf, len, "%s", strerror(sys));
-	else
-		snprintf(buf, len, "%s", last && ERR_reason_error_string(last) ? ERR_reason_error_string(last) : "unreadable");
+	r = sys ? strerror(sys) : last ? ERR_reason_error_string(last) : NULL;
+	snprintf(buf, len, "%s", r ? r : "unreadable");
 	return buf;
 }
 
