@@ -16,3 +16,15 @@ for s in socks:
 print(" ".join(str(s.getsockname()[1]) for s in socks))
 EOF
 }
+# listen_port FILE [TENTHS]: the port a "slotscope -v --listen HOST:0" said it bound ("serving
+# /metrics and /healthz on ... (port N)") in its stderr FILE, waited for up to TENTHS tenths of a
+# second (default 50); nothing when it did not say
+listen_port() {
+	local p= i
+	for ((i = 0; i < ${2:-50}; i++)); do
+		p=$(sed -n 's/.*serving \/metrics and \/healthz on .* (port \([0-9]*\)).*/\1/p' "$1" 2>/dev/null)
+		[ -n "$p" ] && break
+		sleep 0.1
+	done
+	echo "$p"
+}

@@ -19,7 +19,7 @@ trap 'kill "${pids[@]}" 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
 "$ss" -v 0.5 --listen 127.0.0.1:0 --prom-rollup >/dev/null 2>"$work/ss.err" &
 ssp=$!
 pids+=($ssp)
-for _ in $(seq 50); do port=$(sed -n 's/.*serving \/metrics and \/healthz on .* (port \([0-9]*\))$/\1/p' "$work/ss.err"); [ -n "$port" ] && break; sleep 0.1; done
+port=$(listen_port "$work/ss.err")
 [ -n "$port" ] && ok "listening, said in one line: $(grep serving "$work/ss.err")" || { bad "no port said: $(cat "$work/ss.err")"; exit $fails; }
 url=http://127.0.0.1:$port
 code=$(curl -s -o "$work/h" -w '%{http_code}' "$url/healthz")

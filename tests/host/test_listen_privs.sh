@@ -30,7 +30,7 @@ mode() {
 	rm -f "$work/err"
 	"$@" >"$work/out" 2>"$work/err" &
 	pid=$!
-	for _ in $(seq 100); do port=$(sed -n 's/.*serving \/metrics and \/healthz on .* (port \([0-9]*\))$/\1/p' "$work/err" 2>/dev/null); [ -n "$port" ] && break; sleep 0.1; done
+	port=$(listen_port "$work/err" 100)
 	[ -n "$port" ] || { bad "$name: no port said: $(cat "$work/err")"; kill $pid; wait $pid 2>/dev/null; return; }
 	exec 3<>"/dev/tcp/127.0.0.1/$port"
 	printf 'GET /me' >&3

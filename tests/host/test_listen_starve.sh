@@ -15,7 +15,7 @@ work=$(mktemp -d)
 trap 'kill $ssp 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
 "$ss" -v 0.5 --listen 127.0.0.1:0 >/dev/null 2>"$work/ss.err" &
 ssp=$!
-for _ in $(seq 50); do port=$(sed -n 's/.*serving \/metrics and \/healthz on .* (port \([0-9]*\))$/\1/p' "$work/ss.err"); [ -n "$port" ] && break; sleep 0.1; done
+port=$(listen_port "$work/ss.err")
 [ -n "$port" ] || { bad "no port said: $(cat "$work/ss.err")"; exit $fails; }
 /usr/bin/python3 - "$port" >"$work/out" 2>&1 <<'PY'
 import socket, struct, sys, threading, time

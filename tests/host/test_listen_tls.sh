@@ -44,12 +44,7 @@ start() {
 	shift
 	"$ss" -v 0.5 --listen 127.0.0.1:0 "$@" >/dev/null 2>"$w/$name.err" &
 	pids+=($!)
-	port=
-	for _ in $(seq 50); do
-		port=$(sed -n 's/.*serving \/metrics and \/healthz on .* (port \([0-9]*\)).*/\1/p' "$w/$name.err")
-		[ -n "$port" ] && break
-		sleep 0.1
-	done
+	port=$(listen_port "$w/$name.err")
 	[ -n "$port" ] || { bad "$name: no port said: $(cat "$w/$name.err")"; exit $fails; }
 }
 code() { curl -s -o "$w/body" -D "$w/hdr" -w '%{http_code}' --max-time 5 "$@"; }
