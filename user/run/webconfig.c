@@ -251,7 +251,11 @@ int web_config_parse(const char *text, size_t n, const char *name, const char *d
 	return err;
 }
 
-/* the whole of @path, NUL ended, up to WEB_CONFIG_MAX bytes: 0 or -errno (-EFBIG past it) */
+/*
+ * the whole of @path, NUL ended, up to WEB_CONFIG_MAX bytes, and its length: 0 or -errno (-EFBIG
+ * past it). Not read_file_at(): its text ends at the first NUL, and a NUL must reach the YAML
+ * reader (which refuses it), not cut the file short before a section that secures the port.
+ */
 static int slurp(const char *path, char **out, size_t *n)
 {
 	FILE *f = fopen(path, "re");
