@@ -118,8 +118,11 @@ check_eq "(a) --check: OK once it answers" $rc 0
 
 # ---- (d) a reconnection under the writers: no alarm
 # Each reset is normally reconnected at once (xs_close() zeroes the reestablish delay). But a
-# reconnection can fail and back off (a clean-clone run: 4 connections for 2 resets 2 s apart, two
-# intervals not-answering): a transport with no connection past the threshold is not-answering
+# reconnection that fails backs off: xs_connect() waits xprt_reconnect_delay() (until the last
+# connect's start plus reestablish_timeout) and xprt_reconnect_backoff() doubles that from
+# XS_TCP_INIT_REEST_TO (3 s) to XS_TCP_MAX_REEST_TO (5 min), so a second try starts 3 s on and a
+# third 6 s (a clean-clone run: 4 connections for 2 resets 2 s apart, two intervals
+# not-answering). A transport with no connection past the threshold is not-answering
 # by definition (docs/json.md: disconnected), as a server that takes none would be. So each reset
 # here waits for its reconnection, and what is checked is that no interval says not-answering
 # while the transport is connected.
