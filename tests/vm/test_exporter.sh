@@ -65,6 +65,13 @@ check_eq "Prometheus: slotscope_tracing" "$(pq slotscope_tracing '.data.result[0
 check_eq "Prometheus: the TCP mount's WRITEs scraped = the textfile's" \
 	"$(pq 'slotscope_op_seconds_count%7Bmountpoint%3D%22%2Fmnt%2Ft%22%2Cop%3D%22WRITE%22%7D' '.data.result[0].value[1] // 0')" \
 	"$(awk '/^slotscope_op_seconds_count\{mountpoint="\/mnt\/t",op="WRITE"/ { print $2 }' /tmp/early/e.prom)"
+# a rate needs two scrapes inside its window, and the rule's next evaluation after them: waited
+# for (a run here: no series 3 s after the first scrape read tracing)
+i=0
+until [ "$(pq 'slotscope%3Aslot_full_ratio%3Arate5m' '.data.result | length' 2>/dev/null)" -gt 0 ] 2>/dev/null || [ $i -ge 30 ]; do
+	sleep 1
+	i=$((i + 1))
+done
 check_gt "Prometheus: a recording rule over the scrapes (slotscope:slot_full_ratio:rate5m series)" \
 	"$(pq 'slotscope%3Aslot_full_ratio%3Arate5m' '.data.result | length')" 0
 check_eq "Prometheus: every rule evaluated without error" \
