@@ -15,6 +15,7 @@
 #include <linux/rtnetlink.h>
 #include <rdma/rdma_netlink.h>
 #include <linux/inet_diag.h>
+#include <linux/sock_diag.h>
 #include <linux/tcp.h>
 #include "links/nl.h"
 #include "links/tcpdiag.h"
@@ -306,7 +307,9 @@ static void test_tcp_diag(void **state)
 	unsigned char msg[1024] __attribute__((aligned(4)));
 	struct inet_diag_msg h = { .idiag_family = AF_INET, .idiag_state = 1 };
 	struct tcp_info ti = { .tcpi_busy_time = 14812000, .tcpi_rwnd_limited = 400000,
-			       .tcpi_sndbuf_limited = 96000, .tcpi_total_retrans = 7, .tcpi_segs_out = 900 };
+			       .tcpi_sndbuf_limited = 96000, .tcpi_total_retrans = 7, .tcpi_segs_out = 900,
+			       .tcpi_options = TCPI_OPT_WSCALE, .tcpi_snd_wscale = 7, .tcpi_min_rtt = 100250 };
+	__u32 mem[SK_MEMINFO_VARS] = { [SK_MEMINFO_SNDBUF] = 4194304, [SK_MEMINFO_RCVBUF] = 131072 };
 	const size_t hdr = NLMSG_ALIGN(sizeof(h));
 	struct tcp_conn_stat a[2], b[3];
 	struct tcp_limits l;
@@ -329,6 +332,25 @@ static void test_tcp_diag(void **state)
 	assert_int_equal(b[0].sndbuf_us, 96000);
 	assert_int_equal(b[0].retrans, 7);
 	assert_int_equal(b[0].segs_out, 900);
+	/* #62: what bounds its rate: 65535 << 7, 100.25 ms; no SK_MEMINFO asked: send buffer unread */
+	assert_int_equal(b[0].wnd_max, 65535ull << 7);
+	assert_int_equal(b[0].min_rtt_us, 100250);
+	assert_int_equal(b[0].sndbuf, 0);
+	/* with the socket's memory after it (the kernel sends it before INET_DIAG_INFO: either order) */
+	m += put(msg + m, INET_DIAG_SKMEMINFO, mem, sizeof(mem));
+	assert_int_equal(tcpdiag_parse(msg, m, &b[1]), 0);
+	assert_int_equal(b[1].sndbuf, 4194304);
+	m = hdr + put(msg + hdr, INET_DIAG_SKMEMINFO, mem, sizeof(mem));
+	m += put(msg + m, INET_DIAG_INFO, &ti, sizeof(ti));
+	assert_int_equal(tcpdiag_parse(msg, m, &b[1]), 0);
+	assert_int_equal(b[1].sndbuf, 4194304);
+	assert_int_equal(b[1].busy_us, 14812000);
+	/* no window scale agreed: the 16-bit window */
+	ti.tcpi_options = 0;
+	m = hdr + put(msg + hdr, INET_DIAG_INFO, &ti, sizeof(ti));
+	assert_int_equal(tcpdiag_parse(msg, m, &b[1]), 0);
+	assert_int_equal(b[1].wnd_max, 65535);
+	ti.tcpi_options = TCPI_OPT_WSCALE;
 	m = hdr + put(msg + hdr, INET_DIAG_INFO, &ti, offsetof(struct tcp_info, tcpi_busy_time));
 	assert_int_equal(tcpdiag_parse(msg, m, &b[1]), -ENOENT);
 	assert_int_equal(tcpdiag_parse(msg, hdr, &b[1]), -ENOENT);
@@ -348,11 +370,13 @@ static void test_tcp_diag(void **state)
 	a[0].segs_out = 400;
 	a[0].read_us = 6000000;
 	b[0].read_us = 16500000;
+	a[0].watched = b[0].watched = true;
 	a[1] = a[0];
 	a[1].key = 0xffff2000;
 	b[1] = a[1];
 	assert_int_equal(tcp_sum_delta(a, 2, b, 2, 0xffff1000, 5, &l), 0);
 	assert_true(l.known);
+	assert_true(l.wnd_max == 65535.0 * 128 && l.min_rtt_s > 0.10024 && l.min_rtt_s < 0.10026);
 	assert_true(l.busy_s > 10.811 && l.busy_s < 10.813);
 	assert_true(l.rwnd_s > 0.2999 && l.rwnd_s < 0.3001);
 	assert_true(l.sndbuf_s == 0);
@@ -361,6 +385,12 @@ static void test_tcp_diag(void **state)
 	assert_true(l.read_s > 10.499 && l.read_s < 10.501);
 	assert_int_equal(tcp_sum_delta(a, 2, b, 2, 0xffff2000, 5, &l), 0);
 	assert_true(l.busy_s == 0);
+	/* read for its limits only (slot-bound, never queued): no sums, its limits all the same */
+	b[1].watched = false;
+	assert_int_equal(tcp_sum_delta(a, 2, b, 2, 0xffff2000, 5, &l), -ENOENT);
+	assert_false(l.known);
+	assert_true(l.wnd_max == 65535.0 * 128);
+	b[1].watched = true;
 	/* new since @a: all of its sums; the same pointer made again (first_seen): another's */
 	assert_int_equal(tcp_sum_delta(a, 0, b, 2, 0xffff1000, 5, &l), 0);
 	assert_true(l.busy_s > 14.811 && l.busy_s < 14.813);

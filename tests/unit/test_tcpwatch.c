@@ -139,10 +139,70 @@ static void test_watch(void **state)
 	tcp_watch_free(&w);
 }
 
+/*
+ * #62: a slot-bound transport (slot waits a tenth of the tick, none for the connection) has its
+ * connection read for what bounds it past the slots, not summed: the window, the send buffer
+ * and the round trip (the most, the most, the least seen); queued later, a baseline first
+ */
+static void test_slotted(void **state)
+{
+	struct xprt_snap x;
+	struct snapshot snap = { .nxprts = 1, .xprts = &x };
+	struct tcp_watch w = { .sample = fake_sample };
+	struct link_sample l = { 0 };
+
+	(void)state;
+	memset(&x, 0, sizeof(x));
+	x.key = 0xffff1000;
+	x.s.ident = IDENT_TCP;
+	x.s.first_seen_ns = 5;
+	strcpy(x.s.addr, "10.0.0.1");
+	strcpy(x.s.port, "2049");
+	memset(&conn, 0, sizeof(conn));
+	conn.family = AF_INET;
+	inet_pton(AF_INET, "10.0.0.1", conn.daddr);
+	conn.dport = 2049;
+	conn.sport = 709;
+	conn.wnd_max = 65535u << 7;
+	conn.sndbuf = 1 << 20;
+	conn.min_rtt_us = 200000;
+	dumps = 0;
+	tick(&w, &snap, 0, 1, 0, &l);
+	snap.xprts[0].s.waits[WAIT_SLOT].sum_ns = 800000000ull;
+	tick(&w, &snap, 0, 1000, 0, &l);
+	assert_int_equal(dumps, 1);
+	assert_int_equal(l.ntcp, 1);
+	assert_false(l.tcp[0].watched);
+	assert_int_equal(l.tcp[0].busy_us, 0);
+	assert_int_equal(l.tcp[0].wnd_max, 65535u << 7);
+	assert_int_equal(l.tcp[0].min_rtt_us, 200000);
+	/* the buffer grew, the round trip was seen lower once, then higher: the most, the least */
+	conn.sndbuf = 4 << 20;
+	conn.min_rtt_us = 150000;
+	snap.xprts[0].s.waits[WAIT_SLOT].sum_ns += 800000000ull;
+	tick(&w, &snap, 0, 2000, 0, &l);
+	conn.min_rtt_us = 300000;
+	snap.xprts[0].s.waits[WAIT_SLOT].sum_ns += 800000000ull;
+	tick(&w, &snap, 0, 3000, 0, &l);
+	assert_int_equal(dumps, 3);
+	assert_int_equal(l.tcp[0].sndbuf, 4 << 20);
+	assert_int_equal(l.tcp[0].min_rtt_us, 150000);
+	assert_int_equal(l.tcp[0].busy_us, 0);
+	/* queued now: the first queued tick is a baseline, the next summed */
+	tick(&w, &snap, 600, 4000, 0, &l);
+	assert_true(l.tcp[0].watched);
+	assert_int_equal(l.tcp[0].busy_us, 0);
+	tick(&w, &snap, 1400, 5000, 0, &l);
+	assert_int_equal(l.tcp[0].busy_us, 1000000);
+	link_sample_free(&l);
+	tcp_watch_free(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_watch),
+		cmocka_unit_test(test_slotted),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

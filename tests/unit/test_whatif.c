@@ -49,6 +49,12 @@ static double saturated(unsigned int l)
 	return 1e6 * l + 0.2e6;
 }
 
+static double falling(unsigned int l)
+{
+	/* a server that answers faster as more arrive (batching): 1.2 s down by 5 ms a slot */
+	return 1.2e9 - 5e6 * l;
+}
+
 static double knee_at_8(unsigned int l)
 {
 	/* 8 ms of wire until 8 in flight, then the server's queue */
@@ -169,13 +175,20 @@ static void test_caps(void **state)
 
 	(void)state;
 	ramp_fit(flat_200ms, &f);
-	/* only 20 RPCs want a slot: 64 slots let 20 fly */
+	/*
+	 * only 20 RPCs want a slot: 64 slots let 20 fly; each spends its time in the round trip,
+	 * so the verdict then (its own rule) is server-bound; with 300 ms of its own beside the
+	 * 200 ms round trip, client-bound
+	 */
 	ld = load_of_curve(&f, 16, 20, 0);
 	whatif_predict(&ld, &f, 64, 0, 0, NULL, "slot-bound", &w);
 	assert_true(fabs(w.high_Bps / ld.Bps - 1.25) < 0.01);
+	assert_string_equal(w.next_limit, "server-bound");
+	ld = load_of_curve(&f, 16, 20, 300e6);
+	whatif_predict(&ld, &f, 64, 0, 0, NULL, "slot-bound", &w);
 	assert_string_equal(w.next_limit, "client-bound");
 	/* no more than in flight now: nothing changes */
-	ld = load_of_curve(&f, 16, 16, 0);
+	ld = load_of_curve(&f, 16, 16, 300e6);
 	whatif_predict(&ld, &f, 64, 0, 0, NULL, "slot-bound", &w);
 	assert_true(w.low_Bps == ld.Bps && w.high_Bps == ld.Bps);
 	assert_string_equal(w.next_limit, "client-bound");
@@ -196,6 +209,15 @@ static void test_caps(void **state)
 }
 
 /* a slot-bound TCP transport as the model makes it: 16 slots full for 10 s of a 200 ms RTT */
+/* @d's step of @knob to @to, or NULL */
+static const struct what_if *step(const struct verdict *d, const char *knob, __u32 to)
+{
+	for (size_t i = 0; i < d->nwhat_if; i++)
+		if (!strcmp(d->what_if[i].knob, knob) && d->what_if[i].to == to)
+			return &d->what_if[i];
+	return NULL;
+}
+
 static void slot_bound_view(struct view *v, struct xprt_view *x, __u32 ident, __u32 cwnd)
 {
 	__u64 n_at[17];
@@ -211,6 +233,7 @@ static void slot_bound_view(struct view *v, struct xprt_view *x, __u32 ident, __
 	strcpy(x->port, "2049");
 	x->busy_ns = x->span_ns = 10e9;
 	x->mean_in_use = 16;
+	x->peak = x->interval_peak = cwnd && cwnd < 16 ? cwnd : 16;
 	x->level_ns[LEVEL_BUCKETS - 1] = 10000000000ull;
 	ramp(n_at, 16, 784);
 	curve_make(&x->curve, 16, n_at, flat_200ms);
@@ -266,9 +289,8 @@ static void test_multipath(void **state)
 	assert_false(nconnect_member(&g, &x[4]));
 	d = &x[0].verdict;
 	whatif_for(&v, &x[0], d);
-	assert_string_equal(d->what_if[d->nwhat_if - 1].knob, "nconnect");
-	assert_int_equal(d->what_if[d->nwhat_if - 1].from, 4);
-	assert_int_equal(d->what_if[d->nwhat_if - 1].to, 8);
+	assert_non_null(step(d, "nconnect", 8));
+	assert_int_equal(step(d, "nconnect", 8)->from, 4);
 	verdict_for(&v, &x[0], d);
 	assert_non_null(strstr(d->knob, "4 transports over 2 addresses"));
 
@@ -283,19 +305,18 @@ static void test_multipath(void **state)
 		strcpy(x[i].link.netdev, i % 2 ? "eth1" : "eth0");
 	}
 	verdict_for(&v, &x[0], d);
-	assert_string_equal(d->what_if[d->nwhat_if - 1].knob, "nconnect");
-	assert_true(d->what_if[d->nwhat_if - 1].high_Bps > 30e6);
-	assert_string_not_equal(d->what_if[d->nwhat_if - 1].next_limit, "link-bound");
+	assert_true(step(d, "nconnect", 8)->high_Bps > 30e6);
+	assert_string_not_equal(step(d, "nconnect", 8)->next_limit, "link-bound");
 	for (int i = 0; i < 4; i++)
 		strcpy(x[i].link.netdev, "eth0");
 	verdict_for(&v, &x[0], d);
-	assert_true(fabs(d->what_if[d->nwhat_if - 1].high_Bps - 25e6) < 1);
-	assert_string_equal(d->what_if[d->nwhat_if - 1].next_limit, "link-bound");
+	assert_true(fabs(step(d, "nconnect", 8)->high_Bps - 25e6) < 1);
+	assert_string_equal(step(d, "nconnect", 8)->next_limit, "link-bound");
 	/* one link unknown: this transport's alone bounds it, as without the group */
 	strcpy(x[1].link.netdev, "eth1");
 	x[3].link.rate_gbps = 0;
 	verdict_for(&v, &x[0], d);
-	assert_true(fabs(d->what_if[d->nwhat_if - 1].high_Bps - 25e6) < 1);
+	assert_true(fabs(step(d, "nconnect", 8)->high_Bps - 25e6) < 1);
 	for (int i = 0; i < 4; i++)
 		x[i].link.known = false;
 
@@ -345,37 +366,70 @@ static void test_knobs(void **state)
 	slot_bound_view(&v, &x, IDENT_TCP, 0);
 	v.tun.tcp_max_slots = 16;
 	whatif_for(&v, &x, d);
-	/* twice, four times, the power of two that takes the 96 that want one; then nconnect */
-	assert_int_equal(d->nwhat_if, 4);
+	/*
+	 * twice, four times, the power of two that takes the 96 that want one; then nconnect's
+	 * doublings until they take the 96 (8 transports of 16)
+	 */
+	assert_int_equal(d->nwhat_if, 6);
 	assert_string_equal(d->what_if[0].knob, "tcp_max_slot_table_entries");
 	assert_int_equal(d->what_if[0].from, 16);
 	assert_int_equal(d->what_if[0].to, 32);
 	assert_int_equal(d->what_if[1].to, 64);
 	assert_int_equal(d->what_if[2].to, 128);
-	assert_string_equal(d->what_if[2].next_limit, "client-bound");
 	assert_string_equal(d->what_if[3].knob, "nconnect");
 	assert_int_equal(d->what_if[3].from, 1);
 	assert_int_equal(d->what_if[3].to, 2);
-	/* 64 slots over a flat 200 ms: about four times what 16 moved while busy */
+	assert_int_equal(d->what_if[5].to, 8);
+	/* 32 slots, twice the 16 seen in flight: read off the curve, named */
+	assert_string_equal(d->what_if[0].next_limit, "slot-bound");
+	assert_true(d->what_if[0].low_Bps / (x.bytes_written / 10.0) > 1.9);
+	/*
+	 * 64 over a flat 200 ms: past the reach (32), at least what 32 buys, at most about four
+	 * times what 16 moved while busy (the flat line's), then unknown; 96 in flight at 128 too
+	 */
+	assert_string_equal(d->what_if[1].next_limit, "unknown");
+	assert_true(fabs(d->what_if[1].low_Bps - d->what_if[0].low_Bps) < 1);
 	assert_true(d->what_if[1].high_Bps / (x.bytes_written / 10.0) > 3.8);
 	assert_true(d->what_if[1].high_Bps / (x.bytes_written / 10.0) < 4.2);
+	assert_string_equal(d->what_if[2].next_limit, "unknown");
+	assert_true(d->what_if[2].in_flight > 95 && d->what_if[2].in_flight < 97);
+	assert_true(d->what_if[2].reach > 31 && d->what_if[2].reach < 33);
+	assert_true(d->what_if[2].high_Bps <= WHATIF_UNKNOWN_SPAN * d->what_if[2].low_Bps * 1.000001);
 	assert_non_null(strstr(d->what_if_why, "RTT 200."));
+	assert_non_null(strstr(d->what_if_why, "read to 32 in flight"));
 	/* the sysctl already raised past them: what a remount would buy is among them */
 	v.tun.tcp_max_slots = 4096;
 	whatif_for(&v, &x, d);
-	assert_int_equal(d->nwhat_if, 5);
+	assert_int_equal(d->nwhat_if, 7);
 	assert_int_equal(d->what_if[3].to, 4096);
-	assert_string_equal(d->what_if[3].next_limit, "client-bound");
+	assert_string_equal(d->what_if[3].next_limit, "unknown");
 	assert_true(fabs(d->what_if[3].high_Bps - d->what_if[2].high_Bps) < 1);
+	/*
+	 * with a reach past the 96 that want a slot, the writers are what stops 128: all in flight,
+	 * each RPC's time is the round trip's, so server-bound, the verdict's own rule
+	 */
+	x.peak = 64;
+	whatif_for(&v, &x, d);
+	assert_string_equal(d->what_if[2].next_limit, "server-bound");
+	/* a link under the reach's low end stops a far step for sure, and is named */
+	x.peak = 16;
+	d->link_Bps = x.bytes_written / 10.0 * 1.5;
+	whatif_for(&v, &x, d);
+	assert_non_null(step(d, "tcp_max_slot_table_entries", 128));
+	assert_string_equal(step(d, "tcp_max_slot_table_entries", 128)->next_limit, "link-bound");
+	assert_true(fabs(step(d, "tcp_max_slot_table_entries", 128)->high_Bps - x.bytes_written / 10.0 * 1.5) < 1);
+	d->link_Bps = 0;
 
 	/* RDMA: rdma_slot_table_entries, at most 256; a grant of what the client asked is no limit */
 	slot_bound_view(&v, &x, IDENT_RDMA, 16);
 	whatif_for(&v, &x, d);
 	assert_string_equal(d->what_if[0].knob, "rdma_slot_table_entries");
 	assert_int_equal(d->what_if[1].to, 64);
-	assert_string_equal(d->what_if[1].next_limit, "slot-bound");
+	assert_string_equal(d->what_if[0].next_limit, "slot-bound");
+	assert_string_equal(d->what_if[1].next_limit, "unknown");
 	/* a pool with the slack of DIV_ROUND_UP(max_reqs, 8) has it at 64 too: 72 fly, not 66 */
 	x.limit = 18;
+	x.peak = 18;
 	whatif_for(&v, &x, d);
 	assert_int_equal(d->what_if[1].to, 64);
 	assert_true(d->what_if[1].high_Bps / (x.bytes_written / 10.0) > 4.3);
@@ -397,7 +451,7 @@ static void test_knobs(void **state)
 	}
 	whatif_for(&v, &x, d);
 	assert_non_null(strstr(d->what_if_why, "since first seen"));
-	assert_true(d->what_if[1].low_Bps / (x.bytes_written / 10.0) > 3.5);
+	assert_true(d->what_if[0].low_Bps / (x.bytes_written / 10.0) > 1.9);
 	/*
 	 * a borrowed slope that rose all the way up (a server saturated below the limit) bounds the
 	 * low end only: the high end is the RTT flat past the levels seen, proportional gain
@@ -411,14 +465,31 @@ static void test_knobs(void **state)
 		assert_non_null(strstr(d->what_if_why, "since first seen"));
 		assert_true(d->what_if[1].high_Bps / (x.bytes_written / 10.0) > 3.8);
 		assert_true(d->what_if[1].high_Bps / (x.bytes_written / 10.0) < 4.2);
-		assert_true(d->what_if[1].low_Bps / (x.bytes_written / 10.0) > 2.5);
-		assert_true(d->what_if[1].low_Bps / (x.bytes_written / 10.0) < 3.5);
+		/* at 32, the reach: the borrowed slope's RTT at 32 in flight (1.87x) */
+		assert_true(d->what_if[0].low_Bps / (x.bytes_written / 10.0) > 1.8);
+		assert_true(d->what_if[0].low_Bps / (x.bytes_written / 10.0) < 1.95);
+		assert_true(fabs(d->what_if[1].low_Bps - d->what_if[0].low_Bps) < 1);
 	}
 	x.curve_all = x.curve;
 	whatif_for(&v, &x, d);
 	assert_non_null(strstr(d->what_if_why, "slope unseen"));
 	/* proportional at the low end: only the client's own time per RPC (28 ms here) gains */
 	assert_true(d->what_if[1].low_Bps / (x.bytes_written / 10.0) < 1.15);
+
+	/*
+	 * #62: an RTT that fell as more went in flight is read as flat, and the basis says so
+	 * rather than print a slope outside its own range ("-439 ms per 10 more (+0.000..+0.000)")
+	 */
+	{
+		__u64 n_at[17];
+
+		ramp(n_at, 16, 784);
+		curve_make(&x.curve, 16, n_at, falling);
+		x.curve_all = x.curve;
+		whatif_for(&v, &x, d);
+		assert_non_null(strstr(d->what_if_why, "falling as more went in flight (fitted -"));
+		assert_non_null(strstr(d->what_if_why, "read as +0.000.."));
+	}
 
 	/* no prediction for a verdict whose knob is not a limit on RPCs in flight */
 	slot_bound_view(&v, &x, IDENT_TCP, 0);
@@ -455,13 +526,24 @@ static void test_connection(void **state)
 	x.verdict.cls = V_SEND;
 	X = (double)x.bytes_written / 10;
 	whatif_for(&v, &x, d);
-	assert_int_equal(d->nwhat_if, 1);
+	/* 2, 4, 8 and 16 connections: the doublings, to the ceiling */
+	assert_int_equal(d->nwhat_if, 4);
+	assert_int_equal(d->what_if[3].to, 16);
 	assert_string_equal(d->what_if[0].knob, "nconnect");
 	assert_int_equal(d->what_if[0].from, 1);
 	assert_int_equal(d->what_if[0].to, 2);
 	assert_true(fabs(d->what_if[0].low_Bps / X - 1 / (0.97 * 0.5 + 0.03)) < 1e-6);
 	assert_true(fabs(d->what_if[0].high_Bps / X - 2) < 1e-6);
 	assert_string_equal(d->what_if[0].next_limit, "connection-bound");
+	/* past two (the reach): at least what two buy, at most four times that, then unknown */
+	for (int i = 1; i < 4; i++) {
+		assert_string_equal(d->what_if[i].next_limit, "unknown");
+		assert_true(fabs(d->what_if[i].low_Bps - d->what_if[0].low_Bps) < 1e-3);
+		assert_true(d->what_if[i].high_Bps <= WHATIF_UNKNOWN_SPAN * d->what_if[i].low_Bps * 1.000001);
+		assert_true(d->what_if[i].high_Bps <= X * d->what_if[i].to * 1.000001);
+	}
+	assert_true(fabs(d->what_if[1].high_Bps / X - 4) < 1e-6);
+	assert_non_null(strstr(d->what_if_why, "read to 2 connections"));
 	assert_non_null(strstr(d->what_if_why, "server's window 3 %"));
 
 	x.link.tcp.rwnd_s = 9;

@@ -280,9 +280,11 @@ writer_dirs() {
 	while [ $i -lt "$2" ]; do mkdir -p "$1/w$i" || return 1; i=$((i + 1)); done
 }
 
-# demo_run MNT N MIB TITLE: one traced checkpoint-like write of make demo, its output kept for
-# demo_recap; demo_recap: per run, the title, the first checkpoint's throughput and verdict, and
-# the link utilization while the slots were full when known
+# demo_run MNT N MIB TITLE [KNOB TO]: one traced checkpoint-like write of make demo, its output kept
+# for demo_recap, with the change the next run makes (KNOB to TO) when it makes one. demo_recap:
+# per run, the title, the first checkpoint's throughput and verdict, the link utilization while
+# the slots were full when known, and where the next run made a change, what this run's what-if
+# predicted for it beside what the next run then measured (#62)
 demo_run() {
 	echo
 	echo "=================== $4"
@@ -290,15 +292,45 @@ demo_run() {
 	slotscope --ckpt-threshold 1 --ckpt-quiet 4 -- sh -c ". /src/tools/vm/lib.sh; writers $1 $2 $3" |
 		tee -a /tmp/demo.out || return 1
 	echo "$4" >>/tmp/demo.titles
+	echo "${5:-} ${6:-}" >>/tmp/demo.knobs
 }
 demo_recap() {
 	echo
 	echo "=================== recap (first checkpoint of each run)"
-	awk 'NR == FNR { t[NR] = $0; next }
-		/^Checkpoint 1:/ { n++; sub(/.*written, /, ""); gbs[n] = $0; want = 1; link = 1 }
-		want && /^    => / { v = $2; sub(/:$/, "", v); printf "%-60s %s  %s\n", t[n], gbs[n], v; want = 0 }
-		link && /^    link while the slots were full/ { print "    " $0; link = 0 }
-		/^Summary/ { link = 0 }' /tmp/demo.titles /tmp/demo.out
+	awk '
+		# the range and next limit the what-if line S gives for knob K at T, or ""
+		function pick(s, k, t,   i, j, seg) {
+			if (!(i = index(s, "if " k " ")))
+				return ""
+			seg = substr(s, i + 3)
+			if ((j = index(seg, "; if ")))
+				seg = substr(seg, 1, j)
+			if (!(j = index(seg, "->" t ": ")))
+				return ""
+			seg = substr(seg, j + length("->" t ": "))
+			return substr(seg, 1, index(seg, ")"))
+		}
+		FILENAME == ARGV[1] { t[FNR] = $0; next }
+		FILENAME == ARGV[2] { k[FNR] = $1; to[FNR] = $2; next }
+		/^Checkpoint 1:/ { n++; g = $0; sub(/.*written, /, "", g); gbs[n] = g; want = 1; link = 1; pred = 1 }
+		want && /^    => / { v[n] = $2; sub(/:$/, "", v[n]); want = 0 }
+		link && /^    link while the slots were full/ { lk[n] = $0; link = 0 }
+		pred && /^    \?> / { p[n] = substr($0, 8); inp = 1; next }
+		inp && /^       [^ ]/ { p[n] = p[n] " " substr($0, 8); next }
+		inp { inp = 0; pred = 0 }
+		/^Summary/ { link = 0; pred = 0; inp = 0 }
+		END {
+			for (i = 1; i <= n; i++) {
+				printf "%-60s %s  %s\n", t[i], gbs[i], v[i]
+				if (lk[i] != "")
+					print "    " lk[i]
+				if (k[i] == "" || i == n)
+					continue
+				r = pick(p[i], k[i], to[i])
+				printf "    %s -> %s: predicted %s; the next run measured %s, %s\n", k[i], to[i],
+					r == "" ? "nothing for that step" : r, gbs[i + 1], v[i + 1]
+			}
+		}' /tmp/demo.titles /tmp/demo.knobs /tmp/demo.out
 }
 
 # mountstats_xprt MNT FIELD...: fields of MNT's (first) xprt: line in /proc/self/mountstats;

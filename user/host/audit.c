@@ -259,6 +259,20 @@ static int tunable(const char *root, const char *file, long *v)
 	return 0;
 }
 
+/* net.ipv4.tcp_wmem's third figure ("min default max"), -1 when unread */
+static int wmem_max(const char *root, long *v)
+{
+	char path[512], line[64];
+	long lo, def;
+	int err = root_path(path, sizeof(path), root, "/proc/sys/net/ipv4/tcp_wmem");
+
+	if (err)
+		return err;
+	if (read_line(path, line, sizeof(line)) || sscanf(line, "%ld %ld %ld", &lo, &def, v) != 3 || *v <= 0)
+		*v = -1;
+	return 0;
+}
+
 /* which NFS stack sunrpc is, by what the module publishes (see struct audit) */
 static void audit_stack(struct audit *a, const char *sysfs_root)
 {
@@ -297,6 +311,8 @@ int audit_load(struct audit *a, const char *sysfs_root, const struct mount_src *
 	if (!err)
 		err = tunable(sysfs_root, "/sys/module/nfs/parameters/max_session_slots",
 			      &a->max_session_slots);
+	if (!err)
+		err = wmem_max(src->procfs_root, &a->tcp_wmem_max);
 	if (!err)
 		err = load_xprts(a, sysfs_root);
 	if (err)

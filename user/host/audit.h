@@ -42,6 +42,11 @@ struct audit {
 	long tcp_max_slots;		/* -1: unknown */
 	long rdma_slots;
 	long max_session_slots;
+	/*
+	 * net.ipv4.tcp_wmem's largest: what a TCP socket's send buffer autotunes up to (sunrpc
+	 * sets none of its own), so what one connection can have in flight; -1 unknown
+	 */
+	long tcp_wmem_max;
 	size_t nwarn;
 	char warn[AUDIT_MAX_WARN][200];
 };

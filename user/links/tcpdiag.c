@@ -20,6 +20,7 @@ int tcpdiag_parse(const void *buf, size_t len, struct tcp_conn_stat *st)
 	const unsigned char *p = (const unsigned char *)buf + NLMSG_ALIGN(sizeof(*m));
 	size_t left = len > NLMSG_ALIGN(sizeof(*m)) ? len - NLMSG_ALIGN(sizeof(*m)) : 0;
 	struct tcp_info ti;
+	bool found = false;
 
 	if (len < sizeof(*m) || (m->idiag_family != AF_INET && m->idiag_family != AF_INET6))
 		return -EINVAL;
@@ -44,14 +45,26 @@ int tcpdiag_parse(const void *buf, size_t len, struct tcp_conn_stat *st)
 			st->sndbuf_us = ti.tcpi_sndbuf_limited;
 			st->retrans = ti.tcpi_total_retrans;
 			st->segs_out = ti.tcpi_segs_out;
-			return 0;
+			/*
+			 * The most the server can advertise: a 16-bit window shifted by the scale it
+			 * chose at the handshake from its largest buffer (RFC 7323); unscaled, 64 KiB
+			 */
+			st->wnd_max = (uint64_t)65535 << (ti.tcpi_options & TCPI_OPT_WSCALE ? ti.tcpi_snd_wscale : 0);
+			st->min_rtt_us = ti.tcpi_min_rtt;
+			found = true;
+		} else if ((a->nla_type & NLA_TYPE_MASK) == INET_DIAG_SKMEMINFO &&
+			   alen - NLA_HDRLEN >= (SK_MEMINFO_SNDBUF + 1) * sizeof(__u32)) {
+			__u32 mem[SK_MEMINFO_SNDBUF + 1];
+
+			memcpy(mem, p + NLA_HDRLEN, sizeof(mem));
+			st->sndbuf = mem[SK_MEMINFO_SNDBUF];
 		}
 		if (step >= left)
 			break;
 		p += step;
 		left -= step;
 	}
-	return -ENOENT;
+	return found ? 0 : -ENOENT;
 }
 
 static int parse_conn(const void *buf, size_t len, void *st)
@@ -124,7 +137,8 @@ int tcp_conns_sample(int *fd, const unsigned int *sports, size_t nsports, unsign
 	req[0].r.sdiag_family = AF_INET;
 	req[0].r.sdiag_protocol = IPPROTO_TCP;
 	req[0].r.idiag_states = 1u << 1;	/* TCP_ESTABLISHED */
-	req[0].r.idiag_ext = 1u << (INET_DIAG_INFO - 1);
+	/* tcp_info, and the socket's memory (its send buffer: SK_MEMINFO_SNDBUF, 2.6.33) */
+	req[0].r.idiag_ext = 1u << (INET_DIAG_INFO - 1) | 1u << (INET_DIAG_SKMEMINFO - 1);
 	req[1] = req[0];
 	req[1].r.sdiag_family = AF_INET6;
 	return nl_dump_kept(fd, NETLINK_SOCK_DIAG, reqs, v6 ? 2 : 1, &a);
@@ -145,6 +159,12 @@ int tcp_sum_delta(const struct tcp_conn_stat *a, size_t na, const struct tcp_con
 
 	memset(l, 0, sizeof(*l));
 	if (!y)
+		return -ENOENT;
+	l->wnd_max = (double)y->wnd_max;
+	l->sndbuf_bytes = (double)y->sndbuf;
+	l->min_rtt_s = y->min_rtt_us / 1e6;
+	/* read for its limits only (a slot-bound transport's): no sums */
+	if (!y->watched)
 		return -ENOENT;
 	l->known = true;
 	/* sums only grow: one that went back is not the same (a slot reused): all of @b's */

@@ -30,6 +30,15 @@ struct tcp_conn_stat {
 	 * what they missed of the connection's own; 0 in a dump
 	 */
 	uint64_t read_us;
+	/*
+	 * What bounds what the connection can have in flight, for the what-if's far steps: the most
+	 * window the server can advertise (65535 << its window scale), the send buffer (bytes; 0
+	 * unread) and the least round trip (tcpi_min_rtt, us; 0 unread). In a transport's sums: the
+	 * most window and send buffer and the least round trip seen, over every tick it was read.
+	 */
+	uint64_t wnd_max, sndbuf;
+	uint32_t min_rtt_us;
+	bool watched;			/* in a transport's sums: its RPCs queued for it (the sums run) */
 };
 
 /*
@@ -52,6 +61,9 @@ struct tcp_limits {
 	bool known;
 	double read_s, busy_s, rwnd_s, sndbuf_s;
 	unsigned long long retrans, segs_out;
+	/* what bounds its rate, as last seen (read for a slot-bound transport too): 0 unread */
+	double wnd_max, sndbuf_bytes, min_rtt_s;
+	double most_Bps;		/* what they allow (the model's whatif_conn_cap); 0 unknown */
 };
 
 /*

@@ -99,7 +99,14 @@ static int mark_queued(struct tcp_watch *w, const struct snapshot *snap, const s
 		}
 		e->queued = span && ns > e->waited && ns - e->waited >= span / 10;
 		e->waited = ns;
-		if (!e->queued)
+		/*
+		 * A slot-bound transport's connection is read too, for what bounds it past the
+		 * slots (its window, buffer and round trip: the what-if's far steps), not summed
+		 */
+		e->slotted = span && x->s.waits[WAIT_SLOT].sum_ns > e->slot_waited &&
+			     x->s.waits[WAIT_SLOT].sum_ns - e->slot_waited >= span / 10;
+		e->slot_waited = x->s.waits[WAIT_SLOT].sum_ns;
+		if (!e->queued && !e->slotted)
 			continue;
 		/* their source ports filtered in the kernel; else their one server port (2049) */
 		sp = sport_of(x, paths);
@@ -126,6 +133,18 @@ static int mark_queued(struct tcp_watch *w, const struct snapshot *snap, const s
  */
 static void conn_add(struct tcp_watch *w, struct tw_entry *e, const struct tcp_conn_stat *s, __u64 span)
 {
+	if (s->wnd_max > e->sum.wnd_max)
+		e->sum.wnd_max = s->wnd_max;
+	if (s->sndbuf > e->sum.sndbuf)
+		e->sum.sndbuf = s->sndbuf;
+	if (s->min_rtt_us && (!e->sum.min_rtt_us || s->min_rtt_us < e->sum.min_rtt_us))
+		e->sum.min_rtt_us = s->min_rtt_us;
+	if (!e->queued) {
+		/* its limits only: the next queued tick starts the sums from a baseline */
+		e->tick = 0;
+		goto ident;
+	}
+	e->sum.watched = true;
 	if (e->tick + 1 == w->tick && e->raw.sport == s->sport && s->busy_us >= e->raw.busy_us &&
 	    s->rwnd_us >= e->raw.rwnd_us && s->sndbuf_us >= e->raw.sndbuf_us) {
 		e->sum.busy_us += s->busy_us - e->raw.busy_us;
@@ -137,6 +156,7 @@ static void conn_add(struct tcp_watch *w, struct tw_entry *e, const struct tcp_c
 	}
 	e->raw = *s;
 	e->tick = w->tick;
+ident:
 	e->sum.key = e->key;
 	e->sum.first_seen = e->first_seen;
 	e->sum.family = s->family;
@@ -160,8 +180,8 @@ static void conns_read(struct tcp_watch *w, const struct snapshot *snap, const s
 		const struct tcp_conn_stat *s;
 		struct tw_entry *e;
 
-		if (x->s.ident != IDENT_TCP || x->s.destroyed_ns || !(e = entry(w, x)) || !e->queued ||
-		    !(s = conn_of(w, x, paths)))
+		if (x->s.ident != IDENT_TCP || x->s.destroyed_ns || !(e = entry(w, x)) ||
+		    !(e->queued || e->slotted) || !(s = conn_of(w, x, paths)))
 			continue;
 		conn_add(w, e, s, span);
 	}

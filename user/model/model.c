@@ -13,6 +13,7 @@
 #include "lib/uhist.h"
 #include "lib/util.h"
 #include "model/verdict.h"
+#include "model/whatif.h"
 
 static void wait_view(struct wait_view *w, const struct wait_hist *cur, const struct wait_hist *prev)
 {
@@ -271,7 +272,10 @@ static int add_links(struct view *v, const struct model_in *in)
 	return 0;
 }
 
-/* each TCP transport's connection while it queued, between the view's two ends (tcpwatch.h) */
+/*
+ * each TCP transport's connection while it queued, between the view's two ends (tcpwatch.h), and
+ * the most it can carry as last read (a slot-bound one's too)
+ */
 static void add_tcp(struct view *v, const struct model_in *in)
 {
 	if (!in->tfrom || !in->tto)
@@ -280,9 +284,11 @@ static void add_tcp(struct view *v, const struct model_in *in)
 		const struct tcp_conn_stat *t = &in->tto->tcp[i];
 
 		for (size_t j = 0; j < v->nxprts; j++)
-			if (v->xprts[j].key == t->key && v->xprts[j].first_seen_ns == t->first_seen)
+			if (v->xprts[j].key == t->key && v->xprts[j].first_seen_ns == t->first_seen) {
 				tcp_sum_delta(in->tfrom->tcp, in->tfrom->ntcp, in->tto->tcp, in->tto->ntcp, t->key,
 					      t->first_seen, &v->xprts[j].link.tcp);
+				v->xprts[j].link.tcp.most_Bps = whatif_conn_cap(v, &v->xprts[j]);
+			}
 	}
 }
 

@@ -92,6 +92,27 @@ static void nconnect_advice(const struct view *v, const struct xprt_view *x, cha
 		snprintf(nc, len, "nconnect=N");
 }
 
+/*
+ * Little's law keeps what moved under the limit over the RTT (each slot held at least a round
+ * trip) but for two things, and a ceiling under what moved says which: more in flight than the
+ * limit at times (a pool's slack, a limit that moved), or a span of few round trips, into which
+ * RPCs sent before it completed
+ */
+static void ceiling_note(const struct xprt_view *x, struct verdict *d)
+{
+	size_t o = strlen(d->why);
+	double trips = d->rtt_ms > 0 ? d->secs * 1e3 / d->rtt_ms : 0;
+
+	if (d->ceiling_Bps <= 0 || d->achieved_Bps <= d->ceiling_Bps * 1.005 || o >= sizeof(d->why))
+		return;
+	if (x->interval_peak > x->limit)
+		snprintf(d->why + o, sizeof(d->why) - o, " (under what moved: up to %u in flight, more "
+			 "than the limit)", x->interval_peak);
+	else
+		snprintf(d->why + o, sizeof(d->why) - o, " (under what moved: a span of %.1f round trips, "
+			 "into which RPCs sent before it completed)", trips);
+}
+
 /* the line every busy transport's verdict starts from, before a class says more */
 static void summary_why(const struct xprt_view *x, struct verdict *d)
 {
@@ -103,6 +124,7 @@ static void summary_why(const struct xprt_view *x, struct verdict *d)
 		 100 * d->wait_share[WAIT_SEND], 100 * d->wait_share[WAIT_SESSION], d->rtt_ms,
 		 fmt_rate(a, sizeof(a), d->achieved_Bps, d->achieved_Bps),
 		 d->ceiling_Bps > 0 ? fmt_rate(b, sizeof(b), d->ceiling_Bps, d->ceiling_Bps) : "?");
+	ceiling_note(x, d);
 }
 
 /*

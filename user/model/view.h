@@ -176,10 +176,15 @@ struct what_if {
 	const char *knob;		/* "tcp_max_slot_table_entries", "nconnect", ... */
 	__u32 from, to;
 	double low_Bps, high_Bps;
-	const char *next_limit;		/* verdict_names[]: "slot-bound", "server-bound", ... */
+	const char *next_limit;		/* verdict_names[]: "slot-bound", "server-bound", ...; or "unknown" */
+	double in_flight;		/* RPCs (connections, for a connection-bound nconnect) it would let in */
+	double reach;			/* the most the curve is read to; in_flight past it: "unknown" */
 };
 
-#define WHAT_IFS 5
+/* a step's next_limit past its reach (defined in whatif.c) */
+extern const char whatif_unknown[];
+
+#define WHAT_IFS 8
 
 /* What limits a transport's throughput, with the numbers behind it and the knob that moves it. */
 enum verdict_class {
@@ -203,13 +208,13 @@ struct verdict {
 	double rtt_ms;			/* mean RTT of the transport's ops */
 	double wait_share[WAIT_KINDS];	/* each wait's total over the ops' total execute time */
 	bool v41;			/* NFSv4.1+ session on the transport */
-	char why[240];			/* the numbers, one line */
+	char why[360];			/* the numbers, one line */
 	char knob[320];			/* what to change, one line */
 	size_t nflags;
 	char flags[4][200];		/* known pathologies seen */
 	size_t nwhat_if;
 	struct what_if what_if[WHAT_IFS];
-	char what_if_why[160];		/* how the curve read, or why no prediction */
+	char what_if_why[320];		/* how the curve read, what it assumed, or why no prediction */
 };
 
 struct xprt_view {
@@ -307,6 +312,7 @@ struct mount_row {
 struct tunables {
 	long tcp_max_slots, rdma_slots, max_session_slots;
 	long nconnect_max;		/* the stack's NFS_MAX_CONNECTIONS; 0: the kernel's 16 */
+	long tcp_wmem_max;		/* net.ipv4.tcp_wmem's largest (bytes); <= 0 unknown */
 };
 
 /* How far a view reaches, and so what its "now" columns mean. */

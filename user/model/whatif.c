@@ -5,13 +5,12 @@
 #include "model/whatif.h"
 
 /*
- * the kernel's ceilings: RPC_MAX_SLOT_TABLE_LIMIT, RPCRDMA_MAX_SLOT_TABLE, NFS_MAX_CONNECTIONS,
- * NFS4_MAX_SLOT_TABLE. nconnect's is the stack's (struct tunables): 16 in the kernel's nfs since
- * nconnect came (5.3), 64 in VAST NFS (its fs/nfs/internal.h).
+ * the kernel's ceilings: RPC_MAX_SLOT_TABLE_LIMIT, RPCRDMA_MAX_SLOT_TABLE, NFS4_MAX_SLOT_TABLE;
+ * nconnect's, the stack's: whatif.h
  */
 #define TCP_SLOTS_MAX	65536u
 #define RDMA_SLOTS_MAX	256u
-#define NCONNECT_MAX	(v->tun.nconnect_max > 0 ? (unsigned int)v->tun.nconnect_max : 16u)
+#define NCONNECT_MAX	WHATIF_NCONNECT_MAX(v)
 #define SESSION_MAX	1024u
 
 static double bucket_mid(unsigned int b, __u32 limit)
@@ -123,20 +122,43 @@ static double at(const struct load *ld, const struct curve_fit *f, double n, dou
 	return ld->Bps * (n / ld->in_use) * (ld->hold_ns / hold);
 }
 
-void whatif_predict(const struct load *ld, const struct curve_fit *f, double n_next, double cap_Bps,
-		    double cap_n, const char *cap_name, const char *same, struct what_if *w)
-{
-	double n = n_next, mid_rtt;
-	const char *next = same;
+const char whatif_unknown[] = "unknown";
 
-	if (cap_n > 0 && cap_n < n) {
-		n = cap_n;
-		next = cap_name;
+/*
+ * Every RPC that wants a place has one at @n: what the transport's verdict then says, by its own
+ * rule (verdict.c): server-bound where the round trip is half an RPC's time or more (the writers
+ * wait on the server), else client-bound (they wait on themselves)
+ */
+static const char *writers_pace(const struct load *ld, const struct curve_fit *f, double n)
+{
+	double client_ns = ld->hold_ns > f->rtt_ns ? ld->hold_ns - f->rtt_ns : 0;
+	double slope = f->known ? f->slope_ns : (f->slope_lo_ns + f->slope_hi_ns) / 2;
+	double rtt = f->rtt_ns + (slope > 0 && n > f->level ? slope * (n - f->level) : 0);
+
+	return rtt > 0 && rtt >= client_ns ? verdict_names[V_SERVER] : verdict_names[V_CLIENT];
+}
+
+/* the lower of the link's rate @link_Bps and what the connections carry, *@name the one it is */
+static double cap_of(const struct load *ld, double link_Bps, const char **name)
+{
+	*name = verdict_names[V_LINK];
+	if (ld->conn_Bps > 0 && (link_Bps <= 0 || ld->conn_Bps < link_Bps)) {
+		*name = verdict_names[V_SEND];
+		return ld->conn_Bps;
 	}
-	if (ld->demand < n) {
-		n = ld->demand;
-		next = verdict_names[V_CLIENT];
-	}
+	return link_Bps;
+}
+
+/*
+ * @w's range at @n in flight, cut by the link's rate @cap_Bps and the connections' most; @next
+ * names what stops it there
+ */
+static void range_at(const struct load *ld, const struct curve_fit *f, double n, double cap_Bps,
+		     const char *next, const char *same, struct what_if *w)
+{
+	const char *cap_name;
+	double mid_rtt;
+
 	if (n <= ld->in_use || f->rpcs <= 0) {
 		/* no more would be in flight: nothing changes, and what stops it is named */
 		w->low_Bps = w->high_Bps = ld->Bps;
@@ -153,37 +175,53 @@ void whatif_predict(const struct load *ld, const struct curve_fit *f, double n_n
 	mid_rtt = f->rtt_ns + (f->known ? f->slope_ns : (f->slope_lo_ns + f->slope_hi_ns) / 2) * (n - f->level);
 	if (next == same && f->known && mid_rtt >= 1.5 * f->rtt_ns)
 		next = verdict_names[V_SERVER];
+	cap_Bps = cap_of(ld, cap_Bps, &cap_name);
 	if (cap_Bps > 0 && w->high_Bps > cap_Bps) {
 		w->high_Bps = cap_Bps;
 		if (w->low_Bps > cap_Bps)
 			w->low_Bps = cap_Bps;
-		next = verdict_names[V_LINK];
+		next = cap_name;
 	}
 	w->next_limit = next;
 }
 
-/*
- * Transport @x's load while busy; @cap (0: none) bounds the RPCs in flight below the slots in use
- * (credits granted); @waits the kinds of wait for the limit the knob moves (a mask of 1 << kind).
- */
-static bool load_of(const struct xprt_view *x, double cap, unsigned int waits, struct load *ld)
+void whatif_predict(const struct load *ld, const struct curve_fit *f, double n_next, double cap_Bps,
+		    double cap_n, const char *cap_name, const char *same, struct what_if *w)
 {
-	/* slot-ns held: the model's mean over the span, times the span */
-	double held = x->mean_in_use * x->span_ns, rpcs = (double)x->curve.total, waiting = 0;
+	double n = n_next, top;
+	const char *next = same, *bound;
 
-	memset(ld, 0, sizeof(*ld));
-	if (x->busy_ns <= 0 || rpcs <= 0 || held <= 0)
-		return false;
-	for (int k = 0; k < WAIT_KINDS; k++)
-		if (waits & (1u << k))
-			waiting += (double)x->waits[k].sum_ns;
-	ld->Bps = (double)(x->bytes_written + x->bytes_read) / (x->busy_ns / 1e9);
-	ld->in_use = held / x->busy_ns;
-	ld->demand = ld->in_use + waiting / x->busy_ns;
-	if (cap > 0 && ld->in_use > cap)
-		ld->in_use = cap;
-	ld->hold_ns = ld->in_use * x->busy_ns / rpcs;
-	return ld->Bps > 0;
+	if (cap_n > 0 && cap_n < n) {
+		n = cap_n;
+		next = cap_name;
+	}
+	if (ld->demand < n) {
+		n = ld->demand;
+		next = writers_pace(ld, f, n);
+	}
+	w->in_flight = n;
+	w->reach = ld->reach;
+	if (ld->reach <= 0 || n <= ld->reach || n <= ld->in_use || f->rpcs <= 0) {
+		range_at(ld, f, n, cap_Bps, next, same, w);
+		return;
+	}
+	/*
+	 * Past the reach: what the curve says up to it is the least the step buys (a knob raised
+	 * further never buys less); what it says at the step with its gentle slope is the most,
+	 * and no more than WHATIF_UNKNOWN_SPAN times the least. A cap under the least binds for sure.
+	 */
+	range_at(ld, f, ld->reach, cap_Bps, same, same, w);
+	cap_Bps = cap_of(ld, cap_Bps, &bound);
+	if (w->next_limit == bound && w->high_Bps <= w->low_Bps)
+		return;
+	top = at(ld, f, n, f->slope_lo_ns);
+	if (top > WHATIF_UNKNOWN_SPAN * w->low_Bps)
+		top = WHATIF_UNKNOWN_SPAN * w->low_Bps;
+	if (cap_Bps > 0 && top > cap_Bps)
+		top = cap_Bps;
+	if (top > w->high_Bps)
+		w->high_Bps = top;
+	w->next_limit = whatif_unknown;
 }
 
 /*
@@ -234,55 +272,6 @@ static void add(struct verdict *d, const char *knob, __u32 from, __u32 to, const
 }
 
 /*
- * nconnect's transports (nconnect_group: the server's, or a multipath mount's over its addresses)
- * as one: their loads summed, the server's RTT per RPC. *@links_Bps: the links they cross, each
- * netdev's rate once (VAST's localports= spreads a mount's transports over several local ports,
- * so its ceiling is theirs together); 0 when one of them is unknown.
- */
-static bool group_load(const struct view *v, const struct xprt_view *x, unsigned int *conns, struct load *g,
-		       double *links_Bps)
-{
-	const char *seen[NCONNECT_MAX];
-	struct nconnect_group ng;
-	double rpcs = 0, hold = 0;
-	size_t nseen = 0;
-	bool unknown = false;
-
-	memset(g, 0, sizeof(*g));
-	*conns = 0;
-	*links_Bps = 0;
-	nconnect_group(v, x, &ng);
-	for (size_t i = 0; i < v->nxprts; i++) {
-		const struct xprt_view *y = &v->xprts[i];
-		struct load ld;
-		size_t j;
-
-		if (!nconnect_member(&ng, y))
-			continue;
-		++*conns;
-		if (!y->link.known || y->link.rate_gbps <= 0 || !y->link.netdev[0])
-			unknown = true;
-		for (j = 0; !unknown && j < nseen && strcmp(seen[j], y->link.netdev); j++)
-			;
-		if (!unknown && j == nseen && nseen < NCONNECT_MAX) {
-			seen[nseen++] = y->link.netdev;
-			*links_Bps += y->link.rate_gbps * 1e9 / 8;
-		}
-		if (!load_of(y, 0, 1u << WAIT_SLOT, &ld))
-			continue;
-		g->Bps += ld.Bps;
-		g->in_use += ld.in_use;
-		g->demand += ld.demand;
-		hold += ld.hold_ns * (double)y->curve.total;
-		rpcs += (double)y->curve.total;
-	}
-	g->hold_ns = rpcs > 0 ? hold / rpcs : 0;
-	if (unknown)
-		*links_Bps = 0;
-	return *conns > 0 && g->Bps > 0;
-}
-
-/*
  * The slots a new transport will have at TO slots. An RDMA pool with slack keeps it at the new
  * value: "xprtrdma: Add request-pool slack for delayed recycling" (mainline 7.2; 6.1.189,
  * 6.12.111) makes max_reqs + DIV_ROUND_UP(max_reqs, 8) requests, so 16 slots are 18 and 64 are
@@ -309,101 +298,26 @@ void whatif_monotone(struct what_if *w, size_t n)
 	}
 }
 
-/*
- * Connection-bound: the RPCs queue for the transport's one connection, which sends them one after
- * another. What holds a send is either the connection itself (its window or send buffer against
- * the round trip, the CPU that copies), which each added connection has again, or what all of them
- * share: the server's receive window where the server's pace sets it, or a congested path. tcp_info
- * says what share of the busy time the peer's window held the data back (@r); a connection that
- * retransmitted one segment in a hundred met congestion, which more connections share (@r taken as
- * 1; one retransmission in the VM's loopback is no such thing). At worst that share
- * does not shrink at all while the rest does with the connections (the low end, Amdahl's law:
- * X / ((1 - r) N / M + r)); at best the server's window is its socket's buffer, which each added
- * connection has again too (proportional). Under the RPCs' own pace: their execute time without
- * the send queue (Little on the RPCs themselves; the slots' mean in use is read from buckets a
- * 2,048th of a 65,536-slot table wide). In the VM, at 100 ms with a 512 KiB send buffer (r 0.01
- * or 0): nconnect 1 -> 2 moved 1.91-2.17x against 1.98-2x. Read over a baseline tick only (no
- * busy time summed yet), or with no answer, the range is flat..proportional and the class stays.
- */
-static void conn_whatif(const struct view *v, const struct xprt_view *x, struct verdict *d)
+/* a step stopped by the writers or the links for sure: no larger one buys more */
+static bool capped(const struct what_if *w, const struct load *ld)
 {
-	double links_Bps, busy = 0, rwnd = 0, sndbuf = 0, rpcs = 0, waited = 0, exec = 0, r, share, hi, lo;
-	struct what_if *w = &d->what_if[0];
-	struct nconnect_group ng;
-	unsigned int conns, to;
-	unsigned long long retrans = 0, segs = 0;
-	bool known = true, congested;
-	struct load g;
+	return w->in_flight >= ld->demand ||
+	       (w->next_limit == verdict_names[V_LINK] && w->low_Bps >= w->high_Bps);
+}
 
-	if (x->ident != IDENT_TCP) {
-		snprintf(d->what_if_why, sizeof(d->what_if_why), "a connection's limits are read for TCP only");
-		return;
-	}
-	if (!group_load(v, x, &conns, &g, &links_Bps) || conns >= NCONNECT_MAX)
-		return;
-	nconnect_group(v, x, &ng);
-	for (size_t i = 0; i < v->nxprts; i++) {
-		const struct xprt_view *y = &v->xprts[i];
+/* the basis says where the curve stops being read, when a step goes past it */
+static void reach_note(struct verdict *d)
+{
+	double reach = 0;
+	size_t o;
 
-		if (!nconnect_member(&ng, y))
-			continue;
-		known = known && y->link.tcp.known;
-		busy += y->link.tcp.busy_s;
-		rwnd += y->link.tcp.rwnd_s;
-		sndbuf += y->link.tcp.sndbuf_s;
-		retrans += y->link.tcp.retrans;
-		segs += y->link.tcp.segs_out;
-		waited += (double)y->waits[WAIT_SEND].sum_ns;
-		rpcs += (double)y->curve.total;
-		for (unsigned int b = 0; b < LEVEL_BUCKETS; b++)
-			exec += (double)y->curve.exec_ns[b];
-	}
-	to = conns * 2 > NCONNECT_MAX ? NCONNECT_MAX : conns * 2;
-	/* read over a baseline tick only, no busy time yet: as unread */
-	known = known && busy > 0;
-	congested = known && retrans && retrans * 100 >= segs;
-	share = known ? rwnd / busy : 0;
-	if (share > 1)
-		share = 1;
-	/* what may not grow with the connections: the server's window's share, or all when unsure */
-	r = known && !congested ? share : 1;
-	hi = g.Bps * to / conns;
-	lo = g.Bps / ((1 - r) * conns / to + r);
-	d->nwhat_if = 1;
-	memset(w, 0, sizeof(*w));
-	w->knob = "nconnect";
-	w->from = conns;
-	w->to = to;
-	w->next_limit = known && !congested && share >= 0.5 ? verdict_names[V_SERVER] : verdict_names[V_SEND];
-	/* an RPC's own time less its wait for the connection: how fast the writers could go */
-	if (rpcs > 0 && exec > waited) {
-		double cap = g.Bps * exec / (exec - waited);
-
-		if (cap < hi) {
-			hi = cap;
-			w->next_limit = verdict_names[V_CLIENT];
-		}
-	}
-	if (links_Bps <= 0)
-		links_Bps = d->link_Bps;
-	if (links_Bps > 0 && links_Bps < hi) {
-		hi = links_Bps > g.Bps ? links_Bps : g.Bps;
-		w->next_limit = verdict_names[V_LINK];
-	}
-	w->high_Bps = hi;
-	w->low_Bps = lo < g.Bps ? g.Bps : lo > hi ? hi : lo;
-	if (congested)
-		snprintf(d->what_if_why, sizeof(d->what_if_why), "the connection retransmitted %llu of "
-			 "%llu segments: a congested path, which more connections share: flat..proportional",
-			 retrans, segs);
-	else if (known)
-		snprintf(d->what_if_why, sizeof(d->what_if_why), "the connection busy %.1f s, held by the "
-			 "server's window %.0f %% of it (by its send buffer %.0f %%), %.1f ms an RPC in the "
-			 "send queue", busy, 100 * share, 100 * sndbuf / busy,
-			 rpcs > 0 ? waited / rpcs / 1e6 : 0);
-	else
-		snprintf(d->what_if_why, sizeof(d->what_if_why), "the connection's limits unread (no "
-			 "sock_diag answer for it, or read at one tick only): flat..proportional");
+	for (size_t i = 0; i < d->nwhat_if; i++)
+		if (d->what_if[i].next_limit == whatif_unknown && d->what_if[i].reach > reach)
+			reach = d->what_if[i].reach;
+	o = strlen(d->what_if_why);
+	if (reach > 0 && o < sizeof(d->what_if_why))
+		snprintf(d->what_if_why + o, sizeof(d->what_if_why) - o, "; read to %.0f in flight (twice "
+			 "the most seen), unknown past it", reach);
 }
 
 void whatif_for(const struct view *v, const struct xprt_view *x, struct verdict *d)
@@ -418,7 +332,7 @@ void whatif_for(const struct view *v, const struct xprt_view *x, struct verdict 
 	d->nwhat_if = 0;
 	d->what_if_why[0] = 0;
 	if (d->cls == V_SEND) {
-		conn_whatif(v, x, d);
+		whatif_conn(v, x, d);
 		return;
 	}
 	if (d->cls != V_SLOT && d->cls != V_CREDIT && d->cls != V_SESSION)
@@ -449,7 +363,13 @@ void whatif_for(const struct view *v, const struct xprt_view *x, struct verdict 
 			f.slope_hi_ns = all.slope_hi_ns;
 		}
 	}
-	if (f.known)
+	if (f.known && f.slope_ns < f.slope_lo_ns)
+		/* a line through RTTs that fell as more went in flight is not read past its data */
+		snprintf(d->what_if_why, sizeof(d->what_if_why), "RTT %.2f ms at %.0f in flight, falling as "
+			 "more went in flight (fitted %+.3f ms per 10 more), read as %+.3f..%+.3f%s",
+			 f.rtt_ns / 1e6, f.level, f.slope_ns * 10 / 1e6, f.slope_lo_ns * 10 / 1e6,
+			 f.slope_hi_ns * 10 / 1e6, borrowed ? ", the slope since first seen" : "");
+	else if (f.known)
 		snprintf(d->what_if_why, sizeof(d->what_if_why), "RTT %.2f ms at %.0f in flight, %+.3f ms "
 			 "per 10 more (%+.3f..%+.3f)%s", f.rtt_ns / 1e6, f.level, f.slope_ns * 10 / 1e6,
 			 f.slope_lo_ns * 10 / 1e6, f.slope_hi_ns * 10 / 1e6,
@@ -467,8 +387,10 @@ void whatif_for(const struct view *v, const struct xprt_view *x, struct verdict 
 		 */
 		double credit_cap = rdma && x->cwnd && x->cwnd < x->max_reqs ? x->cwnd : 0;
 
-		if (!load_of(x, 0, 1u << WAIT_SLOT, &ld))
+		if (!whatif_load(x, 0, 1u << WAIT_SLOT, &ld))
 			return;
+		/* however many slots, one connection carries them */
+		ld.conn_Bps = x->link.tcp.most_Bps;
 		n = next_values(x->max_reqs, rdma ? RDMA_SLOTS_MAX : TCP_SLOTS_MAX,
 				peak > ld.demand ? peak : ld.demand,
 				rdma ? v->tun.rdma_slots : v->tun.tcp_max_slots, to);
@@ -480,45 +402,62 @@ void whatif_for(const struct view *v, const struct xprt_view *x, struct verdict 
 			    slot);
 		whatif_monotone(&d->what_if[first], d->nwhat_if - first);
 	} else if (d->cls == V_CREDIT) {
-		if (!load_of(x, x->cwnd, 1u << WAIT_SLOT | 1u << WAIT_SEND, &ld))
+		if (!whatif_load(x, x->cwnd, 1u << WAIT_SLOT | 1u << WAIT_SEND, &ld))
 			return;
 		n = next_values(x->cwnd, TCP_SLOTS_MAX, ld.demand, 0, to);
 		for (size_t i = 0; i < n && i < 2; i++)
 			add(d, "max_requests", x->cwnd, to[i], &ld, &f, to[i], d->link_Bps, x->limit, slot,
 			    verdict_names[V_CREDIT]);
 		whatif_monotone(d->what_if, d->nwhat_if);
-		return;
 	} else if (d->cls == V_SESSION) {
 		__u32 slots = 0;
 
 		for (size_t i = 0; i < v->nsessions; i++)
 			if (v->sessions[i].xprt == x->key && v->sessions[i].s.max_slots > slots)
 				slots = v->sessions[i].s.max_slots;
-		if (!slots || !load_of(x, 0, 1u << WAIT_SLOT | 1u << WAIT_SESSION, &ld))
+		if (!slots || !whatif_load(x, 0, 1u << WAIT_SLOT | 1u << WAIT_SESSION, &ld))
 			return;
+		/* no more RPCs in flight on the session than its slots */
+		if (ld.reach > 2.0 * slots)
+			ld.reach = 2.0 * slots;
 		n = next_values(slots, SESSION_MAX, ld.demand, v->tun.max_session_slots, to);
 		for (size_t i = 0; i < n && i < 2; i++)
 			add(d, "max_session_slots", slots, to[i], &ld, &f, to[i], d->link_Bps, x->limit, slot,
 			    verdict_names[V_SESSION]);
 		whatif_monotone(d->what_if, d->nwhat_if);
-		return;
 	}
 	/* slot-bound: more transports to the server, each with its own slots */
-	{
+	if (d->cls == V_SLOT) {
 		struct curve_fit g = f;
 		unsigned int conns;
 		double links_Bps;
 
-		if (!group_load(v, x, &conns, &ld, &links_Bps) || conns >= NCONNECT_MAX)
+		if (!whatif_group_load(v, x, &conns, &ld, &links_Bps) || conns >= NCONNECT_MAX) {
+			reach_note(d);
 			return;
+		}
 		/* every transport's RPCs load the one server: its RTT grows with all of them */
 		g.level *= conns;
 		g.slope_ns /= conns;
 		g.slope_lo_ns /= conns;
 		g.slope_hi_ns /= conns;
-		/* the group's links together bound it; where one is unknown, this transport's link */
-		add(d, "nconnect", conns, conns * 2 > NCONNECT_MAX ? NCONNECT_MAX : conns * 2, &ld, &g,
-		    (double)x->limit * (conns * 2 > NCONNECT_MAX ? NCONNECT_MAX : conns * 2),
-		    links_Bps > 0 ? links_Bps : d->link_Bps, 0, NULL, slot);
+		/*
+		 * The group's links together bound it; where one is unknown, this transport's link.
+		 * Doublings up to the stack's ceiling, as many as the record holds.
+		 */
+		first = d->nwhat_if;
+		for (unsigned int c = conns * 2; d->nwhat_if < WHAT_IFS; c *= 2) {
+			unsigned int to_c = c < NCONNECT_MAX ? c : NCONNECT_MAX;
+
+			/* each connection added carries as much as those read */
+			ld.conn_Bps = ld.conn_each_Bps * to_c;
+			add(d, "nconnect", conns, to_c, &ld, &g, (double)x->limit * to_c,
+			    links_Bps > 0 ? links_Bps : d->link_Bps, 0, NULL, slot);
+			/* the writers or the links stop it: more connections buy nothing more */
+			if (c >= NCONNECT_MAX || capped(&d->what_if[d->nwhat_if - 1], &ld))
+				break;
+		}
+		whatif_monotone(&d->what_if[first], d->nwhat_if - first);
 	}
+	reach_note(d);
 }

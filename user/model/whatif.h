@@ -31,11 +31,27 @@ struct load {
 	double in_use;			/* mean RPCs in flight while busy, under the limit the knob moves */
 	double hold_ns;			/* mean time an RPC holds its place (Little: in_use / rate) */
 	double demand;			/* RPCs that want a place while busy: in flight + waiting */
+	/*
+	 * The most RPCs in flight the curve is read to: twice the most it saw (0: no bound). Past
+	 * it nothing the client reads says where the server's pace ends (its CPU, disks, receive
+	 * window): a step that goes further is a range up to the unknown.
+	 */
+	double reach;
+	/*
+	 * What the step's connections can carry at most: each one's window or send buffer (the
+	 * larger it can grow to) over its least round trip (whatif_conn_cap); 0 unknown. A group's
+	 * load has it per connection in conn_each_Bps.
+	 */
+	double conn_Bps, conn_each_Bps;
 };
 
+/* an unknown step's range is at most this many times its low end: wider says nothing to act on */
+#define WHATIF_UNKNOWN_SPAN 4.0
+
 /*
- * The throughput with up to @n_next RPCs in flight, into @w's range and next limit; @cap_Bps (0:
- * none) is the link's rate; @cap_n (0: none) a second limit on the RPCs in flight, named
+ * The throughput with up to @n_next RPCs in flight, into @w's range and next limit (past
+ * @ld->reach: at least the reach's low end, at most the least of the caps, the curve's gentle end
+ * and WHATIF_UNKNOWN_SPAN times that low end, then unknown); @cap_Bps (0: none) is the link's rate; @cap_n (0: none) a second limit on the RPCs in flight, named
  * @cap_name when it binds; @same names the limit that stays when nothing else does.
  */
 void whatif_predict(const struct load *ld, const struct curve_fit *f, double n_next, double cap_Bps,
@@ -47,6 +63,39 @@ void whatif_predict(const struct load *ld, const struct curve_fit *f, double n_n
  * say otherwise).
  */
 void whatif_monotone(struct what_if *w, size_t n);
+
+/*
+ * nconnect's ceiling, the stack's (struct tunables): 16 in the kernel's nfs since nconnect came
+ * (5.3), 64 in VAST NFS (its fs/nfs/internal.h)
+ */
+#define WHATIF_NCONNECT_MAX(v) ((v)->tun.nconnect_max > 0 ? (unsigned int)(v)->tun.nconnect_max : 16u)
+
+/* the most RPCs @x was seen with in flight (the curve's reach is twice it) */
+double whatif_seen(const struct xprt_view *x);
+
+/*
+ * Transport @x's load while busy into *@ld; @cap (0: none) bounds the RPCs in flight below the
+ * slots in use (credits granted); @waits the kinds of wait for the limit the knob moves (a mask
+ * of 1 << kind). False without busy time, RPCs or bytes.
+ */
+bool whatif_load(const struct xprt_view *x, double cap, unsigned int waits, struct load *ld);
+
+/*
+ * @x's nconnect group (nconnect_group()) as one load *@g, *@conns transports; *@links_Bps the
+ * links they cross, each netdev once (0: one unknown). False with none busy.
+ */
+bool whatif_group_load(const struct view *v, const struct xprt_view *x, unsigned int *conns, struct load *g,
+		       double *links_Bps);
+
+/*
+ * The most TCP transport @x's connection can carry, as last read (tcpdiag.h): the least of the
+ * window the server can advertise and the send buffer it can grow to (net.ipv4.tcp_wmem's
+ * largest, or what it was seen at if more), over its least round trip; 0 unread or not TCP
+ */
+double whatif_conn_cap(const struct view *v, const struct xprt_view *x);
+
+/* a connection-bound verdict's nconnect steps, from what held the connection back (tcp_info) */
+void whatif_conn(const struct view *v, const struct xprt_view *x, struct verdict *d);
 
 /* the predictions for the verdict @d on transport @x of view @v (verdict_for's last step) */
 void whatif_for(const struct view *v, const struct xprt_view *x, struct verdict *d);

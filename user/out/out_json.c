@@ -87,6 +87,8 @@ static void verdict_json(struct jw *w, const struct xprt_view *x)
 		jw_dbl(w, "predicted_Bps_low", wi->low_Bps);
 		jw_dbl(w, "predicted_Bps_high", wi->high_Bps);
 		jw_str(w, "next_limit", wi->next_limit);
+		jw_dbl(w, "in_flight", wi->in_flight);
+		jw_dbl(w, "reach", wi->reach);
 		jw_end_obj(w);
 	}
 	jw_end_arr(w);
@@ -204,6 +206,16 @@ static void xprt_json(struct jw *w, const struct view *v, const struct xprt_view
 		jw_end_obj(w);
 	} else {
 		jw_null(w, "connection");
+	}
+	if (x->link.tcp.most_Bps > 0) {
+		jw_obj(w, "connection_limits");
+		jw_dbl(w, "window_max_bytes", x->link.tcp.wnd_max);
+		jw_dbl(w, "sndbuf_bytes", x->link.tcp.sndbuf_bytes);
+		jw_dbl(w, "min_rtt_ms", x->link.tcp.min_rtt_s * 1e3);
+		jw_dbl(w, "most_Bps", x->link.tcp.most_Bps);
+		jw_end_obj(w);
+	} else {
+		jw_null(w, "connection_limits");
 	}
 	if (v->links.sampled) {
 		const struct xprt_link *k = &x->link;
@@ -455,6 +467,7 @@ void out_audit_json(FILE *f, const struct audit *a)
 	jw_i64(&w, "tcp_max_slot_table_entries", a->tcp_max_slots);
 	jw_i64(&w, "rdma_slot_table_entries", a->rdma_slots);
 	jw_i64(&w, "max_session_slots", a->max_session_slots);
+	jw_i64(&w, "tcp_wmem_max", a->tcp_wmem_max);
 	jw_bool(&w, "sysfs", a->have_sysfs);
 	jw_arr(&w, "transports");
 	for (size_t i = 0; i < a->nx; i++) {

@@ -63,10 +63,13 @@ static void mounts_str(char *buf, size_t len, const struct xprt_view *x)
 		snprintf(buf, len, "-");
 }
 
-/* "if KNOB FROM->TO: LOW-HIGH (NEXT); ->TO: ...", a knob named once */
+/*
+ * "if KNOB FROM->TO: LOW-HIGH (NEXT); ->TO: ...", a knob named once; a step past the curve's
+ * reach "at least LOW, at most HIGH (then unknown)"
+ */
 static void what_if_line(FILE *f, const struct verdict *vd)
 {
-	char line[640], r[48];
+	char line[1024], r[48], lo[48];
 	size_t o = 0;
 
 	if (!vd->nwhat_if)
@@ -80,7 +83,13 @@ static void what_if_line(FILE *f, const struct verdict *vd)
 		else
 			o += snprintf(line + o, sizeof(line) - o, "%sif %s %u->%u: ", i ? "; " : "",
 				      w->knob, w->from, w->to);
-		if (o < sizeof(line))
+		if (o >= sizeof(line))
+			break;
+		if (w->next_limit == whatif_unknown && w->high_Bps > w->low_Bps)
+			o += snprintf(line + o, sizeof(line) - o, "at least %s, at most %s (then %s)",
+				      fmt_rate(lo, sizeof(lo), w->low_Bps, w->low_Bps),
+				      fmt_rate(r, sizeof(r), w->high_Bps, w->high_Bps), w->next_limit);
+		else
 			o += snprintf(line + o, sizeof(line) - o, "%s (then %s)",
 				      fmt_rate(r, sizeof(r), w->low_Bps, w->high_Bps), w->next_limit);
 	}

@@ -88,6 +88,7 @@ static int print_audit(struct run *r)
 	r->tun.rdma_slots = a.rdma_slots;
 	r->tun.max_session_slots = a.max_session_slots;
 	r->tun.nconnect_max = a.nconnect_max;
+	r->tun.tcp_wmem_max = a.tcp_wmem_max;
 	if (r->o.json)
 		out_audit_json(stdout, &a);
 	else if (log_level > LOG_QUIET && log_level >= LOG_WARN)
