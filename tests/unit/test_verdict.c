@@ -152,6 +152,31 @@ static void test_stall_ceiling(void **state)
 }
 
 /*
+ * #62: a ceiling under what moved is said why. 16 slots of 1 MB at a 500 ms round trip allow
+ * 32 MB/s, and a second moved 100 MB: a span of two round trips, into which RPCs sent before it
+ * completed
+ */
+static void test_ceiling_under(void **state)
+{
+	const struct row w = { "the RTT half a second", IDENT_TCP, 600, 500, 0.5, 0, 0, 5, 0, 0, 0, false,
+			       false, V_SERVER, NULL, 0 };
+	struct model_out m;
+	struct verdict d;
+
+	(void)state;
+	assert_int_equal(row_view(&w, &m), 0);
+	d = m.view.xprts[0].verdict;
+	model_out_free(&m);
+	assert_true(d.ceiling_Bps < d.achieved_Bps);
+	assert_non_null(strstr(d.why, "(under what moved: a span of 2.0 round trips"));
+	/* and none where the ceiling is above it */
+	assert_int_equal(row_view(&rows[3], &m), 0);
+	d = m.view.xprts[0].verdict;
+	model_out_free(&m);
+	assert_null(strstr(d.why, "under what moved"));
+}
+
+/*
  * Credits measured against the grant in force (#46) decide, not the samples: a sampled peak
  * that missed the full window still reads credit-bound when the measured time at the grant is
  * not nil, and a sampled peak at the window with no such time (the grant raised since) does not
@@ -195,6 +220,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_class),
 		cmocka_unit_test(test_stall_ceiling),
+		cmocka_unit_test(test_ceiling_under),
 		cmocka_unit_test(test_credit_measured),
 	};
 

@@ -2,14 +2,16 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include "lib/fmt.h"
 #include "model/whatif.h"
 
 /*
- * the kernel's ceilings: RPC_MAX_SLOT_TABLE_LIMIT, RPCRDMA_MAX_SLOT_TABLE, NFS4_MAX_SLOT_TABLE;
- * nconnect's, the stack's: whatif.h
+ * the kernel's ceilings: RPC_MAX_SLOT_TABLE_LIMIT, RPCRDMA_MAX_SLOT_TABLE (256 until "xprtrdma:
+ * Boost client's max slot table size to match Linux server", 5.4: 16384 in every kernel slotscope
+ * runs on), NFS4_MAX_SLOT_TABLE; nconnect's, the stack's: whatif.h
  */
 #define TCP_SLOTS_MAX	65536u
-#define RDMA_SLOTS_MAX	256u
+#define RDMA_SLOTS_MAX	16384u
 #define NCONNECT_MAX	WHATIF_NCONNECT_MAX(v)
 #define SESSION_MAX	1024u
 
@@ -305,16 +307,26 @@ static bool capped(const struct what_if *w, const struct load *ld)
 	       (w->next_limit == verdict_names[V_LINK] && w->low_Bps >= w->high_Bps);
 }
 
-/* the basis says where the curve stops being read, when a step goes past it */
-static void reach_note(struct verdict *d)
+/*
+ * the basis says where the curve stops being read, when a step goes past it, and what one
+ * connection carries at most (@conn_Bps, 0: unread)
+ */
+static void reach_note(struct verdict *d, const struct xprt_view *x)
 {
 	double reach = 0;
+	char r[32];
 	size_t o;
+
+	o = strlen(d->what_if_why);
+	if (x->link.tcp.most_Bps > 0 && o < sizeof(d->what_if_why))
+		o += (size_t)snprintf(d->what_if_why + o, sizeof(d->what_if_why) - o, "; its connection at "
+				      "most %s (a %.0f KiB window or send buffer over %.1f ms)",
+				      fmt_rate(r, sizeof(r), x->link.tcp.most_Bps, x->link.tcp.most_Bps),
+				      x->link.tcp.most_Bps * x->link.tcp.min_rtt_s / 1024, x->link.tcp.min_rtt_s * 1e3);
 
 	for (size_t i = 0; i < d->nwhat_if; i++)
 		if (d->what_if[i].next_limit == whatif_unknown && d->what_if[i].reach > reach)
 			reach = d->what_if[i].reach;
-	o = strlen(d->what_if_why);
 	if (reach > 0 && o < sizeof(d->what_if_why))
 		snprintf(d->what_if_why + o, sizeof(d->what_if_why) - o, "; read to %.0f in flight (twice "
 			 "the most seen), unknown past it", reach);
@@ -433,7 +445,7 @@ void whatif_for(const struct view *v, const struct xprt_view *x, struct verdict 
 		double links_Bps;
 
 		if (!whatif_group_load(v, x, &conns, &ld, &links_Bps) || conns >= NCONNECT_MAX) {
-			reach_note(d);
+			reach_note(d, x);
 			return;
 		}
 		/* every transport's RPCs load the one server: its RTT grows with all of them */
@@ -459,5 +471,5 @@ void whatif_for(const struct view *v, const struct xprt_view *x, struct verdict 
 		}
 		whatif_monotone(&d->what_if[first], d->nwhat_if - first);
 	}
-	reach_note(d);
+	reach_note(d, x);
 }

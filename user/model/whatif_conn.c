@@ -28,7 +28,6 @@
 /* what the step to @to connections buys, from @conns: Amdahl on the share @r that stays */
 struct conn_step {
 	double Bps, r, cap_client, cap_links;	/* today's; the share; the writers' pace, the links (0: none) */
-	double conn_each;			/* a connection's most (whatif_conn_cap); 0: unread */
 	unsigned int conns;
 	const char *same;			/* connection- or server-bound: what stays with no cap */
 	const char *paced;			/* the verdict at the writers' pace (whatif.c's writers_pace) */
@@ -39,11 +38,6 @@ static void step_at(const struct conn_step *c, unsigned int to, struct what_if *
 	double hi = c->Bps * to / c->conns, lo = c->Bps / ((1 - c->r) * c->conns / to + c->r);
 
 	w->next_limit = c->same;
-	/* each connection's window or send buffer over its least round trip */
-	if (c->conn_each > 0 && c->conn_each * to < hi) {
-		hi = c->conn_each * to > c->Bps ? c->conn_each * to : c->Bps;
-		w->next_limit = verdict_names[V_SEND];
-	}
 	if (c->cap_client > 0 && c->cap_client < hi) {
 		hi = c->cap_client;
 		w->next_limit = c->paced;
@@ -133,7 +127,6 @@ void whatif_conn(const struct view *v, const struct xprt_view *x, struct verdict
 	/* at it, the verdict's own rule: the round trip half an RPC's time (its wait gone) or more */
 	c.paced = all > waited && rtt >= (all - waited) / 2 ? verdict_names[V_SERVER] : verdict_names[V_CLIENT];
 	c.cap_links = links_Bps > 0 ? links_Bps : d->link_Bps;
-	c.conn_each = g.conn_each_Bps;
 	/* every doubling up to the stack's ceiling, and the ceiling itself: what users ask first */
 	d->nwhat_if = 0;
 	for (unsigned int to = conns * 2; d->nwhat_if < WHAT_IFS; to *= 2) {
