@@ -50,6 +50,22 @@ static void tick(struct tcp_watch *w, struct snapshot *snap, __u64 waited_ms, __
 	assert_int_equal(tcp_watch_tick(w, snap, NULL, true, l), 0);
 }
 
+/* transport @x to 10.0.0.1:2049, and its connection from port 709 as the fake dump answers it */
+static void setup(struct xprt_snap *x)
+{
+	memset(x, 0, sizeof(*x));
+	x->key = 0xffff1000;
+	x->s.ident = IDENT_TCP;
+	x->s.first_seen_ns = 5;
+	strcpy(x->s.addr, "10.0.0.1");
+	strcpy(x->s.port, "2049");
+	memset(&conn, 0, sizeof(conn));
+	conn.family = AF_INET;
+	inet_pton(AF_INET, "10.0.0.1", conn.daddr);
+	conn.dport = 2049;
+	conn.sport = 709;
+}
+
 static void test_watch(void **state)
 {
 	struct xprt_snap x;
@@ -58,17 +74,7 @@ static void test_watch(void **state)
 	struct link_sample l = { 0 };
 
 	(void)state;
-	memset(&x, 0, sizeof(x));
-	x.key = 0xffff1000;
-	x.s.ident = IDENT_TCP;
-	x.s.first_seen_ns = 5;
-	strcpy(x.s.addr, "10.0.0.1");
-	strcpy(x.s.port, "2049");
-	memset(&conn, 0, sizeof(conn));
-	conn.family = AF_INET;
-	inet_pton(AF_INET, "10.0.0.1", conn.daddr);
-	conn.dport = 2049;
-	conn.sport = 709;
+	setup(&x);
 
 	/* the first tick has no span; then no send wait, or less than a tenth of the tick: nothing asked */
 	tick(&w, &snap, 0, 1, 0, &l);
@@ -152,17 +158,7 @@ static void test_slotted(void **state)
 	struct link_sample l = { 0 };
 
 	(void)state;
-	memset(&x, 0, sizeof(x));
-	x.key = 0xffff1000;
-	x.s.ident = IDENT_TCP;
-	x.s.first_seen_ns = 5;
-	strcpy(x.s.addr, "10.0.0.1");
-	strcpy(x.s.port, "2049");
-	memset(&conn, 0, sizeof(conn));
-	conn.family = AF_INET;
-	inet_pton(AF_INET, "10.0.0.1", conn.daddr);
-	conn.dport = 2049;
-	conn.sport = 709;
+	setup(&x);
 	conn.wnd_max = 65535u << 7;
 	conn.sndbuf = 1 << 20;
 	conn.min_rtt_us = 200000;

@@ -64,7 +64,6 @@ static inline void slot_bound_view(struct view *v, struct xprt_view *x, __u32 id
 	strcpy(x->port, "2049");
 	x->busy_ns = x->span_ns = 10e9;
 	x->mean_in_use = 16;
-	x->peak = x->interval_peak = cwnd && cwnd < 16 ? cwnd : 16;
 	x->level_ns[LEVEL_BUCKETS - 1] = 10000000000ull;
 	ramp(n_at, 16, 784);
 	curve_make(&x->curve, 16, n_at, flat_200ms);

@@ -17,8 +17,21 @@
 # two vCPUs: the measured rates were scored with two; one would make the emulated CPU, not the
 # round trip, the pace of the larger cases
 #% smp: 2
+# the far steps make it two writes longer: ~5 min on 6.1, more on 6.12
+#% timeout: 1200
 . /src/tests/vm/whatif.inc
 nfsd_start 16 >/dev/null || exit 1
+# second X SLOTS OPTS MS [WMEM]: the after-write of N writers x COUNT x BS on a new transport of
+# SLOTS slots (OPTS its mount options) to a server MS ms away, into /tmp/X.json, the send
+# buffers (tcp_wmem) set to WMEM after server_latency opened them; sets srv and m (measured())
+second() {
+	mount_tcp /mnt/$1 3 "$2" "$3" >/dev/null || return 1
+	srv=$LAST_SERVER
+	server_latency $srv $4 >/dev/null || return 1
+	[ -z "${5:-}" ] || echo "$5" >/proc/sys/net/ipv4/tcp_wmem
+	m=$(measured /tmp/$1.json /mnt/$1 /mnt/$1/$1 $N $COUNT $BS $W)
+}
+
 # a connection idle for a round trip would start over from a small window: at 1 s round trips
 # that is TCP's ramp, not the slots', that the measured middle of the write would see
 echo 0 >/proc/sys/net/ipv4/tcp_slow_start_after_idle
@@ -35,21 +48,33 @@ old=$(cat /proc/sys/sunrpc/tcp_max_slot_table_entries)
 echo 1024 >/proc/sys/sunrpc/tcp_max_slot_table_entries
 m1=$(measured /tmp/a.json /mnt/a /mnt/a/a $N $COUNT $BS $W) || exit 1
 echo "$old" >/proc/sys/sunrpc/tcp_max_slot_table_entries
+# what bounds the slot-bound transport's connection (#62), against ss's reading of the same socket
+# (tcp_info and its memory, read apart): the window scale exactly, the least round trip no less
+# than ss's (slotscope's is the least of its reads, the kernel's a windowed minimum since), the
+# send buffer no more than ss's (it grows, and slotscope keeps the most it saw)
+lim=$(jq -c --arg s "$a" 'select(.type == "summary") | .transports[] | select(.server == $s) |
+	.connection_limits' /tmp/a.json | tail -n 1)
+ssl=$(ss -tnim dst "$a" | tr ' \t' '\n\n' | awk -F'[:,()]' '/^wscale:/ { w = $2 } /^minrtt:/ { r = $2 }
+	/^skmem:/ { for (i = 1; i <= NF; i++) if ($i ~ /^tb[0-9]/) t = substr($i, 3) } END { print w, r, t }')
+echo "note the connection's limits: slotscope $lim; ss: wscale minrtt tb = $ssl"
+set -- $ssl
+check_eq "connection_limits: the server's window, 65535 << its scale ($1)" \
+	"$(echo "$lim" | jq '.window_max_bytes')" "$((65535 << ${1:-0}))"
+check_eq "... its least round trip no less than ss's (${2:-?} ms)" \
+	"$(echo "$lim" | jq --arg r "${2:-0}" '.min_rtt_ms >= ($r | tonumber) - 0.001')" true
+check_eq "... its send buffer no more than ss's (${3:-?} bytes)" \
+	"$(echo "$lim" | jq --arg t "${3:-0}" '.sndbuf_bytes > 0 and .sndbuf_bytes <= ($t | tonumber)')" true
 # the export lives in the VM's memory: each write's files go before the next
 rm -f /export/a/w*/f
-mount_tcp /mnt/b 3 64 wsize=65536 >/dev/null || exit 1
-b=$LAST_SERVER
-server_latency $LAST_SERVER 200 >/dev/null || exit 1
-m2=$(measured /tmp/b.json /mnt/b /mnt/b/b $N $COUNT $BS $W) || exit 1
+second b 64 wsize=65536 200 || exit 1
+b=$srv m2=$m
 note_pair "tcp 16 -> 64 slots" "$m1" "$m2"
 score "NFSv3/TCP 16 -> 64 slots (200 ms)" /tmp/a.json $a tcp_max_slot_table_entries 64 "$m1" "$m2" /tmp/b.json $b
 # the far step (#62): 16 -> 1024, predicted from the same 16-slot write, 96 in flight at most
 rm -f /export/b/w*/f
 writer_dirs /export/g $N || exit 1
-mount_tcp /mnt/g 3 1024 wsize=65536 >/dev/null || exit 1
-g=$LAST_SERVER
-server_latency $g 200 >/dev/null || exit 1
-m3=$(measured /tmp/g.json /mnt/g /mnt/g/g $N $COUNT $BS $W) || exit 1
+second g 1024 wsize=65536 200 || exit 1
+g=$srv m3=$m
 note_pair "tcp 16 -> 1024 slots" "$m1" "$m3"
 score "NFSv3/TCP 16 -> 1024 slots (200 ms, the far step)" /tmp/a.json $a tcp_max_slot_table_entries 1024 "$m1" "$m3" /tmp/g.json $g
 rm -f /export/g/w*/f
@@ -123,11 +148,8 @@ check_ge "... and no less than ss's less the run's time the sums did not cover (
 	$((sb + 3)) $((dbusy - (${span:-0} - ${rd:-0})))
 check_le "its time held by the server's window, no more than ss's (ms)" "$sr" "${rwnd:-0}"
 rm -f /export/e/w*/f
-mount_tcp /mnt/f 3 "" wsize=1048576,nconnect=2 >/dev/null || exit 1
-f=$LAST_SERVER
-server_latency $LAST_SERVER 100 >/dev/null || exit 1
-echo "4096 65536 524288" >/proc/sys/net/ipv4/tcp_wmem
-m2=$(measured /tmp/f.json /mnt/f /mnt/f/f $N $COUNT $BS $W) || exit 1
+second f "" wsize=1048576,nconnect=2 100 "4096 65536 524288" || exit 1
+f=$srv m2=$m
 note_pair "tcp nconnect 1 -> 2, its own window" "$m1" "$m2"
 jq -c --arg s "$e" 'select(.type == "checkpoint" and .n == 1) | .transports[] | select(.server == $s) |
 	{verdict: .verdict.class, connection, basis: .verdict.what_if_basis}' /tmp/e.json | sed 's/^/note /'
@@ -135,11 +157,8 @@ score "NFSv3/TCP nconnect 1 -> 2, the connection's own window (100 ms)" /tmp/e.j
 # the far step (#62): nconnect 1 -> 8 from the same one-connection write
 rm -f /export/f/w*/f
 writer_dirs /export/h $N || exit 1
-mount_tcp /mnt/h 3 "" wsize=1048576,nconnect=8 >/dev/null || exit 1
-h=$LAST_SERVER
-server_latency $h 100 >/dev/null || exit 1
-echo "4096 65536 524288" >/proc/sys/net/ipv4/tcp_wmem
-m3=$(measured /tmp/h.json /mnt/h /mnt/h/h $N $COUNT $BS $W) || exit 1
+second h "" wsize=1048576,nconnect=8 100 "4096 65536 524288" || exit 1
+h=$srv m3=$m
 note_pair "tcp nconnect 1 -> 8, its own window" "$m1" "$m3"
 score "NFSv3/TCP nconnect 1 -> 8, the connection's own window (100 ms, the far step)" /tmp/e.json $e nconnect 8 "$m1" "$m3" /tmp/h.json $h
 

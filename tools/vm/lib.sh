@@ -313,7 +313,10 @@ demo_recap() {
 		FILENAME == ARGV[1] { t[FNR] = $0; next }
 		FILENAME == ARGV[2] { k[FNR] = $1; to[FNR] = $2; next }
 		/^Checkpoint 1:/ { n++; g = $0; sub(/.*written, /, "", g); gbs[n] = g; want = 1; link = 1; pred = 1 }
-		want && /^    => / { v[n] = $2; sub(/:$/, "", v[n]); want = 0 }
+		want && /^    => / { v[n] = $2; sub(/:$/, "", v[n]); want = 0; inv = 1; vb = $0; next }
+		# the verdict line: the rate it gives ("13.6 MB/s of ceiling"), finer than the GB/s
+		inv && /^       [^ ]/ { vb = vb " " $0; next }
+		inv { inv = 0; if (match(vb, /[0-9.]+ [kMGT]?B\/s of ceiling/)) ach[n] = substr(vb, RSTART, RLENGTH - 11) }
 		link && /^    link while the slots were full/ { lk[n] = $0; link = 0 }
 		pred && /^    \?> / { p[n] = substr($0, 8); inp = 1; next }
 		inp && /^       [^ ]/ { p[n] = p[n] " " substr($0, 8); next }
@@ -328,7 +331,7 @@ demo_recap() {
 					continue
 				r = pick(p[i], k[i], to[i])
 				printf "    %s -> %s: predicted %s; the next run measured %s, %s\n", k[i], to[i],
-					r == "" ? "nothing for that step" : r, gbs[i + 1], v[i + 1]
+					r == "" ? "nothing for that step" : r, ach[i + 1] != "" ? ach[i + 1] : gbs[i + 1], v[i + 1]
 			}
 		}' /tmp/demo.titles /tmp/demo.knobs /tmp/demo.out
 }

@@ -319,8 +319,8 @@ static void reach_note(struct verdict *d, const struct xprt_view *x)
 
 	o = strlen(d->what_if_why);
 	if (x->link.tcp.most_Bps > 0 && o < sizeof(d->what_if_why))
-		o += (size_t)snprintf(d->what_if_why + o, sizeof(d->what_if_why) - o, "; its connection at "
-				      "most %s (a %.0f KiB window or send buffer over %.1f ms)",
+		o += (size_t)snprintf(d->what_if_why + o, sizeof(d->what_if_why) - o, "; a connection at "
+				      "most %s (a %.0f KiB send buffer over %.1f ms)",
 				      fmt_rate(r, sizeof(r), x->link.tcp.most_Bps, x->link.tcp.most_Bps),
 				      x->link.tcp.most_Bps * x->link.tcp.min_rtt_s / 1024, x->link.tcp.min_rtt_s * 1e3);
 
@@ -329,7 +329,7 @@ static void reach_note(struct verdict *d, const struct xprt_view *x)
 			reach = d->what_if[i].reach;
 	if (reach > 0 && o < sizeof(d->what_if_why))
 		snprintf(d->what_if_why + o, sizeof(d->what_if_why) - o, "; read to %.0f in flight (twice "
-			 "the most seen), unknown past it", reach);
+			 "what it had), unknown past it", reach);
 }
 
 void whatif_for(const struct view *v, const struct xprt_view *x, struct verdict *d)

@@ -32,15 +32,15 @@ struct load {
 	double hold_ns;			/* mean time an RPC holds its place (Little: in_use / rate) */
 	double demand;			/* RPCs that want a place while busy: in flight + waiting */
 	/*
-	 * The most RPCs in flight the curve is read to: twice the most it saw (0: no bound). Past
+	 * The most RPCs in flight the curve is read to: twice in_use (0: no bound). Past
 	 * it nothing the client reads says where the server's pace ends (its CPU, disks, receive
 	 * window): a step that goes further is a range up to the unknown.
 	 */
 	double reach;
 	/*
-	 * What the step's connections can carry at most: each one's window or send buffer (the
-	 * larger it can grow to) over its least round trip (whatif_conn_cap); 0 unknown. A group's
-	 * load has it per connection in conn_each_Bps.
+	 * What the step's connections can carry at most: each one's send buffer (as large as it can
+	 * grow) over its least round trip (whatif_conn_cap); 0 unknown. A group's load has it per
+	 * connection in conn_each_Bps.
 	 */
 	double conn_Bps, conn_each_Bps;
 };
@@ -70,9 +70,6 @@ void whatif_monotone(struct what_if *w, size_t n);
  */
 #define WHATIF_NCONNECT_MAX(v) ((v)->tun.nconnect_max > 0 ? (unsigned int)(v)->tun.nconnect_max : 16u)
 
-/* the most RPCs @x was seen with in flight (the curve's reach is twice it) */
-double whatif_seen(const struct xprt_view *x);
-
 /*
  * Transport @x's load while busy into *@ld; @cap (0: none) bounds the RPCs in flight below the
  * slots in use (credits granted); @waits the kinds of wait for the limit the knob moves (a mask
@@ -88,9 +85,9 @@ bool whatif_group_load(const struct view *v, const struct xprt_view *x, unsigned
 		       double *links_Bps);
 
 /*
- * The most TCP transport @x's connection can carry, as last read (tcpdiag.h): the least of the
- * window the server can advertise and the send buffer it can grow to (net.ipv4.tcp_wmem's
- * largest, or what it was seen at if more), over its least round trip; 0 unread or not TCP
+ * The most a TCP connection to @x's server can carry, as last read (tcpdiag.h): the send buffer
+ * it can grow to (net.ipv4.tcp_wmem's largest, or what it was seen at if more) over the least
+ * round trip to that server; 0 unread or not TCP
  */
 double whatif_conn_cap(const struct view *v, const struct xprt_view *x);
 

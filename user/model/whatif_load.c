@@ -1,18 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Where a prediction starts: a transport's load while busy, or its server's transports' together
- * (whatif.h's struct load), with the most in flight each was seen at.
+ * (whatif.h's struct load), with how far the curve is read: twice the RPCs in flight.
  */
 #include <string.h>
 #include "model/whatif.h"
 
 #define NCONNECT_MAX WHATIF_NCONNECT_MAX(v)
-
-/* the most RPCs @x was seen with in flight: since attach, or over the view where that is more */
-double whatif_seen(const struct xprt_view *x)
-{
-	return x->peak > x->interval_peak ? x->peak : x->interval_peak;
-}
 
 bool whatif_load(const struct xprt_view *x, double cap, unsigned int waits, struct load *ld)
 {
@@ -31,22 +25,29 @@ bool whatif_load(const struct xprt_view *x, double cap, unsigned int waits, stru
 	if (cap > 0 && ld->in_use > cap)
 		ld->in_use = cap;
 	ld->hold_ns = ld->in_use * x->busy_ns / rpcs;
-	ld->reach = 2 * (cap > 0 && cap < whatif_seen(x) ? cap : whatif_seen(x));
+	/*
+	 * the server's pace was seen at the load it carried, not at a moment's peak (a table full
+	 * for one tick of a hundred): the curve is read to twice the RPCs it had in flight
+	 */
+	ld->reach = 2 * ld->in_use;
 	return ld->Bps > 0;
 }
 
 double whatif_conn_cap(const struct view *v, const struct xprt_view *x)
 {
 	const struct tcp_limits *t = &x->link.tcp;
-	double buf = v->tun.tcp_wmem_max > 0 ? (double)v->tun.tcp_wmem_max : 0, most;
+	double buf = v->tun.tcp_wmem_max > 0 ? (double)v->tun.tcp_wmem_max : 0;
 
-	if (x->ident != IDENT_TCP || t->min_rtt_s <= 0 || t->wnd_max <= 0)
+	if (x->ident != IDENT_TCP || t->min_rtt_s <= 0)
 		return 0;
 	if (t->sndbuf_bytes > buf)
 		buf = t->sndbuf_bytes;
-	/* the send buffer holds every byte not yet acknowledged: what can be in flight */
-	most = buf > 0 && buf < t->wnd_max ? buf : t->wnd_max;
-	return most / t->min_rtt_s;
+	/*
+	 * The send buffer holds every byte not yet acknowledged: what can be in flight. Not the
+	 * server's window: a step makes a new connection, whose window scale the server chooses
+	 * anew from buffers it may have raised since (the demo's 8 MiB became 64 MiB)
+	 */
+	return buf > 0 ? buf / t->min_rtt_s : 0;
 }
 
 /*

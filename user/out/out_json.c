@@ -207,7 +207,7 @@ static void xprt_json(struct jw *w, const struct view *v, const struct xprt_view
 	} else {
 		jw_null(w, "connection");
 	}
-	if (x->link.tcp.most_Bps > 0) {
+	if (x->link.tcp.min_rtt_s > 0) {
 		jw_obj(w, "connection_limits");
 		jw_dbl(w, "window_max_bytes", x->link.tcp.wnd_max);
 		jw_dbl(w, "sndbuf_bytes", x->link.tcp.sndbuf_bytes);
