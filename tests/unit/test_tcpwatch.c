@@ -172,14 +172,23 @@ static void test_slotted(void **state)
 	assert_int_equal(l.tcp[0].busy_us, 0);
 	assert_int_equal(l.tcp[0].wnd_max, 65535u << 7);
 	assert_int_equal(l.tcp[0].min_rtt_us, 200000);
+	/* read once in ten ticks: nine slot-bound ticks more ask nothing */
+	for (int i = 0; i < 9; i++) {
+		snap.xprts[0].s.waits[WAIT_SLOT].sum_ns += 800000000ull;
+		tick(&w, &snap, 0, 1000, 0, &l);
+	}
+	assert_int_equal(dumps, 1);
 	/* the buffer grew, the round trip was seen lower once, then higher: the most, the least */
 	conn.sndbuf = 4 << 20;
 	conn.min_rtt_us = 150000;
 	snap.xprts[0].s.waits[WAIT_SLOT].sum_ns += 800000000ull;
 	tick(&w, &snap, 0, 2000, 0, &l);
+	assert_int_equal(dumps, 2);
 	conn.min_rtt_us = 300000;
-	snap.xprts[0].s.waits[WAIT_SLOT].sum_ns += 800000000ull;
-	tick(&w, &snap, 0, 3000, 0, &l);
+	for (int i = 0; i < 10; i++) {
+		snap.xprts[0].s.waits[WAIT_SLOT].sum_ns += 800000000ull;
+		tick(&w, &snap, 0, 3000, 0, &l);
+	}
 	assert_int_equal(dumps, 3);
 	assert_int_equal(l.tcp[0].sndbuf, 4 << 20);
 	assert_int_equal(l.tcp[0].min_rtt_us, 150000);

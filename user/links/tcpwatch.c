@@ -8,6 +8,9 @@
 #include "links/tcpwatch.h"
 #include "lib/util.h"
 
+/* a slot-bound transport's connection limits, read once in this many ticks */
+#define CAPS_EVERY 10
+
 static struct tw_entry *entry(struct tcp_watch *w, const struct xprt_snap *x)
 {
 	for (size_t i = 0; i < w->n; i++)
@@ -101,10 +104,12 @@ static int mark_queued(struct tcp_watch *w, const struct snapshot *snap, const s
 		e->waited = ns;
 		/*
 		 * A slot-bound transport's connection is read too, for what bounds it past the
-		 * slots (its window, buffer and round trip: the what-if's far steps), not summed
+		 * slots (its window, buffer and round trip: the what-if's far steps), not summed.
+		 * Those move slowly: once every CAPS_EVERY ticks is enough
 		 */
 		e->slotted = span && x->s.waits[WAIT_SLOT].sum_ns > e->slot_waited &&
-			     x->s.waits[WAIT_SLOT].sum_ns - e->slot_waited >= span / 10;
+			     x->s.waits[WAIT_SLOT].sum_ns - e->slot_waited >= span / 10 &&
+			     (!e->caps_tick || w->tick - e->caps_tick >= CAPS_EVERY);
 		e->slot_waited = x->s.waits[WAIT_SLOT].sum_ns;
 		if (!e->queued && !e->slotted)
 			continue;
@@ -139,6 +144,7 @@ static void conn_add(struct tcp_watch *w, struct tw_entry *e, const struct tcp_c
 		e->sum.sndbuf = s->sndbuf;
 	if (s->min_rtt_us && (!e->sum.min_rtt_us || s->min_rtt_us < e->sum.min_rtt_us))
 		e->sum.min_rtt_us = s->min_rtt_us;
+	e->caps_tick = w->tick;
 	if (!e->queued) {
 		/* its limits only: the next queued tick starts the sums from a baseline */
 		e->tick = 0;

@@ -6,8 +6,9 @@
  * tcp_info at every tick was a tenth of a busy tick's own CPU under emulation), and a transport's
  * counters are summed only over ticks whose previous tick read them too. The sums are what the
  * connection-bound what-if reads: what held the connection back while it was the limit. A
- * transport whose slot waits took a tenth of the tick has its connection read too, for what
- * bounds its rate past the slots (window, send buffer, least round trip), not for the sums.
+ * transport whose slot waits took a tenth of the tick has its connection read too, once in ten
+ * ticks, for what bounds its rate past the slots (window, send buffer, least round trip), not
+ * for the sums.
  */
 #ifndef SLOTSCOPE_TCPWATCH_H
 #define SLOTSCOPE_TCPWATCH_H
@@ -25,6 +26,7 @@ struct tcp_watch {
 		__u64 waited;		/* the transport's send-wait ns, at the last tick */
 		__u64 slot_waited;	/* its slot-wait ns, at the last tick */
 		unsigned long tick;	/* the last tick its connection was read and summed */
+		unsigned long caps_tick;	/* the last tick its connection was read at all */
 		bool seen, queued, slotted;
 		struct tcp_conn_stat raw;	/* its connection as last read */
 		struct tcp_conn_stat sum;	/* its counters summed over the watched ticks */
