@@ -13,6 +13,9 @@ const char *const verdict_names[VERDICTS] = {
 	"idle", "client-bound", "slot-bound", "credit-bound", "session-slot-bound",
 	"connection-bound", "server-bound", "link-bound", "backlog-stall",
 };
+
+/* a what-if step's next limit past its reach: below the what-if's objects, which all name it */
+const char whatif_unknown[] = "unknown";
 const char *const stage_names[STAGES] = { "queue", "rtt", "execute" };
 const char *const op_part_names[OP_PARTS] = { "slot-wait", "queue", "rtt", "other" };
 const char *const counter_names[NCOUNTERS] = {

@@ -181,7 +181,7 @@ struct what_if {
 	double reach;			/* the most the curve is read to; in_flight past it: "unknown" */
 };
 
-/* a step's next_limit past its reach (defined in whatif.c) */
+/* a step's next_limit past its reach */
 extern const char whatif_unknown[];
 
 #define WHAT_IFS 8

@@ -124,7 +124,6 @@ static double at(const struct load *ld, const struct curve_fit *f, double n, dou
 	return ld->Bps * (n / ld->in_use) * (ld->hold_ns / hold);
 }
 
-const char whatif_unknown[] = "unknown";
 
 /*
  * Every RPC that wants a place has one at @n: what the transport's verdict then says, by its own
