@@ -61,6 +61,18 @@ static void test_connection(void **state)
 		assert_true(d->what_if[i].high_Bps <= X * d->what_if[i].to * 1.000001);
 	}
 	assert_true(fabs(d->what_if[1].high_Bps / X - 4) < 1e-6);
+	/*
+	 * the server's window never held it (r = 0): the reach's range is a point, 2x, and the far
+	 * steps still run up to the unknown (CI's run I: 1 -> 8 read 9.1..9.1 then
+	 * connection-bound, and 15.0 came)
+	 */
+	x.link.tcp.rwnd_s = 0;
+	whatif_for(&v, &x, d);
+	assert_true(fabs(d->what_if[0].low_Bps - d->what_if[0].high_Bps) < 1e-3);
+	assert_string_equal(step(d, "nconnect", 8)->next_limit, "unknown");
+	assert_true(fabs(step(d, "nconnect", 8)->high_Bps / X - 8) < 1e-6);
+	x.link.tcp.rwnd_s = 0.3;
+	whatif_for(&v, &x, d);
 	assert_non_null(strstr(d->what_if_why, "read to 2 connections"));
 	assert_non_null(strstr(d->what_if_why, "server's window 3 %"));
 

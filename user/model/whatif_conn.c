@@ -50,6 +50,14 @@ static void step_at(const struct conn_step *c, unsigned int to, struct what_if *
 	w->low_Bps = lo < c->Bps ? c->Bps : lo > hi ? hi : lo;
 }
 
+/* the writers' pace or the links under what @to connections would carry in proportion */
+static bool capped(const struct conn_step *c, unsigned int to)
+{
+	double prop = c->Bps * to / c->conns;
+
+	return (c->cap_client > 0 && c->cap_client <= prop) || (c->cap_links > 0 && c->cap_links <= prop);
+}
+
 static void add_step(const struct conn_step *c, unsigned int to, struct verdict *d)
 {
 	struct what_if *w = &d->what_if[d->nwhat_if++];
@@ -62,7 +70,12 @@ static void add_step(const struct conn_step *c, unsigned int to, struct verdict 
 	w->in_flight = to;
 	w->reach = reach;
 	step_at(c, to < reach ? to : reach, w);
-	if (to > reach && w->high_Bps > w->low_Bps) {
+	/*
+	 * Past the reach, unless the writers' pace or the links already stop the reach itself:
+	 * then they stop any step past it, for sure. A range that is a point at the reach (the
+	 * server's window never held the connection: Amdahl is proportional) is no such stop.
+	 */
+	if (to > reach && !capped(c, reach)) {
 		struct what_if far;
 
 		step_at(c, to, &far);
