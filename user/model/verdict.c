@@ -265,7 +265,7 @@ static void classify(const struct view *v, const struct xprt_view *x, struct ver
 			 "window holds it (the what-if's basis): a server that reads slowly gains nothing", nc);
 		return;
 	}
-	if (x->exec_ns > 0 && x->rtt_ns / x->exec_ns >= 0.5) {
+	if (rtt_paced(x->rtt_ns, x->exec_ns)) {
 		d->cls = V_SERVER;
 		snprintf(d->knob, sizeof(d->knob), "slots are not the limit: the RTT (%.2f ms) is; look at "
 			 "the server (nfsd threads, its storage) or the round trip", d->rtt_ms);

@@ -181,6 +181,16 @@ struct what_if {
 	double reach;			/* the most the curve is read to; in_flight past it: "unknown" */
 };
 
+/*
+ * The verdict's rule between server- and client-bound, for a transport's verdict and for the
+ * one a what-if predicts: the round trip half an RPC's time (@rpc_ns, its waits for a place
+ * left out) or more
+ */
+static inline bool rtt_paced(double rtt_ns, double rpc_ns)
+{
+	return rpc_ns > 0 && rtt_ns / rpc_ns >= 0.5;
+}
+
 /* a step's next_limit past its reach */
 extern const char whatif_unknown[];
 

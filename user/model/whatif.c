@@ -136,7 +136,7 @@ static const char *writers_pace(const struct load *ld, const struct curve_fit *f
 	double slope = f->known ? f->slope_ns : (f->slope_lo_ns + f->slope_hi_ns) / 2;
 	double rtt = f->rtt_ns + (slope > 0 && n > f->level ? slope * (n - f->level) : 0);
 
-	return rtt > 0 && rtt >= client_ns ? verdict_names[V_SERVER] : verdict_names[V_CLIENT];
+	return rtt_paced(rtt, rtt + client_ns) ? verdict_names[V_SERVER] : verdict_names[V_CLIENT];
 }
 
 /* the lower of the link's rate @link_Bps and what the connections carry, *@name the one it is */

@@ -138,7 +138,7 @@ void whatif_conn(const struct view *v, const struct xprt_view *x, struct verdict
 	if (rpcs > 0 && exec > waited)
 		c.cap_client = g.Bps * exec / (exec - waited);
 	/* at it, the verdict's own rule: the round trip half an RPC's time (its wait gone) or more */
-	c.paced = all > waited && rtt >= (all - waited) / 2 ? verdict_names[V_SERVER] : verdict_names[V_CLIENT];
+	c.paced = rtt_paced(rtt, all - waited) ? verdict_names[V_SERVER] : verdict_names[V_CLIENT];
 	c.cap_links = links_Bps > 0 ? links_Bps : d->link_Bps;
 	/* every doubling up to the stack's ceiling, and the ceiling itself: what users ask first */
 	d->nwhat_if = 0;
