@@ -106,10 +106,24 @@ pk=$(echo "$s" | jq .in_use_peak)
 check_le "peak in use <= truth's" "$pk" "$5"
 check_ge "peak in use >= truth's less one and the take hook's skipped runs" "$pk" $(($5 - miss - 1))
 check_eq "in use back to 0" "$(echo "$s" | jq .in_use)" 0
-# the window's intervals summed: the last line is the summary over the whole run
+# the window's intervals summed: the last line is the summary over the whole run. A run the
+# kernel skipped leaves slotscope's level wrong until its next event reads the used bits anew,
+# and slotscope hooks every free and every take's SEQUENCE setup, so no later than the truth's
+# next event: a skipped take can cost at most the gap after one of the truth's takes, a skipped
+# free the gap after one of its frees. The bound: the largest such gaps, as many as were
+# skipped, taken from the time at the limit (or added to it) and the busy time (0 skipped: the
+# plain 1 point; seen: 3.5 points off with 7 takes skipped, 0.07 with none)
+grep -E '^[AF] ' /tmp/bt.out | sort -n -k2 | awk -v t0="${span% *}" -v t1="${span#* }" '
+	{ t = $2 < t0 ? t0 : ($2 > t1 ? t1 : $2); if (prev) printf "%s %.0f\n", pk, t - pt; prev = 1; pk = $1; pt = t }' >/tmp/gaps.txt
+gap() { awk -v k="$1" '$1 == k { print $2 }' /tmp/gaps.txt | sort -rn | head -n "$2" | awk '{ g += $1 } END { printf "%.0f\n", g }'; }
+g=$(( $(gap A "$miss") + $(gap F "$fmiss") ))
+full=$(awk -v p="$1" -v b="$6" 'BEGIN { printf "%.0f", p * b / 100 }')
+band=$(awk -v f="$full" -v b="$6" -v g="$g" 'BEGIN {
+	lo = f > g ? 100 * (f - g) / (b + g) : 0; hi = b > g ? 100 * (f + g) / (b - g) : 100
+	printf "%.4f %.4f", lo - 1, (hi > 100 ? 100 : hi) + 1 }')
 ours=$(echo "$s" | jq .at_limit_pct)
-echo "note at the limit in force: truth $1 %, slotscope $ours %"
-check_eq "at the limit within 1 point of busy time (truth $1, slotscope $ours)" \
-	"$(awk -v a="$1" -v b="$ours" 'BEGIN { d = a - b; if (d < 0) d = -d; print (d <= 1.0) ? "yes" : "no" }')" yes
+echo "note at the limit in force: truth $1 %, slotscope $ours %; $g ns the skipped runs may misread: $band"
+check_eq "at the limit within 1 point of busy time, and the skipped runs' gaps (truth $1, slotscope $ours, band ${band% *}..${band#* })" \
+	"$(awk -v lo="${band% *}" -v hi="${band#* }" -v b="$ours" 'BEGIN { print (b >= lo && b <= hi) ? "yes" : "no" }')" yes
 [ "$CHECK_FAILED" = 0 ] || cp /tmp/bt.out /tmp/s.json /out/ 2>/dev/null
 exit $CHECK_FAILED
