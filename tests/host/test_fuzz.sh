@@ -1,6 +1,6 @@
 #!/bin/bash
 # Every libFuzzer target (tests/fuzz/, built by `make fuzzers` under ASan and UBSan) for
-# FUZZ_SECONDS (10) each, from tests/fuzz/corpus and what earlier runs found: a crash, a leak or
+# FUZZ_SECONDS (10; make test sets 4) each, from tests/fuzz/corpus and what earlier runs found: a crash, a leak or
 # a sanitizer report fails, with the fuzzer's last lines. `make fuzz FUZZ_SECONDS=N` runs the same.
 #% timeout: 300
 top=$(cd "$(dirname "$0")/../.." && pwd)
