@@ -191,8 +191,9 @@ $(O)/heapwatch.so: tests/faults/heapwatch.c
 	$(call msg,LINK,$@)
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) -fPIC -shared $(LDFLAGS) $< -o $@
 
-# write(fd, NULL, n) in the VM (test_jobs): static, the image's libc is not the build's
-$(O)/nullwrite: tests/faults/nullwrite.c
+# write(fd, NULL, n) in the VM (test_jobs), a cached MiB rewritten or re-read (test_job_rpcbytes):
+# static, the image's libc is not the build's
+$(O)/nullwrite $(O)/cachehog: $(O)/%: tests/faults/%.c
 	$(call msg,LINK,$@)
 	$(Q)mkdir -p $(@D) && $(CC) $(WARN) -O2 -static $< -o $@
 
@@ -394,7 +395,7 @@ help:
 
 .PHONY: unit-test-bins
 # (tickbench: make bench-tick's, built here so a change of the map ABI cannot leave it behind)
-unit-test-bins: $(UNIT_BINS) $(O)/slotscope $(O)/slotscope-faults $(O)/heapwatch.so $(O)/nullwrite $(O)/tests/fleetgen $(O)/tests/snapgen $(O)/tests/tickbench
+unit-test-bins: $(UNIT_BINS) $(O)/slotscope $(O)/slotscope-faults $(O)/heapwatch.so $(O)/nullwrite $(O)/cachehog $(O)/tests/fleetgen $(O)/tests/snapgen $(O)/tests/tickbench
 
 # one VM (TCP behind a slow server, RDMA credits), then two VMs joined by a wire (RDMA link)
 demo:
@@ -450,7 +451,7 @@ include mk/package.mk
 
 clean:
 	$(call msg,CLEAN,$(O))
-	$(Q)rm -rf $(O)/slotscope $(O)/slotscope-faults $(O)/heapwatch.so $(O)/nullwrite $(O)/user $(O)/bpf $(O)/tests $(O)/*.skel.h $(O)/btfmerge $(O)/san
+	$(Q)rm -rf $(O)/slotscope $(O)/slotscope-faults $(O)/heapwatch.so $(O)/nullwrite $(O)/cachehog $(O)/user $(O)/bpf $(O)/tests $(O)/*.skel.h $(O)/btfmerge $(O)/san
 
 .DELETE_ON_ERROR:
 .SECONDARY:

@@ -64,10 +64,11 @@ static __always_inline __u64 as_number(const void *p)
 	return n;
 }
 
-static __always_inline void job_time_add(struct job_io *v, __u32 kind, __u64 ns, __u64 rtt)
+static __always_inline void job_time_add(struct job_io *v, __u32 kind, __u64 ns, __u64 rtt, __u64 bytes)
 {
 	if (kind == JC_TOTAL) {
 		__sync_fetch_and_add(&v->rpcs, 1);
+		__sync_fetch_and_add(&v->rpc_bytes, bytes);
 		if (rtt)
 			__sync_fetch_and_add(&v->ns[JC_RTT], rtt);
 	}
@@ -99,24 +100,28 @@ static __always_inline void pend_drain(__u64 ctx, __u64 file, struct job_key *k,
 	if (made && !v->uid)
 		v->uid = uid;
 	__sync_fetch_and_add(&v->rpcs, c.rpcs);
+	__sync_fetch_and_add(&v->rpc_bytes, c.rpc_bytes);
 	for (int i = 0; i < JOB_CAUSES; i++)
 		__sync_fetch_and_add(&v->ns[i], c.ns[i]);
 	if (jobio_stamp != epoch)
 		jobio_stamp = epoch;
 }
 
-#define JOB_KD(kind, dir)	((kind) | (dir) << 8)
+/* an RPC's bytes (at most its wsize or rsize and headers) fit the 48 bits above */
+#define JOB_KD(kind, dir, bytes)	((__u64)(kind) | (__u64)(dir) << 8 | (__u64)(bytes) << 16)
 
 /*
  * @ns of cause @kind (a wait kind; JC_TOTAL: the RPC's end, its execute time, with its round
- * trip @rtt) for the job of RPC task @taskp if it is a READ or WRITE (@dir JOB_WRITE or JOB_READ;
- * 2: read from its proc's name). @calldata: the task's call data if the caller read it (an RPC's
- * end, whose op is known), else 0 and it is read here. Every read through the helper.
+ * trip @rtt and the bytes it carried) for the job of RPC task @taskp if it is a READ or WRITE
+ * (@dir JOB_WRITE or JOB_READ; 2: read from its proc's name). @calldata: the task's call data if
+ * the caller read it (an RPC's end, whose op is known), else 0 and it is read here. Every read
+ * through the helper.
  */
-__noinline int job_time(__u64 taskp, __u64 calldata, __u32 kind_dir, __u64 ns, __u64 rtt)
+__noinline int job_time(__u64 taskp, __u64 calldata, __u64 kd, __u64 ns, __u64 rtt)
 {
-	/* five arguments at most: the kind in the low byte, the direction above (JOB_KD()) */
-	__u32 kind = kind_dir & 0xff, dir = kind_dir >> 8;
+	/* five arguments at most: the kind in the low byte, the direction above, then the bytes */
+	__u32 kind = kd & 0xff, dir = (kd >> 8) & 0xff;
+	__u64 bytes = kd >> 16;
 	struct rpc_task *task = (struct rpc_task *)taskp;
 	struct job_key k = {}, pk = {};
 	struct nfs_pgio_header *hdr;
@@ -149,7 +154,7 @@ __noinline int job_time(__u64 taskp, __u64 calldata, __u32 kind_dir, __u64 ns, _
 		v = lookup_or_init(&jobio, &k, &zero_jobio, CNT_JOBS_FULL, NULL);
 		if (!v)
 			return 0;
-		job_time_add(v, kind, ns, rtt);
+		job_time_add(v, kind, ns, rtt, bytes);
 		if (jobio_stamp != epoch)
 			jobio_stamp = epoch;
 		return 0;
@@ -162,11 +167,12 @@ __noinline int job_time(__u64 taskp, __u64 calldata, __u32 kind_dir, __u64 ns, _
 	/* another file's time at a reused address: it was never any job's */
 	if (v->calls != file) {
 		v->rpcs = 0;
+		v->rpc_bytes = 0;
 		for (int i = 0; i < JOB_CAUSES; i++)
 			v->ns[i] = 0;
 		v->calls = file;
 	}
-	job_time_add(v, kind, ns, rtt);
+	job_time_add(v, kind, ns, rtt, bytes);
 	/* named meanwhile on another CPU, after it drained: this time is the job's too */
 	cj = bpf_map_lookup_elem(&ctxjob, &ctx);
 	if (cj && (!CTX_OWNED || cj->file == file)) {
@@ -181,15 +187,15 @@ __noinline int job_time(__u64 taskp, __u64 calldata, __u32 kind_dir, __u64 ns, _
 static __always_inline void job_time_of(void *task, __u32 kind, __u64 ns, __u64 rtt, __u32 dir)
 {
 	if (jobs_timed)
-		job_time(as_number(task), 0, JOB_KD(kind, dir), ns, rtt);
+		job_time(as_number(task), 0, JOB_KD(kind, dir, 0), ns, rtt);
 }
 
 /*
- * job_time() at the end of READ or WRITE @task: its call data read here, in the one copy the
- * helper makes anyway (the task as a number, then its call data through it, was two: 57 guest
- * instructions an RPC under make bench-insn's count)
+ * job_time() at the end of READ or WRITE @task, which carried @bytes: its call data read here, in
+ * the one copy the helper makes anyway (the task as a number, then its call data through it, was
+ * two: 57 guest instructions an RPC under make bench-insn's count)
  */
-static __always_inline void job_time_end(struct rpc_task *task, __u64 ns, __u64 rtt, __u32 dir)
+static __always_inline void job_time_end(struct rpc_task *task, __u64 ns, __u64 rtt, __u32 dir, __u64 bytes)
 {
 	__u64 calldata = 0;
 
@@ -197,7 +203,7 @@ static __always_inline void job_time_end(struct rpc_task *task, __u64 ns, __u64 
 		return;
 	bpf_probe_read_kernel(&calldata, sizeof(calldata), __builtin_preserve_access_index(&task->tk_calldata));
 	if (calldata)
-		job_time(0, calldata, JOB_KD(JC_TOTAL, dir), ns, rtt);
+		job_time(0, calldata, JOB_KD(JC_TOTAL, dir, bytes), ns, rtt);
 }
 
 /*

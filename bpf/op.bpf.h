@@ -98,12 +98,12 @@ static __always_inline void FN(place_client)(struct op_stats *o, struct rpc_task
 
 /* one RPC of op @o, with its queue, RTT and execute times @v, as mountstats counts it */
 static __always_inline void FN(op_count)(struct op_stats *o, struct rpc_task *task, struct rpc_rqst *rqst,
-					 const __s64 *v)
+					 const __s64 *v, __u64 sent, __u64 recvd)
 {
 	struct op_counts *c = op_counters(o);
 
 	op_account(c ? c : &o->c, !c, RD(rqst, rq_ntrans), RD(task, tk_timeouts),
-		   RD(task, tk_status) < 0, RD(rqst, rq_xmit_bytes_sent), RD(rqst, rq_reply_bytes_recvd), v);
+		   RD(task, tk_status) < 0, sent, recvd, v);
 	/*
 	 * Counted in the entry itself while its slot is being taken (the claim's bump may come
 	 * before this count ends). An op left without a slot counts there at every RPC: no bump,
@@ -130,7 +130,7 @@ static __always_inline int FN(handle_stats_latency)(struct rpc_task *task, __s64
 	struct rpc_xprt *xprt;
 	struct op_stats *o;
 	__u32 clid;
-	__u64 now, start;
+	__u64 now, start, sent, recvd;
 
 	ARMED_OR_RETURN();
 	guard_pad();
@@ -158,7 +158,10 @@ static __always_inline int FN(handle_stats_latency)(struct rpc_task *task, __s64
 	if (!o)
 		return 0;
 	FN(place_client)(o, task, clnt, proc, clid);
-	FN(op_count)(o, task, rqst, v);
+	/* read once: mountstats' bytes, and a READ's or WRITE's its job's (#63) */
+	sent = RD(rqst, rq_xmit_bytes_sent);
+	recvd = RD(rqst, rq_reply_bytes_recvd);
+	FN(op_count)(o, task, rqst, v, sent, recvd);
 	/*
 	 * Answered (a reply matched sets rq_rtt), and not a lease's keepalive: the server answers.
 	 * When its reply came: rq_xtime + rq_rtt, that is tk_start + backlog + rtt, not the RPC's
@@ -172,7 +175,7 @@ static __always_inline int FN(handle_stats_latency)(struct rpc_task *task, __s64
 	/* a READ's or WRITE's whole time, and its round trip, are its job's (job_time()) */
 	if (execute > 0 && op_is_page_io(o->name))
 		job_time_end(task, (__u64)execute, rtt > 0 ? (__u64)rtt : 0,
-			     o->name[0] == 'W' ? JOB_WRITE : JOB_READ);
+			     o->name[0] == 'W' ? JOB_WRITE : JOB_READ, o->name[0] == 'W' ? sent : recvd);
 	return 0;
 }
 

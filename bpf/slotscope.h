@@ -321,6 +321,7 @@ struct job_io {
 	__u32 uid;		/* of the call that made the entry */
 	__u32 __pad;
 	__u64 rpcs;		/* READs or WRITEs of its data that ended */
+	__u64 rpc_bytes;	/* what those carried: WRITE bytes sent, READ bytes received (#63) */
 	__u64 ns[JOB_CAUSES];
 };
 
@@ -377,7 +378,7 @@ struct cg_name {
 	char comp[CG_DEPTH][CG_COMP];
 };
 
-_Static_assert(sizeof(struct job_key) == 16 && sizeof(struct job_io) == 32 + 8 * JOB_CAUSES &&
+_Static_assert(sizeof(struct job_key) == 16 && sizeof(struct job_io) == 40 + 8 * JOB_CAUSES &&
 	       sizeof(struct job_task) == 16 && sizeof(struct ctx_job) == 24, "job ABI");
 _Static_assert(sizeof(struct xprt_stats) == 1792 + 56 + 4 * 8 * LEVEL_BUCKETS &&
 	       __builtin_offsetof(struct xprt_stats, key) == sizeof(struct xprt_stats) - 8, "xprt_stats ABI");

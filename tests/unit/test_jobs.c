@@ -105,7 +105,8 @@ struct fx {
 static void io(struct jobio_snap *e, __u64 cgid, __u32 dev, __u32 dir, __u64 bytes, __u32 uid)
 {
 	e->k = (struct job_key){ .cgid = cgid, .dev = dev, .dir = dir };
-	e->v = (struct job_io){ .bytes = bytes, .calls = bytes / 65536, .uid = uid };
+	/* written through: each call's bytes carried by its RPCs in the same window */
+	e->v = (struct job_io){ .bytes = bytes, .calls = bytes / 65536, .uid = uid, .rpc_bytes = bytes };
 }
 
 static void test_window_jobs(void **state)
@@ -166,6 +167,7 @@ static void test_window_jobs(void **state)
 	assert_string_equal(w.j[1].id.id, "/user.slice/job_4242");
 	assert_int_equal(w.j[1].bytes, 2000);
 	assert_int_equal(w.total, 12000);
+	assert_int_equal(w.rpc_total, 12000);
 	assert_true(w.j[0].share > 0.83 && w.j[0].share < 0.84);
 	/* every mount: the pod too */
 	in.ndevs = 0;

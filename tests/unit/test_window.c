@@ -122,10 +122,10 @@ static void test_window_render(void **state)
 {
 	struct win_job j[2] = {
 		{ .id = { .kind = "slurm", .id = "4242", .step = "0", .uid = JOB_UNKNOWN_UID }, .uid = 1000,
-		  .user = "alice", .nprocs = 3, .bytes = 300, .share = 0.75, .rpcs = 12, .rpc_s = 8,
+		  .user = "alice", .nprocs = 3, .bytes = 300, .rpc_bytes = 330, .share = 0.75, .rpcs = 12, .rpc_s = 8,
 		  .cause_rpc_s = { [JS_SLOT] = 6, [JS_RTT] = 2 }, .active_s = 4, .cause_s = { [JS_SLOT] = 3, [JS_RTT] = 1 } },
 		{ .id = { .kind = "kubernetes", .id = "3f1c", .uid = JOB_UNKNOWN_UID }, .uid = JOB_UNKNOWN_UID,
-		  .nprocs = 1, .bytes = 100, .share = 0.25 },
+		  .nprocs = 1, .bytes = 100, .rpc_bytes = 110, .share = 0.25 },
 	};
 	struct win_jobs js = { .j = j, .nj = 2 }, none = { 0 };
 	struct window_view cv = { .kind = WIN_RESTORE, .n = 2, .mixed = true, .secs = 4,
@@ -147,16 +147,16 @@ static void test_window_render(void **state)
 	fclose(f);
 	assert_non_null(strstr(buf, "Restore 2: "));
 	assert_non_null(strstr(buf, "8.0 MiB read, 0.002 GB/s (mixed: writes too)"));
-	assert_non_null(strstr(buf, "  job: slurm 4242 step 0, user alice, 3 processes, 75% of their I/O\n"));
+	assert_non_null(strstr(buf, "  job: slurm 4242 step 0, user alice, 3 processes, 75% of their RPC bytes\n"));
 	assert_non_null(strstr(buf, "    its 12 RPCs, its 4.0 s of the window by cause: slot 3.0 rtt 1.0\n"));
-	assert_non_null(strstr(buf, "  job: kubernetes 3f1c, 1 process, 25% of their I/O\n"));
+	assert_non_null(strstr(buf, "  job: kubernetes 3f1c, 1 process, 25% of their RPC bytes\n"));
 	assert_null(strstr(buf, "its 0 RPCs"));
 	assert_non_null(strstr(buf, "Checkpoint 2: "));
 	assert_non_null(strstr(buf, "  job: unknown (no process seen using its mounts)\n"));
-	assert_non_null(strstr(buf, "\"type\":\"checkpoint\",\"schema\":1,\"kind\":\"checkpoint\",\"n\":2"));
+	assert_non_null(strstr(buf, "\"type\":\"checkpoint\",\"schema\":2,\"kind\":\"checkpoint\",\"n\":2"));
 	assert_non_null(strstr(buf, "\"job\":{\"kind\":\"slurm\",\"id\":\"4242\"}"));
 	assert_non_null(strstr(buf, "{\"kind\":\"kubernetes\",\"id\":\"3f1c\",\"step\":null,\"uid\":null,\"user\":null,"
-				    "\"processes\":1,\"io_bytes\":100,\"share\":0.25,\"rpcs\":0,"));
+				    "\"processes\":1,\"io_bytes\":100,\"rpc_bytes\":110,\"share\":0.25,\"rpcs\":0,"));
 	assert_non_null(strstr(buf, "\"rpcs\":12,\"rpc_seconds\":{\"total\":8,\"slot\":6,\"send\":0,\"session\":0,"
 				    "\"delay\":0,\"rtt\":2,\"other\":0},\"active_s\":4,\"seconds\":{\"slot\":3,\"send\":0,"));
 	free(buf);

@@ -46,10 +46,14 @@ tracepoint:sunrpc:rpc_task_wakeup /@s[args->task_id, args->client_id]/ {
 	delete(@k[args->task_id, args->client_id]);
 	delete(@x[args->task_id, args->client_id]);
 }
+kfunc:sunrpc:rpc_count_iostats_metrics {
+	@b[args->task->tk_pid, args->task->tk_client->cl_clid] = args->task->tk_rqstp->rq_xmit_bytes_sent;
+}
 tracepoint:sunrpc:rpc_stats_latency /str(args->procname) == "WRITE"/ {
-	printf("R %llu %llu %llu %lu %lu %llu\n", @job[args->task_id, args->client_id],
+	printf("R %llu %llu %llu %lu %lu %llu %llu\n", @job[args->task_id, args->client_id],
 	       @slot[args->task_id, args->client_id], @send[args->task_id, args->client_id],
-	       args->rtt, args->execute, @sendx[args->task_id, args->client_id]);
+	       args->rtt, args->execute, @sendx[args->task_id, args->client_id], @b[args->task_id, args->client_id]);
+	delete(@b[args->task_id, args->client_id]);
 	delete(@job[args->task_id, args->client_id]);
 	delete(@slot[args->task_id, args->client_id]);
 	delete(@send[args->task_id, args->client_id]);
@@ -70,6 +74,7 @@ until { grep -q '"interval"' /tmp/fn.json && grep -q '"interval"' /tmp/tp.json; 
 	sleep 0.2; i=$((i + 1))
 done
 # job_101: 6 writers, job_102: 3, each 16 MiB in O_DIRECT writes of 4 MiB (4 RPCs in flight each)
+sent0=$(mountstats_op /mnt/t WRITE bytes_sent)
 pids=
 for w in 101:6 102:3; do
 	j=${w%:*} n=${w#*:} k=0
@@ -80,6 +85,7 @@ for w in 101:6 102:3; do
 	done
 done
 wait $pids
+sent1=$(mountstats_op /mnt/t WRITE bytes_sent)
 sleep 4
 kill -INT $fp $tp
 wait $fp $tp
@@ -91,25 +97,30 @@ for d in fn tp; do
 done
 # the truth per job: RPCs, then seconds of slot waits, send waits, round trips, whole
 # (the send waits twice: to the task's wake-up, and to its request's first transmission if that
-# came first, as the lock's holder sends the queued requests of others)
-truth() { awk -v cg="$1" '$1 == "R" && $2 == cg { n++; sl += $3; sd += $4; r += $5; e += $6; sx += $7 }
-	END { printf "%d %.6f %.6f %.6f %.6f %.6f\n", n, sl / 1e9, sd / 1e9, r / 1e6, e / 1e6, sx / 1e9 }' /tmp/bt.out; }
+# came first, as the lock's holder sends the queued requests of others), then the bytes its
+# WRITEs sent, as mountstats adds them (rpc_count_iostats_metrics(), before the tracepoint)
+truth() { awk -v cg="$1" '$1 == "R" && $2 == cg { n++; sl += $3; sd += $4; r += $5; e += $6; sx += $7; b += $8 }
+	END { printf "%d %.6f %.6f %.6f %.6f %.6f %.0f\n", n, sl / 1e9, sd / 1e9, r / 1e6, e / 1e6, sx / 1e9, b }' /tmp/bt.out; }
 # within(WHAT, GOT, WANT): 5 %, or 50 ms for a cause under a second
 within() {
 	_ok=$(awk -v g="$2" -v w="$3" 'BEGIN { d = g - w; if (d < 0) d = -d; print (d <= (w >= 1 ? 0.05 * w : 0.05)) ? "yes" : "no" }')
 	check_eq "$1: $2 s against $3 s" "$_ok" yes
 }
 for d in fn tp; do
-	for j in 101:$cg101 102:$cg102; do
-		id=${j%:*} cg=${j#*:}
+	for j in 101:$cg101:6 102:$cg102:3; do
+		id=${j%%:*} cg=${j#*:} nw=${j##*:}
+		cg=${cg%:*}
 		set -- $(truth $cg)
 		# every checkpoint window's figures for the job, summed
 		s=$(jq -c 'select(.type == "checkpoint") | .jobs[] | select(.kind == "slurm" and .id == "'$id'")' /tmp/$d.json |
-			jq -sc '{rpcs: (map(.rpcs) | add), slot: (map(.rpc_seconds.slot) | add), send: (map(.rpc_seconds.send) | add),
+			jq -sc '{rpcs: (map(.rpcs) | add), rpc_bytes: (map(.rpc_bytes) | add), slot: (map(.rpc_seconds.slot) | add), send: (map(.rpc_seconds.send) | add),
 				 rtt: (map(.rpc_seconds.rtt) | add), total: (map(.rpc_seconds.total) | add),
 				 seconds: (map(.seconds | to_entries | map(.value) | add) | add)}')
 		echo "note $d job $id: slotscope $s; truth rpcs $1 slot $2 send $3 (to transmission $6) rtt $4 total $5"
 		check_eq "$d job $id: its WRITEs" "$(echo "$s" | jq .rpcs)" "$1"
+		# what they carried (#63): the job by its open context, the truth by its tasks' maker
+		check_eq "$d job $id: its WRITEs' bytes sent" "$(echo "$s" | jq .rpc_bytes)" "$7"
+		check_ge "$d job $id: its WRITEs' bytes sent, its data ($nw x 16 MiB) at least" "$7" $((nw * 16 * 1048576))
 		check_gt "$d job $id: slot waits (truth, ms)" "$(awk -v s="$2" 'BEGIN { printf "%d", s * 1000 }')" 0
 		within "$d job $id: slot waits" "$(echo "$s" | jq .slot)" "$2"
 		# a send wait ends at the task's wake-up in the tracepoint design; through the functions,
@@ -128,6 +139,12 @@ for d in fn tp; do
 	# TCG guest's 1 s ticks run some ms long: 1.995 s of a 2.998 s window was seen)
 	check_eq "$d: job 101's time in its longest window, within an interval of the window's" "$(jq -s 'map(select(.type == "checkpoint")) | max_by(.duration_s) |
 		.duration_s as $d | .jobs[] | select(.id == "101") | .active_s >= $d - 1.1' /tmp/$d.json)" true
+done
+# every WRITE of the mount was one of the two jobs': their bytes are mountstats' (#63)
+for d in fn tp; do
+	check_eq "$d: the jobs' WRITE bytes sent = the mount's (mountstats)" \
+		"$(jq -s '[.[] | select(.type == "checkpoint") | .jobs[] | select(.kind == "slurm") | .rpc_bytes] | add' /tmp/$d.json)" \
+		$((sent1 - sent0))
 done
 check_eq "slotscope: nothing refused or failed" "$(cat /tmp/fn.err /tmp/tp.err | grep -v '^libbpf' | grep -ic 'cannot\|refused\|fail')" 0
 exit $CHECK_FAILED

@@ -76,10 +76,12 @@ void job_id_of(const struct jobs_in *in, __u64 cgid, struct job_id *id)
 	id->uid = JOB_UNKNOWN_UID;
 }
 
-static int by_bytes(const void *a, const void *b)
+static int by_rpc_bytes(const void *a, const void *b)
 {
 	const struct win_job *x = a, *y = b;
 
+	if (x->rpc_bytes != y->rpc_bytes)
+		return x->rpc_bytes < y->rpc_bytes ? 1 : -1;
 	if (x->bytes != y->bytes)
 		return x->bytes < y->bytes ? 1 : -1;
 	if (x->nprocs != y->nprocs)
@@ -97,7 +99,8 @@ struct win_job *win_job_find(struct win_jobs *w, const struct job_id *id)
 
 int jobs_of_window(struct win_jobs *w, const struct jobs_in *in)
 {
-	uint64_t *best = NULL;		/* per job: the bytes of the cgroup that named its step */
+	/* per job: the RPC bytes, then file bytes, of the cgroup that named its step */
+	uint64_t (*best)[2] = NULL;
 	size_t capbest = 0;
 
 	jobs_reset(w);
@@ -105,11 +108,13 @@ int jobs_of_window(struct win_jobs *w, const struct jobs_in *in)
 		const struct jobio_snap *e = &in->to->jobio[i];
 		const struct job_io *b = jobio_before(in->from, &e->k);
 		uint64_t d = b ? delta_u64(e->v.bytes, b->bytes) : e->v.bytes;
+		uint64_t r = b ? delta_u64(e->v.rpc_bytes, b->rpc_bytes) : e->v.rpc_bytes;
 		struct job_id id;
 		struct win_job *j;
 		size_t at;
 
-		if (e->k.dir != in->dir || !dev_in(in, e->k.dev) || !d)
+		/* RPC bytes alone: writeback in the window of calls made before it */
+		if (e->k.dir != in->dir || !dev_in(in, e->k.dev) || (!d && !r))
 			continue;
 		job_id_of(in, e->k.cgid, &id);
 		j = job_of(w, &id);
@@ -118,14 +123,16 @@ int jobs_of_window(struct win_jobs *w, const struct jobs_in *in)
 			return -ENOMEM;
 		}
 		at = (size_t)(j - w->j);
-		if (!j->bytes)
-			best[at] = 0;
+		if (!j->bytes && !j->rpc_bytes)
+			best[at][0] = best[at][1] = 0;
 		/* several cgroups of one job (its steps, its containers): the step that moved most */
-		if (d > best[at]) {
-			best[at] = d;
+		if (r > best[at][0] || (r == best[at][0] && d > best[at][1])) {
+			best[at][0] = r;
+			best[at][1] = d;
 			snprintf(j->id.step, sizeof(j->id.step), "%s", id.step);
 		}
 		j->bytes += d;
+		j->rpc_bytes += r;
 		if (j->uid == JOB_UNKNOWN_UID)
 			j->uid = id.uid != JOB_UNKNOWN_UID ? id.uid : e->v.uid;
 	}
@@ -144,13 +151,14 @@ int jobs_of_window(struct win_jobs *w, const struct jobs_in *in)
 	}
 	for (size_t i = 0; i < w->nj; i++) {
 		w->total += w->j[i].bytes;
+		w->rpc_total += w->j[i].rpc_bytes;
 		if (w->j[i].uid != JOB_UNKNOWN_UID)
 			user_name(w->j[i].uid, w->j[i].user, sizeof(w->j[i].user));
 	}
 	for (size_t i = 0; i < w->nj; i++)
-		w->j[i].share = w->total ? (double)w->j[i].bytes / (double)w->total : -1;
+		w->j[i].share = w->rpc_total ? (double)w->j[i].rpc_bytes / (double)w->rpc_total : -1;
 	if (w->nj > 1)
-		qsort(w->j, w->nj, sizeof(*w->j), by_bytes);
+		qsort(w->j, w->nj, sizeof(*w->j), by_rpc_bytes);
 	return 0;
 }
 
@@ -158,6 +166,7 @@ void jobs_reset(struct win_jobs *w)
 {
 	w->nj = 0;
 	w->total = 0;
+	w->rpc_total = 0;
 }
 
 void jobs_free(struct win_jobs *w)

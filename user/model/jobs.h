@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Whose I/O a window was, as the kernel counted it: the bytes each cgroup's processes moved
- * through NFS's own file write and read on the window's mounts (struct job_io, counted in BPF in
- * the writer's context, however short it lived), named by the cgroup's path as a Slurm job, a
+ * Whose I/O a window was, as the kernel counted it: the bytes the READs and WRITEs of each
+ * cgroup's files carried on the window's mounts (struct job_io's rpc_bytes: each RPC names its
+ * file's open context, and the context the cgroup whose process moved its bytes, whoever issues
+ * the RPC), beside the bytes its processes moved through NFS's own file write and read (counted
+ * in BPF in the writer's context, however short it lived; a cached rewrite or re-read moves
+ * these and no RPC, so they do not rank jobs: #63), named by the cgroup's path as a Slurm job, a
  * Kubernetes pod, a systemd unit, or the path itself. Naming needs no privilege: cgroup v2 ids
  * are the inode numbers of the cgroup directories, which anyone may list.
  */
@@ -50,8 +53,11 @@ struct win_job {
 	uint32_t uid;			/* of the writer that made its first count */
 	char user[33];			/* from /etc/passwd; "" when not there */
 	unsigned int nprocs;		/* processes seen doing its NFS I/O in the window */
-	uint64_t bytes;			/* through NFS on the window's mounts, in its direction */
-	double share;			/* of every job's bytes; < 0: none moved */
+	uint64_t bytes;			/* its file calls' through NFS on the window's mounts, in
+					 * its direction (io_bytes) */
+	uint64_t rpc_bytes;		/* what its READs or WRITEs that ended in the window carried
+					 * (WRITE bytes sent, READ bytes received, as mountstats) */
+	double share;			/* of every job's rpc_bytes; < 0: no RPC carried any */
 	uint64_t rpcs;			/* its READs or WRITEs that ended in the window */
 	double rpc_s;			/* their time, summed over them */
 	double cause_rpc_s[JS_CAUSES];	/* rpc_s by cause */
@@ -62,7 +68,8 @@ struct win_job {
 struct win_jobs {
 	struct win_job *j;
 	size_t nj, capj;
-	uint64_t total;			/* bytes over every job */
+	uint64_t total;			/* file-call bytes over every job */
+	uint64_t rpc_total;		/* RPC bytes over every job */
 };
 
 /* What a window's jobs are made of: its ends, its mounts and direction, who was seen. */
@@ -77,7 +84,10 @@ struct jobs_in {
 	__u64 since_ns;			/* the window's start, on the clock of task_seen */
 };
 
-/* The window's jobs, largest first, with their shares; 0 or -ENOMEM. */
+/*
+ * The window's jobs, by the bytes their RPCs carried (then their file calls', their processes,
+ * their ids), with their shares; 0 or -ENOMEM.
+ */
 int jobs_of_window(struct win_jobs *w, const struct jobs_in *in);
 /* the job of cgroup @cgid, named through @in's hierarchy ("unknown" when it cannot be) */
 void job_id_of(const struct jobs_in *in, __u64 cgid, struct job_id *id);

@@ -220,23 +220,26 @@ static int keep_jobio(struct snapshot *to, const struct snapshot *from)
 	return from->ts_ns ? snapshot_dup(to, &s) : 0;
 }
 
-/* whether this kind's NFS file I/O moved from @a to @b: its bytes and calls, summed */
+/* whether this kind's NFS I/O moved from @a to @b: its file calls' bytes and count, and the
+ * bytes its RPCs carried (a flush after the last call), summed */
 static bool io_moved(const struct window *c, const struct snapshot *a, const struct snapshot *b)
 {
 	__u32 dir = c->kind == WIN_RESTORE ? JOB_READ : JOB_WRITE;
-	__u64 sa[2] = { 0 }, sb[2] = { 0 };
+	__u64 sa[3] = { 0 }, sb[3] = { 0 };
 
 	for (size_t i = 0; i < a->njobio; i++)
 		if (a->jobio[i].k.dir == dir) {
 			sa[0] += a->jobio[i].v.bytes;
 			sa[1] += a->jobio[i].v.calls;
+			sa[2] += a->jobio[i].v.rpc_bytes;
 		}
 	for (size_t i = 0; i < b->njobio; i++)
 		if (b->jobio[i].k.dir == dir) {
 			sb[0] += b->jobio[i].v.bytes;
 			sb[1] += b->jobio[i].v.calls;
+			sb[2] += b->jobio[i].v.rpc_bytes;
 		}
-	return sa[0] != sb[0] || sa[1] != sb[1];
+	return memcmp(sa, sb, sizeof(sa)) != 0;
 }
 
 int window_jobs_track(struct window *c, enum window_event ev, const struct snapshot *before,

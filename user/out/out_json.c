@@ -12,7 +12,7 @@
  * The JSON lines' schema: bumped whenever a field's meaning changes (added fields do not bump it),
  * so a consumer can tell the numbers it reads (docs/json.md, "schema")
  */
-#define JSON_SCHEMA 1
+#define JSON_SCHEMA 2
 
 static void hist_json(struct jw *w, const char *key, const __u64 *b)
 {
@@ -387,6 +387,7 @@ static void jobs_json(struct jw *w, const struct win_jobs *js)
 		jw_str(w, "user", j->user[0] ? j->user : NULL);
 		jw_u64(w, "processes", j->nprocs);
 		jw_u64(w, "io_bytes", j->bytes);
+		jw_u64(w, "rpc_bytes", j->rpc_bytes);
 		if (j->share >= 0)
 			jw_dbl(w, "share", j->share);
 		else

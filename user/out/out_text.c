@@ -246,7 +246,7 @@ void out_window_text(FILE *f, const struct view *v, const struct window_view *c)
 			fprintf(f, ", uid %u", j->uid);
 		fprintf(f, ", %u process%s", j->nprocs, j->nprocs == 1 ? "" : "es");
 		if (j->share >= 0)
-			fprintf(f, ", %.0f%% of their I/O", 100 * j->share);
+			fprintf(f, ", %.0f%% of their RPC bytes", 100 * j->share);
 		fputc('\n', f);
 		/* where its RPCs' time went, as seconds of its time in the window: what its writers waited on */
 		if (j->rpc_s > 0) {

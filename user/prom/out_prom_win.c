@@ -45,7 +45,7 @@ void prom_windows(FILE *f, const struct prom_input *in)
 		}
 	}
 	prom_family(f, "last_window_job_info", "gauge",
-	       "1, labelled with the job that moved most of the last completed window's bytes "
+	       "1, labelled with the job whose READs or WRITEs carried most of the last completed window's bytes "
 	       "(job_kind slurm, kubernetes, systemd, cgroup or unknown); none before the first window ends.");
 	for (int k = 0; k < WIN_KINDS; k++) {
 		const struct window *c = in->windows ? &in->windows[k] : NULL;

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A window's jobs ranked by what their READs and WRITEs carried (#63), not by what their file
+ * calls moved: a user rewriting one cached MiB (gigabytes through the page cache, one flush's RPC
+ * bytes) stays below the Slurm step whose 96 MiB went to the server; a cgroup whose bytes were all
+ * written back in the window (its calls before it) is among the window's jobs; shares are of the
+ * RPC bytes, their sum one; ties fall to the file bytes; no RPC bytes at all: no share.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include "model/jobs.h"
+
+#define MiB (1024ULL * 1024)
+
+static char root[64];
+
+static __u64 mkcg(const char *rel)
+{
+	char path[512];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s%s", root, rel);
+	assert_int_equal(mkdir(path, 0755), 0);
+	assert_int_equal(stat(path, &st), 0);
+	return st.st_ino;
+}
+
+static void rmcg(const char *rel)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s%s", root, rel);
+	assert_int_equal(rmdir(path), 0);
+}
+
+static void io(struct jobio_snap *e, __u64 cgid, __u32 dir, __u64 bytes, __u64 rpc_bytes)
+{
+	e->k = (struct job_key){ .cgid = cgid, .dev = 33, .dir = dir };
+	e->v = (struct job_io){ .bytes = bytes, .calls = bytes / MiB, .uid = 1001, .rpc_bytes = rpc_bytes };
+}
+
+static const char *const dirs[] = {
+	"/system.slice", "/system.slice/slurmstepd.scope", "/system.slice/slurmstepd.scope/job_777",
+	"/system.slice/slurmstepd.scope/job_777/step_0", "/system.slice/slurmstepd.scope/job_777/step_1",
+	"/user.slice", "/user.slice/session-4.scope", "/system.slice/flusher.service",
+};
+enum { STEP0 = 3, STEP1, SESSION = 6, WRITEBACK };
+
+static void test_ranked_by_rpc_bytes(void **state)
+{
+	struct jobio_snap a[4], b[8];
+	struct snapshot from = { .ts_ns = 1, .jobio = a, .njobio = 0 }, to = { .ts_ns = 2, .jobio = b };
+	__u64 id[sizeof(dirs) / sizeof(dirs[0])];
+	struct win_jobs w = { 0 };
+	struct cgroups cg;
+	struct jobs_in in;
+
+	(void)state;
+	snprintf(root, sizeof(root), "/tmp/slotscope-cg-XXXXXX");
+	assert_non_null(mkdtemp(root));
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		id[i] = mkcg(dirs[i]);
+	cgroups_init_at(&cg, root);
+	/* before the window: the session had rewritten its MiB already, flushed once */
+	io(&a[0], id[SESSION], JOB_WRITE, 512 * MiB, 1 * MiB);
+	from.njobio = 1;
+	/* in it: 8 GiB more through the cache, one more flush; the job's two steps write through */
+	io(&b[0], id[SESSION], JOB_WRITE, 512 * MiB + 8192 * MiB, 2 * MiB);
+	io(&b[1], id[STEP0], JOB_WRITE, 64 * MiB, 64 * MiB + 4096);
+	io(&b[2], id[STEP1], JOB_WRITE, 32 * MiB, 32 * MiB + 2048);
+	/* a cgroup whose calls all came before the window: its bytes written back in it */
+	io(&b[3], id[WRITEBACK], JOB_WRITE, 0, 3 * MiB);
+	/* the session's re-reads: another direction */
+	io(&b[4], id[SESSION], JOB_READ, 4096 * MiB, 0);
+	to.njobio = 5;
+	assert_int_equal(cgroups_learn(&cg, &to, 10), 0);
+	in = (struct jobs_in){ .from = &from, .to = &to, .dir = JOB_WRITE, .cg = &cg };
+	assert_int_equal(jobs_of_window(&w, &in), 0);
+	assert_int_equal(w.nj, 3);
+	/* the job whose RPCs carried 96 MiB, its step the one whose RPCs carried most */
+	assert_string_equal(w.j[0].id.kind, "slurm");
+	assert_string_equal(w.j[0].id.id, "777");
+	assert_string_equal(w.j[0].id.step, "0");
+	assert_int_equal(w.j[0].rpc_bytes, 96 * MiB + 6144);
+	assert_int_equal(w.j[0].bytes, 96 * MiB);
+	/* written back in the window, no call in it: among the jobs, by its RPC bytes */
+	assert_string_equal(w.j[1].id.id, "flusher.service");
+	assert_int_equal(w.j[1].rpc_bytes, 3 * MiB);
+	assert_int_equal(w.j[1].bytes, 0);
+	/* the cached rewriter: most of the file bytes, last by what reached the server */
+	assert_string_equal(w.j[2].id.kind, "systemd");
+	assert_string_equal(w.j[2].id.id, "session-4.scope");
+	assert_int_equal(w.j[2].bytes, 8192 * MiB);
+	assert_int_equal(w.j[2].rpc_bytes, 1 * MiB);
+	assert_true(w.j[2].bytes > 80 * w.j[0].bytes);
+	/* shares of the RPC bytes, summing to one */
+	assert_int_equal(w.rpc_total, 100 * MiB + 6144);
+	assert_int_equal(w.total, 8192 * MiB + 96 * MiB);
+	assert_true(w.j[0].share > 0.95 && w.j[2].share < 0.011);
+	assert_true(w.j[0].share + w.j[1].share + w.j[2].share > 1 - 1e-12 &&
+		    w.j[0].share + w.j[1].share + w.j[2].share < 1 + 1e-12);
+
+	/* a restore window: the re-reads went nowhere near the server, yet they are its only I/O */
+	in.dir = JOB_READ;
+	assert_int_equal(jobs_of_window(&w, &in), 0);
+	assert_int_equal(w.nj, 1);
+	assert_int_equal(w.rpc_total, 0);
+	assert_true(w.j[0].share < 0);
+
+	/* equal RPC bytes: the file bytes decide */
+	io(&b[1], id[STEP0], JOB_WRITE, 10 * MiB, 5 * MiB);
+	io(&b[2], id[SESSION], JOB_WRITE, 512 * MiB + 20 * MiB, 1 * MiB + 5 * MiB);
+	to.njobio = 3;
+	in.dir = JOB_WRITE;
+	b[0] = b[2];
+	b[2] = b[3];
+	assert_int_equal(jobs_of_window(&w, &in), 0);
+	assert_int_equal(w.nj, 3);
+	assert_string_equal(w.j[0].id.id, "session-4.scope");
+	assert_string_equal(w.j[1].id.id, "777");
+	assert_true(w.j[0].rpc_bytes == w.j[1].rpc_bytes);
+
+	jobs_free(&w);
+	cgroups_free(&cg);
+	for (size_t i = sizeof(dirs) / sizeof(dirs[0]); i-- > 0;)
+		rmcg(dirs[i]);
+	rmdir(root);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ranked_by_rpc_bytes),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
