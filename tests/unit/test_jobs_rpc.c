@@ -134,10 +134,43 @@ static void test_ranked_by_rpc_bytes(void **state)
 	rmdir(root);
 }
 
+/* a snapshot in the engine's order is searched by bisection: every entry found, none made up */
+static void test_sorted_lookup(void **state)
+{
+	enum { N = 5000 };
+	struct jobio_snap *e = calloc(N, sizeof(*e));
+	struct snapshot s = { .jobio = e, .njobio = N };
+
+	(void)state;
+	assert_non_null(e);
+	for (size_t i = 0; i < N; i++)
+		e[i] = (struct jobio_snap){ .k = { .cgid = (i * 7919) % 10007 + 1, .dev = 33 + (__u32)(i % 3),
+						   .dir = (__u32)(i % 2) },
+					    .v = { .bytes = i } };
+	qsort(e, N, sizeof(*e), jobio_key_cmp);
+	s.jobio_sorted = true;
+	for (size_t i = 0; i < N; i++) {
+		const struct job_io *v = jobio_before(&s, &e[i].k);
+
+		assert_non_null(v);
+		assert_ptr_equal(v, &e[i].v);
+	}
+	for (__u64 c = 10008; c < 10100; c++) {
+		struct job_key k = { .cgid = c, .dev = 33, .dir = 0 };
+
+		assert_null(jobio_before(&s, &k));
+	}
+	/* an empty one, sorted or not */
+	s.njobio = 0;
+	assert_null(jobio_before(&s, &e[0].k));
+	free(e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ranked_by_rpc_bytes),
+		cmocka_unit_test(test_sorted_lookup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

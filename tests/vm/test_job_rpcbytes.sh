@@ -28,11 +28,11 @@ while [ $i -lt $N ]; do
 	i=$((i + 1))
 done
 chmod 666 /mnt/a/j/data.*
-slotscope --json 1 --ckpt-threshold 0.5 --prom-file /tmp/s.prom >/tmp/root.json 2>/tmp/root.err &
+slotscope --json 1 --ckpt-threshold 0.5 --restore-threshold 0.5 --prom-file /tmp/s.prom >/tmp/root.json 2>/tmp/root.err &
 rp=$!
 caps="cap_bpf,cap_perfmon"
 env capsh --caps="$caps,cap_setpcap,cap_setuid,cap_setgid+eip" --keep=1 --user=nobody --addamb="$caps" \
-	--shell=/bin/sh -- -c "exec slotscope -v --json 1 --ckpt-threshold 0.5 --mounts-of 1 >/tmp/unit.json 2>/tmp/unit.err" &
+	--shell=/bin/sh -- -c "exec slotscope -v --json 1 --ckpt-threshold 0.5 --restore-threshold 0.5 --mounts-of 1 >/tmp/unit.json 2>/tmp/unit.err" &
 up=$!
 tracing() { grep -q '"interval"' /tmp/$1.json 2>/dev/null; }
 i=0; until tracing root && tracing unit || [ $i -ge 300 ]; do sleep 0.2; i=$((i + 1)); done
@@ -50,7 +50,8 @@ window() {
 	done
 	b1=$(mountstats_op /mnt/a $3 $4)
 	sleep 2
-	kill -TERM $hog
+	# the hog itself (the job's shell, in the background, is its parent's parent)
+	pkill -TERM -x cachehog
 	wait $hog
 	echo "note $1: the session's calls moved $(cat /tmp/hog.$1) bytes; the mount's $3 $4 over the step: $((b1 - b0))"
 	echo $((b1 - b0)) >/tmp/mnt.$1
@@ -59,6 +60,8 @@ window() {
 window rewrite "exec dd if=/dev/zero of=/mnt/a/j/ckpt.%d bs=4M count=1 conv=fsync 2>/dev/null" WRITE bytes_sent
 # the step's reads go to the server (O_DIRECT); the session's MiB is read once, then cached
 window reread "exec dd if=/mnt/a/j/data.%d of=/dev/null bs=4M iflag=direct 2>/dev/null" READ bytes_recv
+# the textfile as node_exporter last read it (slotscope removes it as it stops)
+cp /tmp/s.prom /tmp/s.last
 kill -INT $rp $up
 wait $rp $up
 grep -v '^libbpf' /tmp/unit.err | sed 's/^/note unit| /' | head -n 20
@@ -86,7 +89,7 @@ for run in root unit; do
 done
 for kind in checkpoint restore; do
 	check_eq "--prom-file: the last $kind window's job" \
-		"$(grep "^slotscope_last_window_job_info{kind=\"$kind\"" /tmp/s.prom | sed 's/.*job_kind="\([^"]*\)",job_id="\([^"]*\)".*/\1 \2/')" "slurm 777"
+		"$(grep "^slotscope_last_window_job_info{kind=\"$kind\"" /tmp/s.last | sed 's/.*job_kind="\([^"]*\)",job_id="\([^"]*\)".*/\1 \2/')" "slurm 777"
 done
 check_eq "unit: nothing refused or failed" "$(grep -v '^libbpf' /tmp/unit.err | grep -ic 'cannot\|refused\|fail')" 0
 exit $CHECK_FAILED

@@ -171,12 +171,23 @@ void drop_copies(struct engine *e)
 static int read_jobio(struct engine *e, struct snapshot *snap, bool all)
 {
 	__u32 st = __atomic_load_n(&e->skel->bss->jobio_stamp, __ATOMIC_ACQUIRE);
+	bool sorted = true;
+	int err;
 
-	return read_map_kept(&e->jobio_copy, all || stamp_due(st, snap->epoch + 1), NULL,
-			     bpf_map__fd(e->skel->maps.jobio), sizeof(struct job_key),
-			     sizeof(struct job_io), offsetof(struct jobio_snap, k),
-			     offsetof(struct jobio_snap, v), sizeof(struct jobio_snap),
-			     (void **)&snap->jobio, &snap->njobio, &e->read_hint[4]);
+	err = read_map_kept(&e->jobio_copy, all || stamp_due(st, snap->epoch + 1), NULL,
+			    bpf_map__fd(e->skel->maps.jobio), sizeof(struct job_key),
+			    sizeof(struct job_io), offsetof(struct jobio_snap, k),
+			    offsetof(struct jobio_snap, v), sizeof(struct jobio_snap),
+			    (void **)&snap->jobio, &snap->njobio, &e->read_hint[4]);
+	if (err)
+		return err;
+	/* a copy kept from the tick before is in order already: one pass tells */
+	for (size_t i = 1; i < snap->njobio && sorted; i++)
+		sorted = jobio_key_cmp(&snap->jobio[i - 1], &snap->jobio[i]) < 0;
+	if (!sorted)
+		qsort(snap->jobio, snap->njobio, sizeof(*snap->jobio), jobio_key_cmp);
+	snap->jobio_sorted = true;
+	return 0;
 }
 
 /*

@@ -41,6 +41,11 @@ static bool dev_in(const struct jobs_in *in, __u32 dev)
 
 const struct job_io *jobio_before(const struct snapshot *s, const struct job_key *k)
 {
+	if (s->jobio_sorted && s->njobio) {
+		const struct jobio_snap *e = bsearch(k, s->jobio, s->njobio, sizeof(*s->jobio), jobio_key_cmp);
+
+		return e ? &e->v : NULL;
+	}
 	for (size_t i = 0; i < s->njobio; i++)
 		if (!memcmp(&s->jobio[i].k, k, sizeof(*k)))
 			return &s->jobio[i].v;

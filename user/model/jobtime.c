@@ -127,16 +127,10 @@ void jobs_time_of_window(struct win_jobs *w, const struct jobs_in *in, const str
 	free(first);
 }
 
-static int by_key(const void *a, const void *b)
-{
-	const struct jobio_snap *x = a, *y = b;
-
-	return memcmp(&x->k, &y->k, sizeof(x->k));
-}
-
 /*
- * @prev's entries sorted once an interval, each of @cur's found by bisection: a node's map holds
- * up to MAX_JOBIO (cgroup, mount, direction) entries, and this runs at every tick of a window.
+ * Each of @cur's entries found in @prev's by bisection (the engine's snapshots are in key order;
+ * any other is sorted here once an interval): a node's map holds up to MAX_JOBIO (cgroup, mount,
+ * direction) entries, and this runs at every tick of a window.
  */
 int job_active_track(struct job_active_set *s, __u32 dir, const struct snapshot *prev,
 		     const struct snapshot *cur)
@@ -146,12 +140,12 @@ int job_active_track(struct job_active_set *s, __u32 dir, const struct snapshot 
 
 	if (cur->ts_ns <= prev->ts_ns || !cur->njobio)
 		return 0;
-	if (prev->njobio) {
+	if (prev->njobio && !prev->jobio_sorted) {
 		sorted = malloc(prev->njobio * sizeof(*sorted));
 		if (!sorted)
 			return -ENOMEM;
 		memcpy(sorted, prev->jobio, prev->njobio * sizeof(*sorted));
-		qsort(sorted, prev->njobio, sizeof(*sorted), by_key);
+		qsort(sorted, prev->njobio, sizeof(*sorted), jobio_key_cmp);
 	}
 	for (size_t i = 0; i < cur->njobio && !err; i++) {
 		const struct jobio_snap *e = &cur->jobio[i], *b;
@@ -161,7 +155,8 @@ int job_active_track(struct job_active_set *s, __u32 dir, const struct snapshot 
 			continue;
 		bool grew = false;
 
-		b = sorted ? bsearch(e, sorted, prev->njobio, sizeof(*sorted), by_key) : NULL;
+		b = prev->njobio ? bsearch(e, sorted ? sorted : prev->jobio, prev->njobio, sizeof(*sorted), jobio_key_cmp)
+				 : NULL;
 		for (int c = 0; c < JOB_CAUSES && !grew; c++)
 			grew = e->v.ns[c] > (b ? b->v.ns[c] : 0);
 		if (!grew)

@@ -214,7 +214,8 @@ const struct window_sat_view *window_view_sat(const struct window_view *cv, __u6
 
 static int keep_jobio(struct snapshot *to, const struct snapshot *from)
 {
-	const struct snapshot s = { .ts_ns = from->ts_ns, .jobio = from->jobio, .njobio = from->njobio };
+	const struct snapshot s = { .ts_ns = from->ts_ns, .jobio = from->jobio, .njobio = from->njobio,
+				    .jobio_sorted = from->jobio_sorted };
 
 	snapshot_free(to);
 	return from->ts_ns ? snapshot_dup(to, &s) : 0;

@@ -251,10 +251,9 @@ static void reap_jobio(struct run *r, const struct trace *t, const struct sample
 	r->jobio_reaped = now;
 	for (size_t i = 0; i < cur->snap.njobio && n < 256; i++) {
 		const struct jobio_snap *e = &cur->snap.jobio[i];
-		bool same = false;
+		const struct job_io *b = jobio_before(&t->prev.snap, &e->k);
+		bool same = b && !memcmp(b, &e->v, sizeof(*b));
 
-		for (size_t j = 0; j < t->prev.snap.njobio && !same; j++)
-			same = !memcmp(&t->prev.snap.jobio[j], e, sizeof(*e));
 		if (same && cgroups_gone(&r->cg, e->k.cgid))
 			gone[n++] = *e;
 	}
@@ -368,6 +367,7 @@ static int trace_tick(struct run *r, struct trace *t)
 	t->before.ts_ns = t->prev.snap.ts_ns;
 	t->before.jobio = t->prev.snap.jobio;
 	t->before.njobio = t->prev.snap.njobio;
+	t->before.jobio_sorted = t->prev.snap.jobio_sorted;
 	t->prev.snap.jobio = NULL;
 	t->prev.snap.njobio = 0;
 	sample_free(&t->prev);
