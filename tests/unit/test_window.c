@@ -60,6 +60,54 @@ static void run(struct feed *f, const struct step *s, size_t n)
 }
 
 /*
+ * --window-max: a burst longer than it is windows of it, each ended busy (cut) and the next
+ * begun at the interval after, so that nothing is dropped between them; a quiet end is no cut.
+ */
+static void test_window_max(void **state)
+{
+	struct window_opts o = { .threshold_Bps = 100 * MB, .restore_threshold_Bps = 100 * MB,
+			       .quiet_intervals = 2, .max_s = 5, .no_jobs = true };
+	static const enum window_event want[] = {
+		WIN_STARTED, WIN_NONE, WIN_NONE, WIN_NONE, WIN_ENDED,
+		WIN_STARTED, WIN_NONE, WIN_NONE, WIN_NONE, WIN_ENDED,
+		WIN_STARTED, WIN_NONE, WIN_NONE, WIN_ENDED, WIN_NONE,
+	};
+	struct snapshot snaps[16] = { 0 };
+	struct xprt_snap xs[16] = { 0 };
+	struct window c;
+	double bytes = 0, secs = 0;
+
+	(void)state;
+	window_init(&c, &o, WIN_CHECKPOINT);
+	for (size_t i = 0; i < 16; i++) {
+		xs[i].key = 0xabc;
+		snaps[i].ts_ns = (__u64)(i + 1) * 1000000000ull;
+		snaps[i].nxprts = 1;
+		snaps[i].xprts = &xs[i];
+	}
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		/* twelve busy intervals, then quiet ones */
+		__u64 b = i < 12 ? 300 * MB : 0;
+		struct xprt_view x = { .key = 0xabc, .bytes_written = b };
+		struct view v = { .interval_s = 1, .ts_s = (double)i + 2, .nxprts = 1, .xprts = &x,
+				  .bytes_written = b };
+		enum window_event ev = window_step(&c, &v, &snaps[i], &snaps[i + 1], NULL, NULL, 1000.0 + (double)i + 1);
+
+		assert_int_equal(ev, want[i]);
+		if (ev != WIN_ENDED)
+			continue;
+		assert_true(c.cut == (i != 13));
+		bytes += c.ended.bytes;
+		secs += c.ended.secs;
+	}
+	/* the windows hold every busy interval, once: 5 + 5 + 2 s */
+	assert_true(secs == 12 && bytes == 12 * 300.0 * MB);
+	assert_int_equal(c.n, 3);
+	assert_int_equal(c.started, 3);
+	window_free(&c);
+}
+
+/*
  * Restores: read bursts, with their own threshold, beside the checkpoint detector fed the same
  * intervals. Reads never start a checkpoint; writes crossing theirs during a restore make it mixed.
  */
@@ -379,6 +427,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_quiet_never_starts),
 		cmocka_unit_test(test_restore_windows),
+		cmocka_unit_test(test_window_max),
 		cmocka_unit_test(test_window_render),
 		cmocka_unit_test(test_burst_bounds),
 		cmocka_unit_test(test_hysteresis_one_burst),

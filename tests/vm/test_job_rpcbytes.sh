@@ -50,8 +50,10 @@ window() {
 	done
 	b1=$(mountstats_op /mnt/a $3 $4)
 	sleep 2
-	# the hog itself (the job's shell, in the background, is its parent's parent)
-	pkill -TERM -x cachehog
+	# the hog itself (the job's shell, in the background, is its parent's parent; no pkill here)
+	for p in /proc/[0-9]*; do
+		[ "$(cat $p/comm 2>/dev/null)" != cachehog ] || kill -TERM ${p#/proc/}
+	done
 	wait $hog
 	echo "note $1: the session's calls moved $(cat /tmp/hog.$1) bytes; the mount's $3 $4 over the step: $((b1 - b0))"
 	echo $((b1 - b0)) >/tmp/mnt.$1

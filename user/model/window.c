@@ -139,11 +139,17 @@ enum window_event window_step(struct window *c, const struct view *v, const stru
 		c->end_mono = v->ts_s;
 		keep(&c->last, &c->llast, cur, lcur);
 		account_saturation(c, v);
-		return WIN_NONE;
+		if (c->o.max_s <= 0 || c->end_mono - c->start_mono < c->o.max_s)
+			return WIN_NONE;
+		/* as long as a window may be: it ends here, busy, and the next starts after it */
+		window_ended(c);
+		c->cut = true;
+		return WIN_ENDED;
 	}
 	if (++c->quiet < c->o.quiet_intervals)
 		return WIN_NONE;
 	window_ended(c);
+	c->cut = false;
 	return WIN_ENDED;
 }
 
@@ -156,6 +162,7 @@ bool window_finish(struct window *c, double now_wall, double now_mono)
 	c->end_wall = now_wall;
 	c->end_mono = now_mono;
 	window_ended(c);
+	c->cut = false;
 	return true;
 }
 
@@ -185,6 +192,7 @@ void window_view(const struct window *c, const struct view *v, struct window_vie
 	cv->kind = c->kind;
 	cv->n = c->n;
 	cv->mixed = c->mixed;
+	cv->cut = c->cut;
 	cv->start_wall = c->start_wall;
 	cv->end_wall = c->end_wall;
 	cv->secs = c->end_mono - c->start_mono;

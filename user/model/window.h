@@ -24,6 +24,12 @@ struct window_opts {
 	double threshold_Bps;		/* write rate that starts a checkpoint */
 	double restore_threshold_Bps;	/* read rate that starts a restore */
 	unsigned int quiet_intervals;	/* intervals below it that end one */
+	/*
+	 * A window this long (s) ends at its next busy interval and the next one opens with the
+	 * interval after (cut): a loader busy for a week is 168 windows of an hour, each reported
+	 * and each letting go of what it kept; 0: no bound
+	 */
+	double max_s;
 	bool no_jobs;			/* do not name the jobs behind a window */
 };
 
@@ -48,6 +54,7 @@ struct window {
 	enum win_kind kind;
 	double threshold_Bps, other_Bps;	/* this kind's, and the other's (mixed) */
 	bool mixed;			/* the open (or last) window crossed the other threshold too */
+	bool cut;			/* the last one ended at max_s, busy (the next goes on from it) */
 	bool quiet_other;		/* ...in its quiet tail, which counts if it turns busy again */
 	struct win_jobs ended_jobs;	/* the last completed window's (its caller names them) */
 	struct job_totals job_totals;	/* its jobs' time by cause, over the windows (jobtime.h) */
@@ -123,6 +130,7 @@ struct window_view {
 	enum win_kind kind;
 	unsigned int n;
 	bool mixed;
+	bool cut;			/* ended at --window-max, still busy */
 	double start_wall, end_wall, secs, bytes_written, bytes_read;
 	double GBps;			/* of the kind's direction */
 	const struct win_jobs *jobs;	/* NULL: not looked for (--no-jobs) */

@@ -426,6 +426,7 @@ void out_window_json(FILE *f, const struct view *v, const struct window_view *c)
 	jw_dbl(&w, "bytes_read", c->bytes_read);
 	jw_dbl(&w, "GBps", c->GBps);
 	jw_bool(&w, "mixed", c->mixed);
+	jw_bool(&w, "cut", c->cut);
 	jobs_json(&w, c->jobs);
 	jw_arr(&w, "saturated");
 	for (size_t i = 0; i < c->nsat; i++) {

@@ -225,12 +225,13 @@ void out_window_text(FILE *f, const struct view *v, const struct window_view *c)
 
 	const struct win_jobs *js = c->jobs;
 
-	fprintf(f, "\n%s %u: %s -> %s, %.1f s, %.1f MiB %s, %.3f GB/s%s\n",
+	fprintf(f, "\n%s %u: %s -> %s, %.1f s, %.1f MiB %s, %.3f GB/s%s%s\n",
 		c->kind == WIN_RESTORE ? "Restore" : "Checkpoint", c->n,
 		clock_str(a, sizeof(a), c->start_wall), clock_str(b, sizeof(b), c->end_wall), c->secs,
 		(c->kind == WIN_RESTORE ? c->bytes_read : c->bytes_written) / 1048576,
 		c->kind == WIN_RESTORE ? "read" : "written", c->GBps,
-		c->mixed ? (c->kind == WIN_RESTORE ? " (mixed: writes too)" : " (mixed: reads too)") : "");
+		c->mixed ? (c->kind == WIN_RESTORE ? " (mixed: writes too)" : " (mixed: reads too)") : "",
+		c->cut ? " (cut at --window-max: the next goes on)" : "");
 	if (js && !js->nj)
 		fprintf(f, "  job: unknown (no process seen using its mounts)\n");
 	for (size_t i = 0; js && i < js->nj && i < WIN_JOBS_SHOWN; i++) {

@@ -16,7 +16,7 @@
 static struct run_opts env = {
 	.procfs_root = "/",
 	.sysfs_root = "/",
-	.win = { .threshold_Bps = 10e6, .restore_threshold_Bps = 10e6, .quiet_intervals = 2 },
+	.win = { .threshold_Bps = 10e6, .restore_threshold_Bps = 10e6, .quiet_intervals = 2, .max_s = 3600 },
 	.prom_max_series = PROM_MAX_SERIES_DEFAULT,
 };
 static bool have_interval;
@@ -45,7 +45,7 @@ static const char doc[] =
 	"77 missing privilege or kernel feature.";
 static const char args_doc[] = "[INTERVAL [COUNT]]";
 
-enum { OPT_PROCFS = 1000, OPT_SYSFS, OPT_NO_RDMA, OPT_CKPT_MBPS, OPT_CKPT_QUIET, OPT_PROM,
+enum { OPT_PROCFS = 1000, OPT_SYSFS, OPT_NO_RDMA, OPT_CKPT_MBPS, OPT_CKPT_QUIET, OPT_WINDOW_MAX, OPT_PROM,
        OPT_FOLDED, OPT_SVG, OPT_USER, OPT_MAX_INFLIGHT, OPT_PROM_DETAIL, OPT_PROM_USER, OPT_PROM_KEEP,
        OPT_MOUNTS_OF, OPT_RESTORE_MBPS, OPT_NO_JOBS, OPT_RUN_UNTRACED, OPT_PROM_ROLLUP,
        OPT_PROM_INCLUDE, OPT_PROM_EXCLUDE, OPT_BTF, OPT_MAKE_BTF, OPT_LISTEN, OPT_PROM_PER_XPRT,
@@ -70,6 +70,9 @@ static const struct argp_option options[] = {
 	  "Read rate that starts a restore window (default 10)", 0 },
 	{ "ckpt-quiet", OPT_CKPT_QUIET, "N", 0,
 	  "Intervals below the threshold that end a window (default 2)", 0 },
+	{ "window-max", OPT_WINDOW_MAX, "SECS", 0,
+	  "Longest window: one still busy then ends (cut) and the next goes on from it (default 3600; "
+	  "0: none)", 0 },
 	{ "no-jobs", OPT_NO_JOBS, NULL, 0,
 	  "Do not name the jobs behind a window", 0 },
 	{ "prom-file", OPT_PROM, "PATH", 0,
@@ -254,6 +257,11 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		if (parse_num(arg, 1, 1000, &v) || v != (unsigned int)v)
 			argp_error(state, "invalid --ckpt-quiet '%s': give a whole number of intervals >= 1", arg);
 		env.win.quiet_intervals = (unsigned int)v;
+		break;
+	case OPT_WINDOW_MAX:
+		if (parse_num(arg, 0, 1e9, &v) || (v > 0 && v < 1))
+			argp_error(state, "invalid --window-max '%s': give seconds, 1 or more (0: no bound)", arg);
+		env.win.max_s = v;
 		break;
 	case OPT_PROM:
 		env.prom_file = arg;
