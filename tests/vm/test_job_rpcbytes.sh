@@ -36,7 +36,7 @@ env capsh --caps="$caps,cap_setpcap,cap_setuid,cap_setgid+eip" --keep=1 --user=n
 up=$!
 tracing() { grep -q '"interval"' /tmp/$1.json 2>/dev/null; }
 i=0; until tracing root && tracing unit || [ $i -ge 300 ]; do sleep 0.2; i=$((i + 1)); done
-# a window: the hog from 2 s before the step to 2 s after it, what the step does, what the
+# a window: the hog from 2 s before the step to 5 s after it, what the step does, what the
 # mount's own counts moved over the step's span (FIELD of OP)
 window() {
 	as $cg_sess 1001 "exec cachehog $1 /mnt/a/j/hog 600 5000" >/tmp/hog.$1 &
@@ -49,21 +49,20 @@ window() {
 		i=$((i + 1))
 	done
 	b1=$(mountstats_op /mnt/a $3 $4)
-	sleep 2
-	# the hog itself (the job's shell, in the background, is its parent's parent; no pkill here)
-	for p in /proc/[0-9]*; do
-		[ "$(cat $p/comm 2>/dev/null)" != cachehog ] || kill -TERM ${p#/proc/}
-	done
+	# the window ends (its RPCs quiet) while the hog still runs: the textfile then names its job.
+	# (The hog's close at exit sends its dirty MiB: a window of its own, the session's.)
+	sleep 5
+	cp /tmp/s.prom /tmp/s.$1
+	# the hog itself (the job's shell, in the background, is its parent's parent)
+	kill_matching "cachehog $1 "
 	wait $hog
 	echo "note $1: the session's calls moved $(cat /tmp/hog.$1) bytes; the mount's $3 $4 over the step: $((b1 - b0))"
 	echo $((b1 - b0)) >/tmp/mnt.$1
-	sleep 5
+	sleep 3
 }
 window rewrite "exec dd if=/dev/zero of=/mnt/a/j/ckpt.%d bs=4M count=1 conv=fsync 2>/dev/null" WRITE bytes_sent
 # the step's reads go to the server (O_DIRECT); the session's MiB is read once, then cached
 window reread "exec dd if=/mnt/a/j/data.%d of=/dev/null bs=4M iflag=direct 2>/dev/null" READ bytes_recv
-# the textfile as node_exporter last read it (slotscope removes it as it stops)
-cp /tmp/s.prom /tmp/s.last
 kill -INT $rp $up
 wait $rp $up
 grep -v '^libbpf' /tmp/unit.err | sed 's/^/note unit| /' | head -n 20
@@ -89,9 +88,10 @@ for run in root unit; do
 			"$(echo "$s" | jq '(.share // 0) * 1000 | floor')" 937
 	done
 done
-for kind in checkpoint restore; do
-	check_eq "--prom-file: the last $kind window's job" \
-		"$(grep "^slotscope_last_window_job_info{kind=\"$kind\"" /tmp/s.last | sed 's/.*job_kind="\([^"]*\)",job_id="\([^"]*\)".*/\1 \2/')" "slurm 777"
+# the textfile as node_exporter read it once each window had ended
+for k in checkpoint:rewrite restore:reread; do
+	check_eq "--prom-file: the ${k%:*} window's job, as it ended" \
+		"$(grep "^slotscope_last_window_job_info{kind=\"${k%:*}\"" /tmp/s.${k#*:} | sed 's/.*job_kind="\([^"]*\)",job_id="\([^"]*\)".*/\1 \2/')" "slurm 777"
 done
 check_eq "unit: nothing refused or failed" "$(grep -v '^libbpf' /tmp/unit.err | grep -ic 'cannot\|refused\|fail')" 0
 exit $CHECK_FAILED

@@ -139,7 +139,7 @@ touch /tmp/stop.a
 # their batches are long (32 MiB a writer), so that one is on its way whenever the server goes
 # silent (between batches of 4 MiB the next WRITE came 1.2 s after the silence once, under load):
 # ended here, not waited for
-pkill -f 'of=/mnt/s/a/'
+kill_matching 'of=/mnt/s/a/'
 check_ge "(d) the kernel reconnected after each reset" $(($(mountstats_xprt /mnt/s connect_count) - c0)) 2
 rows=$(grep -a '"type":"interval"' /tmp/s.json | tail -n +$((n0 + 1)) | jq -c '.answers[] | select(.mountpoint == "/mnt/s")')
 echo "note (d) states: $(echo "$rows" | jq -r '.state + (if .disconnected then "(disconnected)" else "" end)' | sort | uniq -c | tr '\n' ' ')"
@@ -197,7 +197,7 @@ check_eq "(e) the stuck writers' job named" \
 unsilence $v41
 wait_state /mnt/v41 answering 60 >/dev/null || fail "(e) never answering again"
 touch /tmp/stop.e
-pkill -f 'of=/mnt/v41/v41/'
+kill_matching 'of=/mnt/v41/v41/'
 i=0
 while { [ ! -f /tmp/done.a ] || [ ! -f /tmp/done.e ]; } && [ $i -lt 120 ]; do sleep 0.5; i=$((i + 1)); done
 sync

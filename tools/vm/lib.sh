@@ -363,6 +363,15 @@ _mountstats_xprt() {
 		}' /proc/self/mountstats
 }
 
+# kill_matching TEXT: SIGTERM to every process whose command line holds TEXT (the image has no
+# pkill; this shell's own $(...) copies hold the script's command line, not TEXT)
+kill_matching() {
+	for _p in /proc/[0-9]*; do
+		_c=$(tr '\0' ' ' <"$_p/cmdline" 2>/dev/null)
+		case $_c in *"$1"*) kill "${_p#/proc/}" 2>/dev/null ;; esac
+	done
+}
+
 # mountstats_op MNT OP FIELD: FIELD of the per-op line OP (e.g. WRITE) of MNT:
 # ops ntrans timeouts bytes_sent bytes_recv queue rtt execute errors (queue/rtt/execute in ms)
 mountstats_op() {
