@@ -136,12 +136,14 @@ for k in 1 2; do
 done
 sleep 4
 touch /tmp/stop.a
+# the intervals up to here, the writers still writing (ended next: idle after)
+n1=$(grep -ac '"type":"interval"' /tmp/s.json)
 # their batches are long (32 MiB a writer), so that one is on its way whenever the server goes
 # silent (between batches of 4 MiB the next WRITE came 1.2 s after the silence once, under load):
 # ended here, not waited for
 kill_matching 'of=/mnt/s/a/'
 check_ge "(d) the kernel reconnected after each reset" $(($(mountstats_xprt /mnt/s connect_count) - c0)) 2
-rows=$(grep -a '"type":"interval"' /tmp/s.json | tail -n +$((n0 + 1)) | jq -c '.answers[] | select(.mountpoint == "/mnt/s")')
+rows=$(grep -a '"type":"interval"' /tmp/s.json | sed -n "$((n0 + 1)),${n1}p" | jq -c '.answers[] | select(.mountpoint == "/mnt/s")')
 echo "note (d) states: $(echo "$rows" | jq -r '.state + (if .disconnected then "(disconnected)" else "" end)' | sort | uniq -c | tr '\n' ' ')"
 check_eq "(d) never not-answering while connected, across the reconnections" \
 	"$(echo "$rows" | jq -r 'select(.state == "not-answering" and (.disconnected | not)) | .state' | grep -c .)" 0
