@@ -41,8 +41,8 @@ wait $mp
 m=$(jq -c 'select(.type == "restore")' /tmp/m.json)
 echo "note --window-max 1: $(echo "$m" | jq -c '{n, duration_s, cut, bytes_read, io: [.jobs[].io_bytes]}' | tr '\n' ' ')"
 check_ge "--window-max 1: the restore in windows" "$(echo "$m" | jq -s length)" 2
-check_eq "--window-max 1: each cut but the last" "$(echo "$m" | jq -s -c 'map(.cut)')" \
-	"$(echo "$m" | jq -s -c 'length as $n | [range($n)] | map(. < $n - 1)')"
+# (the last is cut too when the reads ended at its second)
+check_eq "--window-max 1: each cut, but maybe the last" "$(echo "$m" | jq -s '.[:-1] | map(.cut) | all')" true
 # a window is cut at the first interval to end a second or more after its start: no longer than
 # that and one interval, the longest that run reported (an interval whose sample disagreed with
 # sysfs is not reported: the next spans both; 12.5 s were seen beside a loaded host's 64 readers)
