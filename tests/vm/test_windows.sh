@@ -12,9 +12,12 @@ while [ $i -lt 64 ]; do dd if=/dev/zero of=/export/rd/f.$i bs=1M count=4 2>/dev/
 # cold client cache: every byte crosses the transport
 echo 3 >/proc/sys/vm/drop_caches
 # beside it, the same restore in windows of at most a second (--window-max): each cut still busy,
-# the next going on from it, so that the windows hold every byte and their jobs every call
+# the next going on from it, so that the windows hold every byte and their jobs every call. Ahead
+# of the 64 readers and the server's threads on the one vCPU (at their priority its ticks came
+# 11 s apart, and the read was one window)
 slotscope --json 0.5 --restore-threshold 0.001 --ckpt-threshold 100000 --window-max 1 >/tmp/m.json 2>/tmp/m.err &
 mp=$!
+renice -n -10 -p $mp >/dev/null || fail "renice"
 i=0; until grep -q '"interval"' /tmp/m.json 2>/dev/null || [ $i -ge 300 ]; do sleep 0.2; i=$((i + 1)); done
 b0=$(mountstats_op /mnt/r READ bytes_recv)
 slotscope --json 0.5 --restore-threshold 0.001 --ckpt-threshold 100000 -- sh -c '
