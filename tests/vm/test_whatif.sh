@@ -32,6 +32,27 @@ second() {
 	m=$(measured /tmp/$1.json /mnt/$1 /mnt/$1/$1 $N $COUNT $BS $W)
 }
 
+# fair_second REF X SLOTS OPTS MS [WMEM]: second(), and once more (as X2, into /tmp/X.json) when
+# the after-write's round trip moved past 1.5x of REF's (measured() lines: the round trip is the
+# second word), which score() would fail as no fair trial of the knob. On this host the same
+# server's round trip moves with the other lanes' load: 1.8x once, nconnect 1 -> 8 beside a VAST
+# build (1.08-1.18x in every run before). The second try stands, whatever it shows.
+fair_second() {
+	ref=$1
+	shift
+	second "$@" || return 1
+	awk -v a="$(echo "$ref" | awk '{ print $2 }')" -v b="$(echo "$m" | awk '{ print $2 }')" \
+		'BEGIN { f = (a > 0 && b > 0) ? a / b : 1; exit !(f >= 1 / 1.5 && f <= 1.5) }' && return 0
+	echo "note $1: its round trip $(echo "$m" | awk '{ print $2 }') ms against $(echo "$ref" | awk '{ print $2 }') ms before: written again, as ${1}2"
+	rm -f /export/$1/w*/f
+	writer_dirs /export/${1}2 $N || return 1
+	x=$1
+	shift
+	second ${x}2 "$@" || return 1
+	cp /tmp/${x}2.json /tmp/$x.json
+	rm -f /export/${x}2/w*/f
+}
+
 # a connection idle for a round trip would start over from a small window: at 1 s round trips
 # that is TCP's ramp, not the slots', that the measured middle of the write would see
 echo 0 >/proc/sys/net/ipv4/tcp_slow_start_after_idle
@@ -66,14 +87,14 @@ check_eq "... its send buffer no more than ss's (${3:-?} bytes)" \
 	"$(echo "$lim" | jq --arg t "${3:-0}" '.sndbuf_bytes > 0 and .sndbuf_bytes <= ($t | tonumber)')" true
 # the export lives in the VM's memory: each write's files go before the next
 rm -f /export/a/w*/f
-second b 64 wsize=65536 200 || exit 1
+fair_second "$m1" b 64 wsize=65536 200 || exit 1
 b=$srv m2=$m
 note_pair "tcp 16 -> 64 slots" "$m1" "$m2"
 score "NFSv3/TCP 16 -> 64 slots (200 ms)" /tmp/a.json $a tcp_max_slot_table_entries 64 "$m1" "$m2" /tmp/b.json $b
 # the far step (#62): 16 -> 1024, predicted from the same 16-slot write, 96 in flight at most
 rm -f /export/b/w*/f
 writer_dirs /export/g $N || exit 1
-second g 1024 wsize=65536 200 || exit 1
+fair_second "$m1" g 1024 wsize=65536 200 || exit 1
 g=$srv m3=$m
 note_pair "tcp 16 -> 1024 slots" "$m1" "$m3"
 score "NFSv3/TCP 16 -> 1024 slots (200 ms, the far step)" /tmp/a.json $a tcp_max_slot_table_entries 1024 "$m1" "$m3" /tmp/g.json $g
@@ -148,7 +169,7 @@ check_ge "... and no less than ss's less the run's time the sums did not cover (
 	$((sb + 3)) $((dbusy - (${span:-0} - ${rd:-0})))
 check_le "its time held by the server's window, no more than ss's (ms)" "$sr" "${rwnd:-0}"
 rm -f /export/e/w*/f
-second f "" wsize=1048576,nconnect=2 100 "4096 65536 524288" || exit 1
+fair_second "$m1" f "" wsize=1048576,nconnect=2 100 "4096 65536 524288" || exit 1
 f=$srv m2=$m
 note_pair "tcp nconnect 1 -> 2, its own window" "$m1" "$m2"
 jq -c --arg s "$e" 'select(.type == "checkpoint" and .n == 1) | .transports[] | select(.server == $s) |
@@ -157,7 +178,7 @@ score "NFSv3/TCP nconnect 1 -> 2, the connection's own window (100 ms)" /tmp/e.j
 # the far step (#62): nconnect 1 -> 8 from the same one-connection write
 rm -f /export/f/w*/f
 writer_dirs /export/h $N || exit 1
-second h "" wsize=1048576,nconnect=8 100 "4096 65536 524288" || exit 1
+fair_second "$m1" h "" wsize=1048576,nconnect=8 100 "4096 65536 524288" || exit 1
 h=$srv m3=$m
 note_pair "tcp nconnect 1 -> 8, its own window" "$m1" "$m3"
 score "NFSv3/TCP nconnect 1 -> 8, the connection's own window (100 ms, the far step)" /tmp/e.json $e nconnect 8 "$m1" "$m3" /tmp/h.json $h
