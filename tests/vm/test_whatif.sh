@@ -6,7 +6,8 @@
 # far the WRITEs' round trip (mountstats) moved between the two writes (score()). Both writes are
 # traced alike, so what tracing costs the two emulated CPUs is on both sides. The far steps (#62:
 # 16 -> 1024 slots, nconnect 1 -> 8) go past the curve's reach: their range must hold the measured
-# rate too, and be no wider than 4x; a named next limit must be the verdict the after-write got.
+# rate too (within 20 %, as it stands: score()), and be no wider than 4x; a named next limit must
+# be the verdict the after-write got.
 # docs/usage.md's table of predicted against measured comes from this test's RESULT lines.
 #
 # Writers are O_DIRECT dd's, each with its requests in flight back to back, so the RPCs that want
@@ -34,9 +35,9 @@ second() {
 
 # fair_second REF X SLOTS OPTS MS [WMEM]: second(), and once more (as X2, into /tmp/X.json) when
 # the after-write's round trip moved past 1.5x of REF's (measured() lines: the round trip is the
-# second word), which score() would fail as no fair trial of the knob. On this host the same
-# server's round trip moves with the other lanes' load: 1.8x once, nconnect 1 -> 8 beside a VAST
-# build (1.08-1.18x in every run before). The second try stands, whatever it shows.
+# second word), which score() would fail as no fair trial of the knob within the curve's reach:
+# on this host the same server's round trip moves with the other lanes' load. The second try
+# stands, whatever it shows. (The far steps are scored without it: score().)
 fair_second() {
 	ref=$1
 	shift
@@ -94,7 +95,7 @@ score "NFSv3/TCP 16 -> 64 slots (200 ms)" /tmp/a.json $a tcp_max_slot_table_entr
 # the far step (#62): 16 -> 1024, predicted from the same 16-slot write, 96 in flight at most
 rm -f /export/b/w*/f
 writer_dirs /export/g $N || exit 1
-fair_second "$m1" g 1024 wsize=65536 200 || exit 1
+second g 1024 wsize=65536 200 || exit 1
 g=$srv m3=$m
 note_pair "tcp 16 -> 1024 slots" "$m1" "$m3"
 score "NFSv3/TCP 16 -> 1024 slots (200 ms, the far step)" /tmp/a.json $a tcp_max_slot_table_entries 1024 "$m1" "$m3" /tmp/g.json $g
@@ -178,7 +179,7 @@ score "NFSv3/TCP nconnect 1 -> 2, the connection's own window (100 ms)" /tmp/e.j
 # the far step (#62): nconnect 1 -> 8 from the same one-connection write
 rm -f /export/f/w*/f
 writer_dirs /export/h $N || exit 1
-fair_second "$m1" h "" wsize=1048576,nconnect=8 100 "4096 65536 524288" || exit 1
+second h "" wsize=1048576,nconnect=8 100 "4096 65536 524288" || exit 1
 h=$srv m3=$m
 note_pair "tcp nconnect 1 -> 8, its own window" "$m1" "$m3"
 score "NFSv3/TCP nconnect 1 -> 8, the connection's own window (100 ms, the far step)" /tmp/e.json $e nconnect 8 "$m1" "$m3" /tmp/h.json $h
