@@ -13,8 +13,8 @@
 # flight: slot waits in every job. Within 5 % (or 50 ms for a cause under a second); the RPCs and
 # their bytes counted exactly, and the mount's (mountstats) theirs. Each job's time in its window
 # (active_s) against the truth's span of its RPCs (from its first RPC's start to its last's end
-# at most, two intervals wider for the ticks' edges; from its first RPC's end at least), and that
-# time shared out by cause (seconds) in the truth's proportions.
+# at most, two intervals wider for the ticks' edges), and that time shared out by cause (seconds)
+# in the truth's proportions.
 #% needs: bpftrace
 nfsd_start >/dev/null || exit 1
 mount_tcp /mnt/t 3 16 || exit 1
@@ -161,12 +161,14 @@ for d in fn tp; do
 			within "$d $kind job $id: send-queue waits" "$(echo "$s" | jq .send)" "$([ $d = fn ] && echo $6 || echo $3)"
 			within "$d $kind job $id: round trips" "$(echo "$s" | jq .rtt)" "$4"
 			within "$d $kind job $id: whole RPC time" "$(echo "$s" | jq .total)" "$5"
-			# its time in the window: whole 1 s intervals from the first with one of its waits or
-			# RPCs ending to the last, so no shorter than its RPCs' ends apart and no longer than
-			# its first start to its last end and an interval at each edge (1.1: a TCG guest's
-			# ticks run some ms long)
-			check_eq "$d $kind job $id: its time in the window ($(echo "$s" | jq .active) s) within its RPCs' span ($9..$8 s, + 2.2)" \
-				"$(echo "$s" | jq --arg lo "$9" --arg hi "$8" '.active >= ($lo | tonumber) - 0.01 and .active <= ($hi | tonumber) + 2.2')" true
+			# its time in the window: whole 1 s intervals from the first in which its counts grew
+			# to the last, so no longer than its first RPC's start to its last one's end and an
+			# interval at each edge (1.1: a TCG guest's ticks run some ms long). Not bounded below
+			# by its RPCs' ends: the RPCs of a file's first O_DIRECT call count when that call
+			# returns and names the job (jobtime.bpf.h), up to a call's time after the first
+			# ended (3.998 s against ends 4.687 s apart, in the tracepoint design's ticks)
+			check_eq "$d $kind job $id: its time in the window ($(echo "$s" | jq .active) s), its RPCs' span at most ($8 s, + 2.2)" \
+				"$(echo "$s" | jq --arg hi "$8" '.active > 0 and .active <= ($hi | tonumber) + 2.2')" true
 			# that time by cause, in the truth's proportions (the slot waits' and round trips':
 			# 5 points of the time, the causes' own tolerance)
 			check_eq "$d $kind job $id: its seconds by cause, as the truth's slot waits and round trips share its RPC time" \
