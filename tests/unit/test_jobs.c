@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "cgfix.h"
 #include "model/jobs.h"
 #include "model/jobtime.h"
 #include "prom/out_prom_int.h"
@@ -76,26 +77,6 @@ static void test_not_forged(void **state)
 	     "systemd", "user@1000.service", "", JOB_UNKNOWN_UID);
 }
 
-static char root[64];
-
-static __u64 mkcg(const char *rel)
-{
-	char path[512];
-	struct stat st;
-
-	snprintf(path, sizeof(path), "%s%s", root, rel);
-	assert_int_equal(mkdir(path, 0755), 0);
-	assert_int_equal(stat(path, &st), 0);
-	return st.st_ino;
-}
-
-static void rmcg(const char *rel)
-{
-	char path[512];
-
-	snprintf(path, sizeof(path), "%s%s", root, rel);
-	assert_int_equal(rmdir(path), 0);
-}
 
 struct fx {
 	struct snapshot a, b;

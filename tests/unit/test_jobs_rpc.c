@@ -15,30 +15,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "cgfix.h"
 #include "model/jobs.h"
 
 #define MiB (1024ULL * 1024)
 
-static char root[64];
-
-static __u64 mkcg(const char *rel)
-{
-	char path[512];
-	struct stat st;
-
-	snprintf(path, sizeof(path), "%s%s", root, rel);
-	assert_int_equal(mkdir(path, 0755), 0);
-	assert_int_equal(stat(path, &st), 0);
-	return st.st_ino;
-}
-
-static void rmcg(const char *rel)
-{
-	char path[512];
-
-	snprintf(path, sizeof(path), "%s%s", root, rel);
-	assert_int_equal(rmdir(path), 0);
-}
 
 static void io(struct jobio_snap *e, __u64 cgid, __u32 dir, __u64 bytes, __u64 rpc_bytes)
 {
