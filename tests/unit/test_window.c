@@ -28,6 +28,17 @@ struct feed {
 	struct xprt_snap xs[16];
 };
 
+/* @n snapshots a second apart, each of one transport (0xabc): what the intervals run between */
+static void one_xprt_snaps(struct snapshot *snaps, struct xprt_snap *xs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		xs[i].key = 0xabc;
+		snaps[i].ts_ns = (__u64)(i + 1) * 1000000000ull;
+		snaps[i].nxprts = 1;
+		snaps[i].xprts = &xs[i];
+	}
+}
+
 /* feed @n steps to a fresh window (threshold 100 MB/s, 2 quiet intervals end a burst) */
 static void run(struct feed *f, const struct step *s, size_t n)
 {
@@ -36,12 +47,7 @@ static void run(struct feed *f, const struct step *s, size_t n)
 
 	window_init(&f->c, &o, WIN_CHECKPOINT);
 	memset(f->snaps, 0, sizeof(f->snaps));
-	for (size_t i = 0; i <= n; i++) {
-		f->xs[i].key = 0xabc;
-		f->snaps[i].ts_ns = (__u64)(i + 1) * 1000000000ull;
-		f->snaps[i].nxprts = 1;
-		f->snaps[i].xprts = &f->xs[i];
-	}
+	one_xprt_snaps(f->snaps, f->xs, n + 1);
 	for (size_t i = 0; i < n; i++) {
 		struct xprt_view x = { .key = 0xabc, .interval_peak = s[i].peak };
 		struct view v = { .interval_s = 1, .ts_s = (double)i + 2, .nxprts = 1, .xprts = &x };
@@ -79,12 +85,7 @@ static void test_window_max(void **state)
 
 	(void)state;
 	window_init(&c, &o, WIN_CHECKPOINT);
-	for (size_t i = 0; i < 16; i++) {
-		xs[i].key = 0xabc;
-		snaps[i].ts_ns = (__u64)(i + 1) * 1000000000ull;
-		snaps[i].nxprts = 1;
-		snaps[i].xprts = &xs[i];
-	}
+	one_xprt_snaps(snaps, xs, 16);
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		/* twelve busy intervals, then quiet ones */
 		__u64 b = i < 12 ? 300 * MB : 0;
@@ -126,12 +127,7 @@ static void test_restore_windows(void **state)
 	(void)state;
 	window_init(&r, &o, WIN_RESTORE);
 	window_init(&w, &o, WIN_CHECKPOINT);
-	for (size_t i = 0; i < 7; i++) {
-		xs[i].key = 0xabc;
-		snaps[i].ts_ns = (__u64)(i + 1) * 1000000000ull;
-		snaps[i].nxprts = 1;
-		snaps[i].xprts = &xs[i];
-	}
+	one_xprt_snaps(snaps, xs, 7);
 	for (size_t i = 0; i < 6; i++) {
 		struct xprt_view x = { .key = 0xabc, .bytes_read = (__u64)(rw[i][0] * MB),
 				       .bytes_written = (__u64)(rw[i][1] * MB) };
