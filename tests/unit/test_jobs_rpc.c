@@ -8,6 +8,7 @@
  */
 #include <stdarg.h>
 #include <stddef.h>
+#include <errno.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -147,11 +148,83 @@ static void test_sorted_lookup(void **state)
 	free(e);
 }
 
+/* cgroup 100000 + i is Slurm job 9000000 + i's step 0 (as the kernel named it: the namer) */
+static int slurm_namer(void *ctx, __u64 id, char *path, size_t len)
+{
+	(void)ctx;
+	if (id < 100000)
+		return -ENOENT;
+	snprintf(path, len, "/system.slice/slurmstepd.scope/job_%llu/step_0", 9000000ULL + (id - 100000));
+	return 0;
+}
+
+/*
+ * A window with thousands of jobs, each one short cgroup (#63: a linear search per cgroup made
+ * the window's end quadratic): each job once with its own bytes, ranked, every one found again
+ * after the ranking moved them; then a second window over the same jobs, the index reused.
+ */
+static void test_many_jobs(void **state)
+{
+	enum { N = 6000 };
+	struct jobio_snap *b = calloc(N, sizeof(*b));
+	struct snapshot from = { .ts_ns = 1 }, to = { .ts_ns = 2, .jobio = b, .njobio = N };
+	struct win_jobs w = { 0 };
+	struct cgroups cg;
+	struct jobs_in in = { .from = &from, .to = &to, .dir = JOB_WRITE };
+	char want[32];
+
+	(void)state;
+	assert_non_null(b);
+	snprintf(root, sizeof(root), "/tmp/slotscope-cg-XXXXXX");
+	assert_non_null(mkdtemp(root));
+	cgroups_init_at(&cg, root);
+	cgroups_set_namer(&cg, slurm_namer, NULL);
+	for (size_t i = 0; i < N; i++)
+		io(&b[i], 100000 + (i * 4001) % N, JOB_WRITE, (i + 1) * 4096, (i + 1) * 4096 + 100);
+	assert_int_equal(cgroups_learn(&cg, &to, 10), 0);
+	in.cg = &cg;
+	for (int round = 0; round < 2; round++) {
+		unsigned __int128 rpc = 0;
+
+		assert_int_equal(jobs_of_window(&w, &in), 0);
+		assert_int_equal(w.nj, N);
+		for (size_t i = 0; i < N; i++) {
+			struct job_id id = { .kind = "slurm" };
+			const struct win_job *j;
+
+			/* ranked: the most RPC bytes first, one job per cgroup */
+			if (i)
+				assert_true(w.j[i - 1].rpc_bytes > w.j[i].rpc_bytes);
+			rpc += w.j[i].rpc_bytes;
+			snprintf(want, sizeof(want), "%llu", 9000000ULL + (b[i].k.cgid - 100000));
+			snprintf(id.id, sizeof(id.id), "%s", want);
+			j = win_job_find(&w, &id);
+			assert_non_null(j);
+			assert_string_equal(j->id.id, want);
+			assert_true(j->rpc_bytes == b[i].v.rpc_bytes && j->bytes == b[i].v.bytes);
+		}
+		assert_true(rpc == w.rpc_total);
+		/* none made up */
+		snprintf(want, sizeof(want), "%llu", 9000000ULL + N);
+		{
+			struct job_id id = { .kind = "slurm" };
+
+			snprintf(id.id, sizeof(id.id), "%s", want);
+			assert_null(win_job_find(&w, &id));
+		}
+	}
+	jobs_free(&w);
+	cgroups_free(&cg);
+	rmdir(root);
+	free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ranked_by_rpc_bytes),
 		cmocka_unit_test(test_sorted_lookup),
+		cmocka_unit_test(test_many_jobs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

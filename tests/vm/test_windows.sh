@@ -70,7 +70,7 @@ job() {
 	sh -c "echo \$\$ >$1/cgroup.procs && cd / && i=0 &&
 		while [ \$i -lt 4 ]; do dd if=/dev/zero of=$3/f.\$i bs=64k count=384 oflag=direct 2>/dev/null & i=\$((i + 1)); done; wait" &
 }
-slotscope --json 0.5 -d 40 --ckpt-threshold 0.5 >/tmp/j.json 2>/tmp/j.err &
+slotscope --json 0.5 -d 600 --ckpt-threshold 0.5 >/tmp/j.json 2>/tmp/j.err &
 sp=$!
 i=0; until grep -q '"interval"' /tmp/j.json 2>/dev/null || [ $i -ge 150 ]; do sleep 0.2; i=$((i + 1)); done
 job $slurm 0 /mnt/a/w

@@ -52,19 +52,82 @@ const struct job_io *jobio_before(const struct snapshot *s, const struct job_key
 	return NULL;
 }
 
+/*
+ * A window's jobs by (kind, id), hashed: a node with thousands of short cgroups, each its own job,
+ * made the window's end a linear search per cgroup (#63), O(n^2).
+ */
+static size_t job_hash(const struct job_id *id)
+{
+	uint64_t h = 1469598103934665603ULL;	/* FNV-1a over kind, a NUL, then id */
+
+	for (const char *c = id->kind; *c; c++)
+		h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+	h *= 1099511628211ULL;
+	for (const char *c = id->id; *c; c++)
+		h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+	return (size_t)(h ^ h >> 32);
+}
+
+static bool job_is(const struct win_job *j, const struct job_id *id)
+{
+	return !strcmp(j->id.kind, id->kind) && !strcmp(j->id.id, id->id);
+}
+
+/* @w's index made again over j[0..nj): after a growth, or a sort that moved the jobs */
+static int jobs_reindex(struct win_jobs *w, size_t need)
+{
+	size_t cap = w->capidx ? w->capidx : 64;
+
+	while (cap < 2 * need)
+		cap *= 2;
+	if (cap != w->capidx) {
+		uint32_t *idx = calloc(cap, sizeof(*idx));
+
+		if (!idx)
+			return -ENOMEM;
+		free(w->idx);
+		w->idx = idx;
+		w->capidx = cap;
+	} else {
+		memset(w->idx, 0, cap * sizeof(*w->idx));
+	}
+	for (size_t i = 0; i < w->nj; i++) {
+		size_t h = job_hash(&w->j[i].id) & (w->capidx - 1);
+
+		while (w->idx[h])
+			h = (h + 1) & (w->capidx - 1);
+		w->idx[h] = (uint32_t)i + 1;
+	}
+	return 0;
+}
+
+/* where @id is in @w's index, or the empty place it would go */
+static uint32_t *job_place(const struct win_jobs *w, const struct job_id *id)
+{
+	size_t h = job_hash(id) & (w->capidx - 1);
+
+	while (w->idx[h] && !job_is(&w->j[w->idx[h] - 1], id))
+		h = (h + 1) & (w->capidx - 1);
+	return &w->idx[h];
+}
+
 static struct win_job *job_of(struct win_jobs *w, const struct job_id *id)
 {
 	struct win_job *j;
+	uint32_t *at;
 
-	for (size_t i = 0; i < w->nj; i++)
-		if (!strcmp(w->j[i].id.kind, id->kind) && !strcmp(w->j[i].id.id, id->id))
-			return &w->j[i];
-	if (GROW(w->j, w->capj, w->nj + 1, 4))
+	if ((!w->capidx || w->capidx < 2 * (w->nj + 1)) && jobs_reindex(w, w->nj + 1))
 		return NULL;
-	j = &w->j[w->nj++];
+	at = job_place(w, id);
+	if (*at)
+		return &w->j[*at - 1];
+	if (w->nj >= UINT32_MAX - 1 || GROW(w->j, w->capj, w->nj + 1, 4))
+		return NULL;
+	j = &w->j[w->nj];
 	memset(j, 0, sizeof(*j));
 	j->id = *id;
 	j->uid = JOB_UNKNOWN_UID;
+	*at = (uint32_t)++w->nj;
 	return j;
 }
 
@@ -96,10 +159,12 @@ static int by_rpc_bytes(const void *a, const void *b)
 
 struct win_job *win_job_find(struct win_jobs *w, const struct job_id *id)
 {
-	for (size_t i = 0; i < w->nj; i++)
-		if (!strcmp(w->j[i].id.kind, id->kind) && !strcmp(w->j[i].id.id, id->id))
-			return &w->j[i];
-	return NULL;
+	uint32_t *at;
+
+	if (!w->capidx)
+		return NULL;
+	at = job_place(w, id);
+	return *at ? &w->j[*at - 1] : NULL;
 }
 
 int jobs_of_window(struct win_jobs *w, const struct jobs_in *in)
@@ -164,7 +229,7 @@ int jobs_of_window(struct win_jobs *w, const struct jobs_in *in)
 		w->j[i].share = w->rpc_total ? (double)w->j[i].rpc_bytes / (double)w->rpc_total : -1;
 	if (w->nj > 1)
 		qsort(w->j, w->nj, sizeof(*w->j), by_rpc_bytes);
-	return 0;
+	return w->nj ? jobs_reindex(w, w->nj) : 0;
 }
 
 void jobs_reset(struct win_jobs *w)
@@ -172,10 +237,13 @@ void jobs_reset(struct win_jobs *w)
 	w->nj = 0;
 	w->total = 0;
 	w->rpc_total = 0;
+	if (w->idx)
+		memset(w->idx, 0, w->capidx * sizeof(*w->idx));
 }
 
 void jobs_free(struct win_jobs *w)
 {
 	free(w->j);
+	free(w->idx);
 	memset(w, 0, sizeof(*w));
 }

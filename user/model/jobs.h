@@ -68,6 +68,8 @@ struct win_job {
 struct win_jobs {
 	struct win_job *j;
 	size_t nj, capj;
+	uint32_t *idx;			/* open addressing over j by (kind, id): index + 1, 0 empty */
+	size_t capidx;			/* a power of two, at least twice nj */
 	uint64_t total;			/* file-call bytes over every job */
 	uint64_t rpc_total;		/* RPC bytes over every job */
 };
