@@ -4,7 +4,9 @@
  * calls moved: a user rewriting one cached MiB (gigabytes through the page cache, one flush's RPC
  * bytes) stays below the Slurm step whose 96 MiB went to the server; a cgroup whose bytes were all
  * written back in the window (its calls before it) is among the window's jobs; shares are of the
- * RPC bytes, their sum one; ties fall to the file bytes; no RPC bytes at all: no share.
+ * RPC bytes, their sum one; ties fall to the file bytes; no RPC bytes at all: no share. And a
+ * node's thousands of short cgroups: the snapshots, the window's jobs and their active cgroups
+ * found by bisection or hash, each once.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +20,7 @@
 #include <cmocka.h>
 #include "cgfix.h"
 #include "model/jobs.h"
+#include "model/jobtime.h"
 
 #define MiB (1024ULL * 1024)
 
@@ -219,12 +222,59 @@ static void test_many_jobs(void **state)
 	free(b);
 }
 
+/*
+ * The cgroups active in a window's intervals, thousands of them (#63: a linear search per entry):
+ * those whose RPC time grew, each once, from the interval it first grew in to the last; a third
+ * interval in which half of them grew again moves only their ends.
+ */
+static void test_many_active(void **state)
+{
+	enum { N = 6000 };
+	struct jobio_snap *a = calloc(N, sizeof(*a)), *b = calloc(N, sizeof(*b)), *c = calloc(N, sizeof(*c));
+	struct snapshot s0 = { .ts_ns = 1000, .jobio = a, .njobio = N }, s1 = { .ts_ns = 2000, .jobio = b, .njobio = N },
+			s2 = { .ts_ns = 3000, .jobio = c, .njobio = N };
+	struct job_active_set act = { 0 };
+	unsigned char *seen = calloc(N, 1);
+
+	(void)state;
+	assert_true(a && b && c && seen);
+	for (size_t i = 0; i < N; i++) {
+		__u64 cg = 100000 + (i * 4001) % N;
+
+		io(&a[i], cg, JOB_WRITE, 0, 0);
+		b[i] = c[i] = a[i];
+		/* every even cgroup's RPCs took time in the first interval, every fourth's in the second */
+		b[i].v.ns[JC_TOTAL] = cg % 2 ? 0 : 5;
+		c[i].v.ns[JC_TOTAL] = b[i].v.ns[JC_TOTAL] + (cg % 4 ? 0 : 5);
+	}
+	assert_int_equal(job_active_track(&act, JOB_WRITE, &s0, &s1), 0);
+	assert_int_equal(job_active_track(&act, JOB_WRITE, &s1, &s2), 0);
+	assert_int_equal(act.n, N / 2);
+	for (size_t k = 0; k < act.n; k++) {
+		__u64 cg = act.a[k].cgid;
+
+		assert_true(cg >= 100000 && cg < 100000 + N && cg % 2 == 0);
+		assert_int_equal(seen[cg - 100000]++, 0);
+		assert_true(act.a[k].first_ns == 1000);
+		assert_true(act.a[k].last_ns == (cg % 4 ? 2000 : 3000));
+	}
+	job_active_reset(&act);
+	assert_int_equal(job_active_track(&act, JOB_WRITE, &s1, &s2), 0);
+	assert_int_equal(act.n, N / 4);
+	job_active_free(&act);
+	free(seen);
+	free(a);
+	free(b);
+	free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ranked_by_rpc_bytes),
 		cmocka_unit_test(test_sorted_lookup),
 		cmocka_unit_test(test_many_jobs),
+		cmocka_unit_test(test_many_active),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

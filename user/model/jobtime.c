@@ -40,12 +40,45 @@ static void shares(struct win_job *j, double secs)
 		j->cause_s[c] = sum > 0 ? secs * j->cause_rpc_s[c] / sum : 0;
 }
 
+/* where @cgid is in @s's index, or the empty place it would go (the index is never full) */
+static uint32_t *active_place(const struct job_active_set *s, __u64 cgid)
+{
+	size_t h = (size_t)((cgid * 0x9e3779b97f4a7c15ULL) >> 20) & (s->capidx - 1);
+
+	while (s->idx[h] && s->a[s->idx[h] - 1].cgid != cgid)
+		h = (h + 1) & (s->capidx - 1);
+	return &s->idx[h];
+}
+
+/* room in @s's index for @need cgroups, made again when it grows */
+static int active_room(struct job_active_set *s, size_t need)
+{
+	size_t cap = s->capidx ? s->capidx : 64;
+	uint32_t *idx;
+
+	while (cap < 2 * need)
+		cap *= 2;
+	if (cap == s->capidx)
+		return 0;
+	idx = calloc(cap, sizeof(*idx));
+	if (!idx)
+		return -ENOMEM;
+	free(s->idx);
+	s->idx = idx;
+	s->capidx = cap;
+	for (size_t i = 0; i < s->n; i++)
+		*active_place(s, s->a[i].cgid) = (uint32_t)i + 1;
+	return 0;
+}
+
 static const struct job_active *active_of(const struct job_active_set *act, __u64 cgid)
 {
-	for (size_t i = 0; act && i < act->n; i++)
-		if (act->a[i].cgid == cgid)
-			return &act->a[i];
-	return NULL;
+	const uint32_t *at;
+
+	if (!act || !act->capidx)
+		return NULL;
+	at = active_place(act, cgid);
+	return *at ? &act->a[*at - 1] : NULL;
 }
 
 void jobs_time_of_window(struct win_jobs *w, const struct jobs_in *in, const struct job_active_set *act,
@@ -94,8 +127,9 @@ void jobs_time_of_window(struct win_jobs *w, const struct jobs_in *in, const str
 		}
 		/* several cgroups of one job (its steps, side by side or one after another): from
 		 * the first one's start to the last one's end */
-		if (first && active_of(act, e->k.cgid)) {
-			const struct job_active *a = active_of(act, e->k.cgid);
+		const struct job_active *a = first ? active_of(act, e->k.cgid) : NULL;
+
+		if (a) {
 			size_t at = (size_t)(j - w->j);
 
 			if (!first[at] || a->first_ns < first[at])
@@ -149,7 +183,7 @@ int job_active_track(struct job_active_set *s, __u32 dir, const struct snapshot 
 	}
 	for (size_t i = 0; i < cur->njobio && !err; i++) {
 		const struct jobio_snap *e = &cur->jobio[i], *b;
-		size_t k;
+		uint32_t *at;
 
 		if (e->k.dir != dir || !e->v.ns[JC_TOTAL])
 			continue;
@@ -161,16 +195,16 @@ int job_active_track(struct job_active_set *s, __u32 dir, const struct snapshot 
 			grew = e->v.ns[c] > (b ? b->v.ns[c] : 0);
 		if (!grew)
 			continue;
-		for (k = 0; k < s->n && s->a[k].cgid != e->k.cgid; k++)
-			;
-		if (k == s->n) {
-			if (GROW(s->a, s->cap, s->n + 1, 8)) {
-				err = -ENOMEM;
-				break;
-			}
-			s->a[s->n++] = (struct job_active){ .cgid = e->k.cgid, .first_ns = prev->ts_ns };
+		if (s->n >= UINT32_MAX - 1 || active_room(s, s->n + 1) || GROW(s->a, s->cap, s->n + 1, 8)) {
+			err = -ENOMEM;
+			break;
 		}
-		s->a[k].last_ns = cur->ts_ns;
+		at = active_place(s, e->k.cgid);
+		if (!*at) {
+			s->a[s->n] = (struct job_active){ .cgid = e->k.cgid, .first_ns = prev->ts_ns };
+			*at = (uint32_t)++s->n;
+		}
+		s->a[*at - 1].last_ns = cur->ts_ns;
 	}
 	free(sorted);
 	return err;
@@ -179,11 +213,14 @@ int job_active_track(struct job_active_set *s, __u32 dir, const struct snapshot 
 void job_active_reset(struct job_active_set *s)
 {
 	s->n = 0;
+	if (s->idx)
+		memset(s->idx, 0, s->capidx * sizeof(*s->idx));
 }
 
 void job_active_free(struct job_active_set *s)
 {
 	free(s->a);
+	free(s->idx);
 	memset(s, 0, sizeof(*s));
 }
 

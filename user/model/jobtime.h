@@ -23,6 +23,8 @@ struct job_active {
 struct job_active_set {
 	struct job_active *a;
 	size_t n, cap;
+	uint32_t *idx;			/* open addressing over a by cgid: index + 1, 0 empty */
+	size_t capidx;			/* a power of two, at least twice n */
 };
 
 /*
