@@ -135,10 +135,26 @@ static bool add(struct cgroups *c, __u64 id, const char *path, double now)
 struct walk {
 	struct cgroups *c;
 	double now;
-	__u64 *want;			/* the ids looked for; found ones become 0 */
+	const __u64 *want;		/* the ids looked for, sorted */
+	bool *found;
 	size_t nwant, left;
 	char path[4096];		/* under c->root */
 };
+
+static int by_u64(const void *a, const void *b)
+{
+	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* @id's place in the walk's sorted ids, if it is looked for and not found yet; -1: not */
+static long wanted(const struct walk *w, __u64 id)
+{
+	const __u64 *at = bsearch(&id, w->want, w->nwant, sizeof(*w->want), by_u64);
+
+	return at && !w->found[at - w->want] ? at - w->want : -1;
+}
 
 /*
  * Every directory under w->path until each wanted id is found or CG_WALK_MAX are read: its inode
@@ -166,12 +182,10 @@ static void walk(struct walk *w, size_t len, int depth)
 			continue;
 		w->path[len] = '/';
 		memcpy(w->path + len + 1, d->d_name, n + 1);
-		for (size_t i = 0; i < w->nwant; i++)
-			if (w->want[i] == d->d_ino) {
-				if (add(w->c, d->d_ino, w->path, w->now))
-					w->want[i] = 0, w->left--;
-				break;
-			}
+		long at = wanted(w, d->d_ino);
+
+		if (at >= 0 && add(w->c, d->d_ino, w->path, w->now))
+			w->found[at] = true, w->left--;
 		if (depth < WALK_DEPTH)
 			walk(w, len + 1 + n, depth + 1);
 		w->path[len] = '\0';
@@ -179,66 +193,77 @@ static void walk(struct walk *w, size_t len, int depth)
 	closedir(dir);
 }
 
-/* one walk for @want's ids; those it does not find are unnamed from now on */
-static void walk_for(struct cgroups *c, __u64 *want, size_t n, double now)
+/* one walk for @want's ids (sorted, each once); those it does not find are unnamed from now on */
+static void walk_for(struct cgroups *c, const __u64 *want, size_t n, double now)
 {
 	struct walk *w = calloc(1, sizeof(*w));
+	bool *found = calloc(n, sizeof(*found));
 	struct stat st;
+	long at;
 
-	if (!w)
+	if (!w || !found) {
+		free(w);
+		free(found);
 		return;
-	*w = (struct walk){ .c = c, .now = now, .want = want, .nwant = n, .left = n };
+	}
+	*w = (struct walk){ .c = c, .now = now, .want = want, .found = found, .nwant = n, .left = n };
 	c->walked = 0;
 	/* the root cgroup is the hierarchy's own directory */
-	if (!stat(c->root, &st))
-		for (size_t i = 0; i < n; i++)
-			if (want[i] == st.st_ino && add(c, st.st_ino, "/", now))
-				want[i] = 0, w->left--;
+	if (!stat(c->root, &st) && (at = wanted(w, st.st_ino)) >= 0 && add(c, st.st_ino, "/", now))
+		found[at] = true, w->left--;
 	walk(w, 0, 0);
 	for (size_t i = 0; i < n; i++)
-		if (want[i])
+		if (!found[i])
 			add_unnamed(c, want[i]);
 	c->scanned = now;
+	free(found);
 	free(w);
 }
 
 int cgroups_learn(struct cgroups *c, const struct snapshot *snap, double now)
 {
 	__u64 *want = NULL;
-	size_t nwant = 0, capwant = 0, had = c->n;
+	size_t nwant = 0, capwant = 0, nnew = 0, had = c->n;
+	__u64 last = 0;
 	char path[4096];
 	int err = 0;
 
 	if (!c->root[0])
 		return 0;
+	/* the ids not known yet, each once: sorted, so that a node's thousands of new cgroups (each
+	 * under a mount or two, in a direction or two) cost n log n, not n^2 */
 	for (size_t i = 0; i < snap->njobio; i++) {
 		__u64 id = snap->jobio[i].k.cgid;
 		struct cg_ent key = { .id = id }, *e;
-		bool dup = false;
 
-		/* the sorted part alone: what this loop appends is looked through below */
 		e = had ? bsearch(&key, c->e, had, sizeof(*c->e), by_id) : NULL;
-
 		if (e) {
 			e->used = now;
 			continue;
 		}
-		/* learned a moment ago (its other mount or direction), or never to be found */
-		for (size_t j = had; j < c->n && !dup; j++)
-			dup = c->e[j].id == id;
-		for (size_t j = 0; j < nwant && !dup; j++)
-			dup = want[j] == id;
-		if (dup || unnamed(c, id))
+		if (GROW(want, capwant, nnew + 1, 16)) {
+			free(want);
+			return -ENOMEM;
+		}
+		want[nnew++] = id;
+	}
+	if (nnew > 1)
+		qsort(want, nnew, sizeof(*want), by_u64);
+	for (size_t i = 0; i < nnew; i++) {
+		__u64 id = want[i];
+
+		/* the same id under another mount or direction, or never to be found */
+		if ((i && id == last) || unnamed(c, id)) {
+			last = id;
 			continue;
+		}
+		last = id;
 		if (c->namer && !c->namer(c->namer_ctx, id, path, sizeof(path))) {
 			if (!add(c, id, path, now))
 				err = -ENOMEM;
 			continue;
 		}
-		if (GROW(want, capwant, nwant + 1, 16)) {
-			err = -ENOMEM;
-			break;
-		}
+		/* kept in order, in place: the walk bisects them */
 		want[nwant++] = id;
 	}
 	/* cgroups made since and not named by the kernel: one walk, never more than once a second */
