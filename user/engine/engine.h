@@ -162,10 +162,19 @@ struct task_seen {
 /* the processes seen doing NFS file I/O (the most recent MAX_JOBTASKS); 0 or -errno */
 int engine_tasks(struct engine *e, struct task_seen **out, size_t *n);
 /*
- * forget the file I/O counts of @gone (their cgroups are gone, their last counts reported):
- * each only if the map still holds the counts as reported
+ * Forget the file I/O counts of @gone (their cgroups are gone, their counts unchanged since the
+ * snapshot at @still_ns): each deleted from the map only if it still holds the counts as seen,
+ * and kept in user space, merged into every snapshot, until engine_jobio_trim() lets it go.
+ * How many were deleted.
  */
-void engine_forget_jobio(struct engine *e, const struct jobio_snap *gone, size_t n);
+size_t engine_forget_jobio(struct engine *e, const struct jobio_snap *gone, size_t n, __u64 still_ns);
+/* @s (a snapshot's entry) is all forgotten counts: the map held none of it */
+bool engine_jobio_forgotten(const struct engine *e, const struct jobio_snap *s);
+/*
+ * The forgotten counts that stood still since @held_ns or before (no snapshot a window holds is
+ * older) let go, unless the map holds their key again; how many are still kept
+ */
+size_t engine_jobio_trim(struct engine *e, __u64 held_ns);
 /*
  * cgroup @id's path ("/system.slice/...") as the kernel named it at its first counted NFS I/O
  * (cg_names); 0, -ENOENT (not named: before attach, or forgotten), -E2BIG (deeper than the BPF

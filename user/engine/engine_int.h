@@ -11,6 +11,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "engine/engine.h"
+#include "engine/jobretire.h"
 #include "slotscope.skel.h"
 
 /* Where each hook lives; tracepoints are probed by their btf_trace_<name> typedef. */
@@ -97,6 +98,8 @@ struct engine {
 		__u64 gen;
 		bool valid;
 	} copies[GENS], jobio_copy;
+	struct jobio_retired retired;	/* gone cgroups' counts deleted from jobio, merged into every
+					 * snapshot while a window may need them (jobretire.h) */
 	__u64 snaps;			/* snapshots taken */
 	bool read_all;			/* the next snapshot reads every entry: engine_read_all() */
 	/* the caller's buffer for the one-line reason, during engine_open/engine_attach */

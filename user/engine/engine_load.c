@@ -539,6 +539,7 @@ void engine_close(struct engine *e)
 	for (int g = 0; g < GENS; g++)
 		free(e->copies[g].arr);
 	free(e->jobio_copy.arr);
+	jobret_free(&e->retired);
 	if (e->btf_fd >= 0)
 		close(e->btf_fd);
 	for (size_t i = 0; i < sizeof(e->mods) / sizeof(e->mods[0]); i++)

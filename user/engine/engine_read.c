@@ -187,7 +187,7 @@ static int read_jobio(struct engine *e, struct snapshot *snap, bool all)
 	if (!sorted)
 		qsort(snap->jobio, snap->njobio, sizeof(*snap->jobio), jobio_key_cmp);
 	snap->jobio_sorted = true;
-	return 0;
+	return jobret_merge(&e->retired, snap);
 }
 
 /*

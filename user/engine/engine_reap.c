@@ -158,17 +158,47 @@ int engine_cgroup_path(void *ctx, __u64 id, char *path, size_t len)
 	return 0;
 }
 
-void engine_forget_jobio(struct engine *e, const struct jobio_snap *gone, size_t n)
+size_t engine_forget_jobio(struct engine *e, const struct jobio_snap *gone, size_t n, __u64 still_ns)
 {
 	int fd = bpf_map__fd(e->skel->maps.jobio);
+	size_t deleted = 0;
 
 	/* the tick may have reused its copy: a late count it did not see keeps the entry */
 	for (size_t i = 0; i < n; i++) {
 		struct job_io v;
 
-		if (!bpf_map_lookup_elem(fd, &gone[i].k, &v) && !memcmp(&v, &gone[i].v, sizeof(v)))
-			bpf_map_delete_elem(fd, &gone[i].k);
+		if (bpf_map_lookup_elem(fd, &gone[i].k, &v) || !jobret_matches(&e->retired, &gone[i], &v))
+			continue;
+		/* room first: counts deleted and not kept would vanish from every later snapshot */
+		if (jobret_reserve(&e->retired, 1))
+			break;
+		if (bpf_map_delete_elem(fd, &gone[i].k))
+			continue;
+		jobret_add(&e->retired, &gone[i].k, &v, still_ns);
+		deleted++;
 	}
-	if (n)
+	jobret_commit(&e->retired);
+	if (deleted)
 		e->jobio_copy.valid = false;
+	return deleted;
+}
+
+bool engine_jobio_forgotten(const struct engine *e, const struct jobio_snap *s)
+{
+	return jobret_only(&e->retired, s);
+}
+
+static bool in_jobio(void *ctx, const struct job_key *k)
+{
+	struct engine *e = ctx;
+	struct job_io v;
+
+	return !bpf_map_lookup_elem(bpf_map__fd(e->skel->maps.jobio), k, &v);
+}
+
+size_t engine_jobio_trim(struct engine *e, __u64 held_ns)
+{
+	if (jobret_trim(&e->retired, held_ns, in_jobio, e))
+		e->jobio_copy.valid = false;
+	return e->retired.n;
 }

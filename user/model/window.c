@@ -229,26 +229,27 @@ static int keep_jobio(struct snapshot *to, const struct snapshot *from)
 	return from->ts_ns ? snapshot_dup(to, &s) : 0;
 }
 
-/* whether this kind's NFS I/O moved from @a to @b: its file calls' bytes and count, and the
- * bytes its RPCs carried (a flush after the last call), summed */
+/*
+ * whether this kind's NFS I/O moved from @a to @b: some entry's file calls' bytes or count, or
+ * the bytes its RPCs carried (a flush after the last call), grew. Entry by entry: a gone
+ * cgroup's counts that the engine lets go (jobretire.h) are no movement.
+ */
 static bool io_moved(const struct window *c, const struct snapshot *a, const struct snapshot *b)
 {
 	__u32 dir = c->kind == WIN_RESTORE ? JOB_READ : JOB_WRITE;
-	__u64 sa[3] = { 0 }, sb[3] = { 0 };
 
-	for (size_t i = 0; i < a->njobio; i++)
-		if (a->jobio[i].k.dir == dir) {
-			sa[0] += a->jobio[i].v.bytes;
-			sa[1] += a->jobio[i].v.calls;
-			sa[2] += a->jobio[i].v.rpc_bytes;
-		}
-	for (size_t i = 0; i < b->njobio; i++)
-		if (b->jobio[i].k.dir == dir) {
-			sb[0] += b->jobio[i].v.bytes;
-			sb[1] += b->jobio[i].v.calls;
-			sb[2] += b->jobio[i].v.rpc_bytes;
-		}
-	return memcmp(sa, sb, sizeof(sa)) != 0;
+	for (size_t i = 0; i < b->njobio; i++) {
+		const struct jobio_snap *e = &b->jobio[i];
+		const struct job_io *p;
+
+		if (e->k.dir != dir)
+			continue;
+		p = jobio_before(a, &e->k);
+		if (p ? e->v.bytes > p->bytes || e->v.calls > p->calls || e->v.rpc_bytes > p->rpc_bytes
+		      : e->v.bytes || e->v.calls || e->v.rpc_bytes)
+			return true;
+	}
+	return false;
 }
 
 int window_jobs_track(struct window *c, enum window_event ev, const struct snapshot *before,

@@ -369,9 +369,16 @@ static void jobs_json(struct jw *w, const struct win_jobs *js)
 	jw_str(w, "id", top && top->id.id[0] ? top->id.id : NULL);
 	jw_end_obj(w);
 	if (!js) {
+		jw_null(w, "jobs_total");
 		jw_null(w, "jobs");
 		return;
 	}
+	/* every job, those past the ones listed too: what the listed ones are a part of */
+	jw_obj(w, "jobs_total");
+	jw_u64(w, "n", js->nj);
+	jw_u64(w, "io_bytes", js->total);
+	jw_u64(w, "rpc_bytes", js->rpc_total);
+	jw_end_obj(w);
 	jw_arr(w, "jobs");
 	for (size_t i = 0; i < js->nj && i < WIN_JOBS_SHOWN; i++) {
 		const struct win_job *j = &js->j[i];

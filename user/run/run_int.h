@@ -53,6 +53,8 @@ struct run {
 	struct heat_map heat;		/* for --svg */
 	struct cgroups cg;		/* cgroup v2 ids to paths, for the windows' jobs */
 	double jobio_reaped;		/* CLOCK_MONOTONIC s the gone cgroups' counts were last forgotten */
+	__u64 jobio_forgotten;		/* entries of gone cgroups deleted from the map, over the run */
+	size_t jobio_kept;		/* of those, kept in user space for the windows now */
 };
 
 /* the exposition is made: a textfile, --listen, or both */

@@ -232,32 +232,75 @@ static void report_window(struct run *r, struct window *w)
 	model_out_free(&m);
 }
 
+/* @s's clock if it holds counts a window may read, and it is older than @m */
+static __u64 older(__u64 m, const struct snapshot *s)
+{
+	return s->ts_ns && s->ts_ns < m ? s->ts_ns : m;
+}
+
 /*
- * The counts of cgroups that are gone, once their last bytes were reported (unchanged since the
- * last tick, no window open to compare with them): the map then holds the live jobs, however
- * many come and go. At most every 30 s.
+ * The oldest snapshot a window may count its jobs from: the one before the last, an open
+ * window's ends and lead-in, and a closed one's lead-in while it can still serve (jobs_from).
+ */
+static __u64 oldest_held(const struct trace *t)
+{
+	__u64 m = older(t->prev.snap.ts_ns, &t->before);
+
+	for (int k = 0; k < WIN_KINDS; k++) {
+		const struct window *w = &t->win[k];
+
+		if (w->active) {
+			m = older(m, &w->start);
+			m = older(m, &w->last);
+			m = older(m, &w->jobs_from);
+			m = older(m, &w->jobs_to);
+		}
+		if (w->lead_n <= WINDOW_LEAD_MAX)
+			m = older(m, &w->lead);
+	}
+	return m;
+}
+
+#define JOBIO_REAP_MAX 4096
+
+/*
+ * The counts of cgroups that are gone, unchanged since the last tick, deleted from the kernel's
+ * map, window open or not (#63: a loader reading for a week kept a window open, and the map
+ * filled for good): the engine keeps them merged into every snapshot until no snapshot a window
+ * holds is older than their last change. The map then holds the live jobs, however many come and
+ * go. Deleted at most every 30 s; let go at every tick.
  */
 static void reap_jobio(struct run *r, const struct trace *t, const struct sample *cur)
 {
-	struct jobio_snap gone[256];
+	struct jobio_snap *gone;
 	size_t n = 0;
 	double now = clock_s(CLOCK_MONOTONIC);
 
+	__u64 held = oldest_held(t);
+	size_t kept = engine_jobio_trim(r->e, held);
+
+	if (kept != r->jobio_kept)
+		pr_debug("jobio: %zu gone cgroups' counts kept for the windows (from %.1f s)\n", kept, held / 1e9);
+	r->jobio_kept = kept;
 	if (now - r->jobio_reaped < 30 || !r->cg.root[0])
 		return;
-	for (int k = 0; k < WIN_KINDS; k++)
-		if (t->win[k].active)
-			return;
 	r->jobio_reaped = now;
-	for (size_t i = 0; i < cur->snap.njobio && n < 256; i++) {
+	gone = malloc(JOBIO_REAP_MAX * sizeof(*gone));
+	if (!gone)
+		return;
+	for (size_t i = 0; i < cur->snap.njobio && n < JOBIO_REAP_MAX; i++) {
 		const struct jobio_snap *e = &cur->snap.jobio[i];
 		const struct job_io *b = jobio_before(&t->prev.snap, &e->k);
 		bool same = b && !memcmp(b, &e->v, sizeof(*b));
 
-		if (same && cgroups_gone(&r->cg, e->k.cgid))
+		if (same && !engine_jobio_forgotten(r->e, e) && cgroups_gone(&r->cg, e->k.cgid))
 			gone[n++] = *e;
 	}
-	engine_forget_jobio(r->e, gone, n);
+	n = engine_forget_jobio(r->e, gone, n, t->prev.snap.ts_ns);
+	if (n)
+		pr_debug("jobio: %zu entries of gone cgroups deleted from the map\n", n);
+	r->jobio_forgotten += n;
+	free(gone);
 }
 
 /* who is stuck behind each mount whose server does not answer (#59) */
