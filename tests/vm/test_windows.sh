@@ -43,13 +43,17 @@ kill -INT $mp
 wait $mp
 m=$(jq -c 'select(.type == "restore")' /tmp/m.json)
 echo "note --window-max 1: $(echo "$m" | jq -c '{n, duration_s, cut, bytes_read, io: [.jobs[].io_bytes]}' | tr '\n' ' ')"
-check_ge "--window-max 1: the restore in windows" "$(echo "$m" | jq -s length)" 2
 # (the last is cut too when the reads ended at its second)
 check_eq "--window-max 1: each cut, but maybe the last" "$(echo "$m" | jq -s '.[:-1] | map(.cut) | all')" true
 # a window is cut at the first interval to end a second or more after its start: no longer than
 # that and one interval, the longest that run reported (an interval whose sample disagreed with
 # sysfs is not reported: the next spans both; 12.5 s were seen beside a loaded host's 64 readers)
 iv=$(jq -s '[.[] | select(.type == "interval") | .interval_s] | max' /tmp/m.json)
+# in windows: two at least, unless the whole restore fitted in one that long (a CI run's ticks
+# stalled 5.5 s under the 64 readers: one interval held the restore's 6 s)
+one=$(echo "$m" | jq -s --argjson iv "$iv" 'length == 1 and .[0].duration_s <= 1 + $iv + 0.05')
+check_ge "--window-max 1: the restore in windows (one only if it fitted in one: $one)" \
+	"$(echo "$m" | jq -s length)" "$([ "$one" = true ] && echo 1 || echo 2)"
 check_eq "--window-max 1: none longer than a second and its longest interval ($iv s)" \
 	"$(echo "$m" | jq -s --argjson iv "$iv" 'map(.duration_s <= 1 + $iv + 0.05) | all')" true
 check_eq "--window-max 1: their read bytes = mountstats READ bytes received" \
