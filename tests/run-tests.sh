@@ -47,7 +47,10 @@ idle0=$(cpu_idle)
 
 # a guest kernel's own fault under TCG (text poking, emulated CPU state), as its console says it:
 # the one failure that earns a second boot
-GUEST_FAULT='Oops:|BUG: unable to handle|general protection fault|Kernel panic|kernel BUG at|invalid opcode:|Internal error:'
+# A soft lockup is one too: a CI-like run's test_attach_midway had both vCPUs stuck from about the
+# attach under 64 writers (a writer and a kworker, 480 s, no trace at the console's log level),
+# where no program of slotscope's can spin (no loop, no lock)
+GUEST_FAULT='Oops:|BUG: unable to handle|general protection fault|Kernel panic|kernel BUG at|invalid opcode:|Internal error:|BUG: soft lockup - CPU#'
 
 # the RDMA client hung under soft-RoCE in a guest kernel under TCG: soft-RoCE's own fault (CI,
 # test_whatif_rdma: "rdma_rxe: rxe_reg_fast_mr: mr->lkey = 0xe690 not free", then the mount hung
@@ -61,6 +64,13 @@ rxe_hung() {
 	[ ${#logs[@]} -gt 0 ] && awk -f "$top/tests/guest-rdma-hang.awk" "${logs[@]}"
 }
 
+# guest_locked: a guest's console shows a CPU stuck for 60 s or more (its soft-lockup detector),
+# which no test waits out: the VM is stopped then, not at its timeout
+guest_locked() {
+	tr -d '\r' <"$runs/console.log" 2>/dev/null | grep -aoE 'soft lockup - CPU#[0-9]+ stuck for [0-9]+s' |
+		awk '{ sub(/s$/, "", $NF); if ($NF + 0 >= 60) f = 1 } END { exit !f }'
+}
+
 # vm_run: the VM test $t on $kernel with $envs, its server, vCPUs and timeout, its output in $log.host;
 # stopped as soon as a guest's kernel log shows the RDMA client hung (its VMs are tools/vm/run's children)
 vm_run() {
@@ -68,7 +78,7 @@ vm_run() {
 	KERNEL=$kernel VM_ENV=$envs VM_SERVER=${server:+$top/$server} SLOTSCOPE_NO_MAKE=1 VM_QUIET=1 VM_OUT=$runs \
 		VM_SMP=${smp:-${VM_SMP:-1}} VM_TIMEOUT=${tmo:-${VM_TIMEOUT:-600}} "$top/tools/vm/run" "$t" >"$log.host" 2>&1 &
 	vm=$!
-	( while sleep 10; do rxe_hung >/dev/null && { pkill -TERM -P "$vm"; break; }; done ) &
+	( while sleep 10; do { rxe_hung >/dev/null || guest_locked; } && { pkill -TERM -P "$vm"; break; }; done ) &
 	w=$!
 	wait "$vm"
 	rc=$?
