@@ -9,10 +9,16 @@
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/lib-host.sh"
 if out=$("$top/tools/layout-check" "$top" --objects "$O" 2>&1); then
-	ok "the tree keeps the rules, its objects' calls included"
+	ok "the tree keeps the rules, its objects' calls included: $out"
 else
 	bad "the tree: $out"
 fi
+# the counts say what was checked: arrows and calls found (a check that read nothing passes too)
+[[ $out =~ ^layout:\ ([0-9]+)\ rooms\ in\ 8\ wings\;\ ([0-9]+)\ arrows,\ 0\ up,\ 0\ circles\;\ ([0-9]+)\ calls\ between\ objects,\ 0\ up,\ 0\ call\ circles$ ]] &&
+	[ "${BASH_REMATCH[1]}" -ge 60 ] && [ "${BASH_REMATCH[2]}" -ge 100 ] && [ "${BASH_REMATCH[3]}" -ge 100 ] &&
+	ok "counted: ${BASH_REMATCH[1]} rooms, ${BASH_REMATCH[2]} arrows, ${BASH_REMATCH[3]} calls; none up, no circle" ||
+	bad "the counts line: $out"
+
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
 cp -r "$top/user" "$t/user"
@@ -68,7 +74,8 @@ rm "$t/user/lib/edge.c"
 sed -i '1a #include "model/model.h"' "$t/user/lib/util.c"
 out=$("$top/tools/layout-check" "$t" 2>&1)
 rc=$?
-[ $rc = 1 ] && grep -q '^circle: .*util' <<<"$out" && ok "an include that closes a circle fails, named" ||
+[ $rc = 1 ] && grep -q '^circle: .*util' <<<"$out" && grep -Eq '^layout: .*, [1-9][0-9]* circles$' <<<"$out" &&
+	ok "an include that closes a circle fails, named and counted" ||
 	bad "a circle through util: exit $rc, said: $out"
 cp "$top/user/lib/util.c" "$t/user/lib/util.c"
 # an arrow up with no circle: a new room of the floor that includes the model's view
@@ -95,7 +102,8 @@ cc -c -o "$t/objs/user/lib/down.o" "$t/down.c" && cc -c -o "$t/objs/user/lib/up.
 out=$("$top/tools/layout-check" "$t" --objects "$t/objs" 2>&1)
 rc=$?
 [ $rc = 1 ] && grep -q '^call circle: down, up: down calls up (up); up calls down (down)' <<<"$out" &&
-	ok "a call circle fails, named with the calls that close it" || bad "a call circle: exit $rc, said: $out"
+	grep -q ', 1 call circles$' <<<"$out" &&
+	ok "a call circle fails, named with the calls that close it, counted" || bad "a call circle: exit $rc, said: $out"
 rm "$t/objs/user/lib/up.o"
 "$top/tools/layout-check" "$t" --objects "$t/objs" >/dev/null && ok "one way only, within a wing: passes" ||
 	bad "a call one way refused: $("$top/tools/layout-check" "$t" --objects "$t/objs" 2>&1)"
