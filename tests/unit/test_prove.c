@@ -6,7 +6,8 @@
  * before the programs saw it destroyed), an id the kernel does not publish, or publishes for
  * another server, is refused on the second look while nothing was proven (a transport just
  * made joins sysfs a moment after), and an unreadable xprt_info (a disconnected transport)
- * decides nothing. A kernel without the files proves and refuses nothing.
+ * decides nothing. A kernel without the files proves and refuses nothing, and says so. A TCP
+ * transport's level past the requests the kernel holds for it (num_reqs) twice running is refused.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -165,6 +166,46 @@ static void test_no_sysfs(void **state)
 	(void)state;
 	for (int i = 0; i < 3; i++)
 		assert_int_equal(proof_check(&p, &s, "/nonexistent", why, sizeof(why)), 0);
+	/* said by the caller, once: nothing here is proven */
+	assert_true(p.no_sysfs);
+	proof_free(&p);
+}
+
+/*
+ * The level against num_reqs (9 for transport 3): at most num_reqs + the CPUs (2) + the pending
+ * hand-offs; over twice running, with a take between, is refused; an idle transport is not
+ * looked at again; RDMA's level (its own pool) is not held to num_reqs
+ */
+static void test_level_held(void **state)
+{
+	struct xprt_snap x[] = { xp(1, 3, IDENT_TCP, 128, 2), xp(2, 4, IDENT_RDMA, 32, 32) };
+	struct proof p = { .cpus = 2 };
+	char why[300];
+
+	(void)state;
+	x[0].s.in_use = 11;
+	x[0].s.n.acquires = 5;
+	x[1].s.in_use = 40;
+	x[1].s.n.acquires = 5;
+	assert_int_equal(run(&p, x, 2, why), 0);
+	/* one over: reported (a level may be caught mid-move), the next look decides */
+	x[0].s.in_use = 12;
+	x[0].s.n.acquires = 6;
+	assert_int_equal(run(&p, x, 2, why), 0);
+	/* within again (hand-offs pending count apart): the run starts over */
+	x[0].s.handing = 3;
+	x[0].s.n.acquires = 7;
+	assert_int_equal(run(&p, x, 2, why), 0);
+	x[0].s.handing = 0;
+	x[0].s.n.acquires = 8;
+	assert_int_equal(run(&p, x, 2, why), 0);
+	/* idle: not looked at, however often */
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(run(&p, x, 2, why), 0);
+	x[0].s.n.acquires = 9;
+	assert_int_equal(run(&p, x, 2, why), -EPROTO);
+	assert_non_null(strstr(why, "transport 3: 12 slots counted in use"));
+	assert_non_null(strstr(why, "holds 9 requests"));
 	proof_free(&p);
 }
 
@@ -175,6 +216,7 @@ int main(void)
 		cmocka_unit_test(test_wrong_field),
 		cmocka_unit_test(test_unpublished_id),
 		cmocka_unit_test(test_no_sysfs),
+		cmocka_unit_test(test_level_held),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -117,6 +117,62 @@ static int bad_run(struct proof *p, __u64 key, __u64 first_seen, bool bad)
 }
 
 /*
+ * The level held against the kernel's own count (#64). Over TCP and UDP every slot in use is a
+ * request xprt_dynamic_alloc_slot() counted in num_reqs, and the programs book a take after its
+ * allocation and a release before its free (bpf/account.h's level_cap()), so the level, less the
+ * hand-offs it holds pending (@handing: releases to a backlog whose waiter has not taken them
+ * yet), never passes num_reqs but for the takes and frees run between the snapshot and this
+ * read of xprt_info: at most one a CPU. A level past that, twice running, is a level read
+ * wrong (a release's hook or layout missed). Looked at only where the transport took a slot
+ * since the last look: an idle one's level was looked at when it last moved. Not RDMA's: its
+ * pool is its own (rpcrdma_buffer_get()), and num_reqs stays as the transport was made. 1 over
+ * (a first look), 0 within, -EPROTO with @why, -ENOMEM.
+ */
+/* a TCP or UDP transport that took a slot since its level was last looked at */
+static bool level_due(const struct proof *p, const struct xprt_snap *c)
+{
+	if (c->s.ident != IDENT_TCP && c->s.ident != IDENT_UDP)
+		return false;
+	for (size_t i = 0; i < p->nlv; i++)
+		if (p->lv[i].key == c->key && p->lv[i].first_seen == c->s.first_seen_ns)
+			return p->lv[i].acquires != c->s.n.acquires;
+	return true;
+}
+
+static int level_held(struct proof *p, const struct xprt_snap *c, const struct audit_xprt *x, char *why,
+		      size_t len)
+{
+	const struct xprt_stats *s = &c->s;
+	long over = (long)s->in_use - (long)s->handing - (long)x->num_reqs - (long)p->cpus;
+	size_t i;
+
+	if ((s->ident != IDENT_TCP && s->ident != IDENT_UDP) || !x->max_slots)
+		return 0;
+	for (i = 0; i < p->nlv; i++)
+		if (p->lv[i].key == c->key && p->lv[i].first_seen == s->first_seen_ns)
+			break;
+	if (i == p->nlv) {
+		if (GROW(p->lv, p->lv_cap, p->nlv + 1, 16))
+			return -ENOMEM;
+		memset(&p->lv[p->nlv++], 0, sizeof(*p->lv));
+		p->lv[i].key = c->key;
+		p->lv[i].first_seen = s->first_seen_ns;
+	} else if (p->lv[i].acquires == s->n.acquires) {
+		return 0;
+	}
+	p->lv[i].acquires = s->n.acquires;
+	p->lv[i].over = over > 0 ? p->lv[i].over + 1 : 0;
+	if (!p->lv[i].over)
+		return 0;
+	if (p->lv[i].over < 2)
+		return 1;
+	snprintf(why, len, "transport %u: %d slots counted in use (%u of them hand-offs pending), and "
+		 "the kernel holds %u requests for it (num_reqs; %u CPUs could move it meanwhile)", s->id,
+		 s->in_use, s->handing, x->num_reqs, p->cpus);
+	return -EPROTO;
+}
+
+/*
  * A transport's sysfs directory may go before the programs see it destroyed (its switch's goes
  * with the client, and xprt_destroy runs from a work queue later), and its id may then be
  * reused: one look proves nothing wrong. Refused are the same values read differently twice
@@ -130,26 +186,44 @@ int proof_check(struct proof *p, const struct snapshot *snap, const char *sysfs_
 	size_t found = 0;
 	bool suspect = false;
 
-	if (root_path(xs, sizeof(xs), sysfs_root, "/sys/kernel/sunrpc/xprt-switches") || access(xs, F_OK))
+	if (root_path(xs, sizeof(xs), sysfs_root, "/sys/kernel/sunrpc/xprt-switches") || access(xs, F_OK)) {
+		p->no_sysfs = true;
 		return 0;
+	}
+	p->no_sysfs = false;
+	if (!p->cpus) {
+		long n = sysconf(_SC_NPROCESSORS_CONF);
+
+		p->cpus = n > 0 ? (unsigned int)n : 1;
+	}
 	for (size_t i = 0; i < snap->nxprts; i++) {
 		const struct xprt_stats *s = &snap->xprts[i].s;
 		__u64 key = snap->xprts[i].key;
 		struct audit_xprt x;
-		bool decided;
+		bool decided, done;
 		int err, m;
 
-		if (s->destroyed_ns || is_done(p, key, s->first_seen_ns))
+		if (s->destroyed_ns)
+			continue;
+		done = is_done(p, key, s->first_seen_ns);
+		/* a proven transport is read again only for its level, and only once it moved */
+		if (done && !level_due(p, &snap->xprts[i]))
 			continue;
 		/* another transport of a reused id has another server, as a garbled read has */
 		if (!published(xs, s->id, &x) || (x.dstaddr[0] && strcmp(x.dstaddr, s->addr))) {
-			if (!missing[0])
+			if (!done && !missing[0])
 				snprintf(missing, sizeof(missing), "transport %u (%s:%s) is read, and the "
 					 "kernel publishes no transport of that id and server", s->id, s->addr,
 					 s->port);
 			continue;
 		}
 		found++;
+		/* a first look over is reported: the level, unlike a layout, may be caught mid-move */
+		err = level_held(p, &snap->xprts[i], &x, why, len);
+		if (err < 0)
+			return err;
+		if (done)
+			continue;
 		err = compare(s, &x, &decided, why, len);
 		m = bad_run(p, key, s->first_seen_ns, err != 0);
 		if (m < 0)
@@ -174,5 +248,6 @@ void proof_free(struct proof *p)
 {
 	free(p->seen);
 	free(p->done);
+	free(p->lv);
 	memset(p, 0, sizeof(*p));
 }

@@ -354,8 +354,7 @@ void audit_print(FILE *f, const struct audit *a)
 				m->remoteports[0] ? ", remoteports=" : "", m->remoteports,
 				m->localports[0] ? ", localports=" : "", m->localports);
 	}
-	if (!a->have_sysfs)
-		fprintf(f, "  (no /sys/kernel/sunrpc: transport limits appear as they are traced)\n");
+	/* no sunrpc sysfs is said once, by the run's proof (run/tick.c), in every output mode */
 	for (size_t i = 0; i < a->nwarn; i++)
 		print_wrapped(f, "  warning: ", a->warn[i]);
 	fflush(f);

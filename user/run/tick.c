@@ -72,6 +72,13 @@ static int take(struct run *r, struct sample *x)
 			   !strcmp(r->o.procfs_root, "/"), &x->links) == -ENOMEM)
 		return -ENOMEM;
 	err = proof_check(&r->proof, &x->snap, r->o.sysfs_root, why, sizeof(why));
+	if (r->proof.no_sysfs && !r->said_unproven) {
+		r->said_unproven = true;
+		pr_warn("%s/sys/kernel/sunrpc/xprt-switches is missing (sunrpc publishes its transports "
+			"there from Linux 5.14): transport ids, classes, slot limits and levels are reported "
+			"as read, not proven against the kernel's own\n",
+			strcmp(r->o.sysfs_root, "/") ? r->o.sysfs_root : "");
+	}
 	/* a first look that disagrees: this sample is not reported, the next decides */
 	x->suspect = err == 1;
 	if (err == -EPROTO)
