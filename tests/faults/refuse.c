@@ -19,6 +19,7 @@ int engine_inject_refusals(struct engine *e)
 {
 	const char *spec = getenv("SLOTSCOPE_TEST_REFUSE");
 	const char *xs = getenv("SLOTSCOPE_TEST_XPRT_SLOTS"), *os = getenv("SLOTSCOPE_TEST_OP_SLOTS");
+	const char *js = getenv("SLOTSCOPE_TEST_JOBIO");
 
 	/*
 	 * Fewer transport slots (a power of two: ids alias, and all but one transport of a slot
@@ -28,6 +29,14 @@ int engine_inject_refusals(struct engine *e)
 	if (xs) {
 		e->skel->rodata->xprt_slot_mask = (__u32)strtoul(xs, NULL, 0) - 1;
 		pr_warn("test build: %s transport slots\n", xs);
+	}
+	/* a smaller job map: the crowding a node's 16,384 (cgroup, mount, direction) meet, sooner */
+	if (js) {
+		int err = bpf_map__set_max_entries(e->skel->maps.jobio, (__u32)strtoul(js, NULL, 0));
+
+		if (err)
+			return err;
+		pr_warn("test build: a job map of %s entries\n", js);
 	}
 	if (os && (__u32)strtoul(os, NULL, 0) <= e->op_slots) {
 		e->op_slots = (__u32)strtoul(os, NULL, 0);

@@ -162,12 +162,14 @@ struct task_seen {
 /* the processes seen doing NFS file I/O (the most recent MAX_JOBTASKS); 0 or -errno */
 int engine_tasks(struct engine *e, struct task_seen **out, size_t *n);
 /*
- * Forget the file I/O counts of @gone (their cgroups are gone, their counts unchanged since the
- * snapshot at @still_ns): each deleted from the map only if it still holds the counts as seen,
+ * Forget the file I/O counts of @gone (their cgroups gone, or the map crowded; their counts
+ * unchanged since the snapshot at @still_ns): each deleted from the map only if it still holds the counts as seen,
  * and kept in user space, merged into every snapshot, until engine_jobio_trim() lets it go.
  * How many were deleted.
  */
 size_t engine_forget_jobio(struct engine *e, const struct jobio_snap *gone, size_t n, __u64 still_ns);
+/* how many entries the kernel's job map holds at most */
+size_t engine_jobio_capacity(const struct engine *e);
 /* @s (a snapshot's entry) is all forgotten counts: the map held none of it */
 bool engine_jobio_forgotten(const struct engine *e, const struct jobio_snap *s);
 /*

@@ -183,6 +183,11 @@ size_t engine_forget_jobio(struct engine *e, const struct jobio_snap *gone, size
 	return deleted;
 }
 
+size_t engine_jobio_capacity(const struct engine *e)
+{
+	return bpf_map__max_entries(e->skel->maps.jobio);
+}
+
 bool engine_jobio_forgotten(const struct engine *e, const struct jobio_snap *s)
 {
 	return jobret_only(&e->retired, s);

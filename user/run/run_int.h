@@ -53,8 +53,8 @@ struct run {
 	char kernel[65];		/* uname release, for slotscope_build_info */
 	struct heat_map heat;		/* for --svg */
 	struct cgroups cg;		/* cgroup v2 ids to paths, for the windows' jobs */
-	double jobio_reaped;		/* CLOCK_MONOTONIC s the gone cgroups' counts were last forgotten */
-	__u64 jobio_forgotten;		/* entries of gone cgroups deleted from the map, over the run */
+	double jobio_reaped;		/* CLOCK_MONOTONIC s idle entries were last deleted from the map */
+	__u64 jobio_forgotten;		/* entries that stood still deleted from the map, over the run */
 	size_t jobio_kept;		/* of those, kept in user space for the windows now */
 };
 

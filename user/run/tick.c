@@ -14,6 +14,7 @@
 #include <sys/resource.h>
 #include "run/command.h"
 #include "lib/log.h"
+#include "run/jobreap.h"
 #include "run/privs.h"
 #include "run/run_int.h"
 #include "prom/totals.h"
@@ -268,48 +269,6 @@ static __u64 oldest_held(const struct trace *t)
 	return m;
 }
 
-#define JOBIO_REAP_MAX 4096
-
-/*
- * The counts of cgroups that are gone, unchanged since the last tick, deleted from the kernel's
- * map, window open or not (#63: a loader reading for a week kept a window open, and the map
- * filled for good): the engine keeps them merged into every snapshot until no snapshot a window
- * holds is older than their last change. The map then holds the live jobs, however many come and
- * go. Deleted at most every 30 s; let go at every tick.
- */
-static void reap_jobio(struct run *r, const struct trace *t, const struct sample *cur)
-{
-	struct jobio_snap *gone;
-	size_t n = 0;
-	double now = clock_s(CLOCK_MONOTONIC);
-
-	__u64 held = oldest_held(t);
-	size_t kept = engine_jobio_trim(r->e, held);
-
-	if (kept != r->jobio_kept)
-		pr_debug("jobio: %zu gone cgroups' counts kept for the windows (from %.1f s)\n", kept, held / 1e9);
-	r->jobio_kept = kept;
-	if (now - r->jobio_reaped < 30 || !r->cg.root[0])
-		return;
-	r->jobio_reaped = now;
-	gone = malloc(JOBIO_REAP_MAX * sizeof(*gone));
-	if (!gone)
-		return;
-	for (size_t i = 0; i < cur->snap.njobio && n < JOBIO_REAP_MAX; i++) {
-		const struct jobio_snap *e = &cur->snap.jobio[i];
-		const struct job_io *b = jobio_before(&t->prev.snap, &e->k);
-		bool same = b && !memcmp(b, &e->v, sizeof(*b));
-
-		if (same && !engine_jobio_forgotten(r->e, e) && cgroups_gone(&r->cg, e->k.cgid))
-			gone[n++] = *e;
-	}
-	n = engine_forget_jobio(r->e, gone, n, t->prev.snap.ts_ns);
-	if (n)
-		pr_debug("jobio: %zu entries of gone cgroups deleted from the map\n", n);
-	r->jobio_forgotten += n;
-	free(gone);
-}
-
 /* who is stuck behind each mount whose server does not answer (#59) */
 static void name_stuck(struct run *r, struct view *v, const struct snapshot *snap)
 {
@@ -405,7 +364,7 @@ static int trace_tick(struct run *r, struct trace *t)
 		if (run_prom(r))
 			textfile(r, t, &cur, v);
 		model_out_free(&m);
-		reap_jobio(r, t, &cur);
+		jobs_reap(r, &t->prev.snap, &cur.snap, oldest_held(t));
 	} else {
 		pr_debug("out of memory: an interval left out\n");
 	}

@@ -1,0 +1,74 @@
+# A node's job map crowded by live cgroups (#63): a user's delegated subtree makes FILL_N cgroups
+# that each read once and stay, under a checkpoint window that never closes (Slurm job 1 writes
+# 64 KiB every 0.1 s). Before, an entry left the kernel's map only once its cgroup was gone: the
+# map filled for good and no job after was counted. Now, past half its entries, those that stood
+# still over a tick leave it whatever their cgroup, their counts kept in user space for the
+# windows. The test build's map is FILL_CAP entries (SLOTSCOPE_TEST_JOBIO; 0: the real 16,384),
+# so the default 2,500 cgroups crowd it as 20,000 crowd a node's. Shown against the kernel's own
+# tables and counters:
+# - the map (bpftool's dump of jobio, looked at every second) never full, its most stated;
+# - no job's count dropped for want of room (counters.jobs_full 0);
+# - then a new Slurm step (job 777) writes 1 MiB: the window names it, its 1 MiB of file calls
+#   and at least that sent, and the window's RPC bytes are mountstats' WRITE bytes over the run;
+# - slotscope's own CPU a tick, stated.
+#% timeout: 1200
+nfsd_start >/dev/null || exit 1
+mount_tcp /mnt/a 3 || exit 1
+grep -q ' /sys/fs/cgroup cgroup2 ' /proc/mounts || mount -t cgroup2 none /sys/fs/cgroup || { fail "cgroup2"; exit 1; }
+N=${FILL_N:-2500} CAP=${FILL_CAP:-1024}
+mkdir -p /mnt/a/c || exit 1
+dd if=/dev/urandom of=/mnt/a/c/r bs=4k count=1 2>/dev/null || { fail "the file read"; exit 1; }
+scope=/sys/fs/cgroup/system.slice/slurmstepd.scope fill=/sys/fs/cgroup/user.slice/fill
+mkdir -p $scope/job_1/step_0 $scope/job_777/step_0 $fill || { fail "cgroups"; exit 1; }
+up() { cut -d' ' -f1 /proc/uptime; }
+entries() { bpftool map dump name jobio -j 2>/dev/null | jq length; }
+w0=$(mountstats_op /mnt/a WRITE bytes_sent)
+if [ "$CAP" = 0 ]; then
+	slotscope -v --json 1 --ckpt-threshold 0.01 >/tmp/c.json 2>/tmp/c.err &
+else
+	SLOTSCOPE_TEST_JOBIO=$CAP slotscope-faults -v --json 1 --ckpt-threshold 0.01 >/tmp/c.json 2>/tmp/c.err &
+fi
+sp=$!
+i=0; until grep -q '"interval"' /tmp/c.json 2>/dev/null || [ $i -ge 300 ]; do sleep 0.2; i=$((i + 1)); done
+[ "$CAP" = 0 ] && CAP=$(bpftool map show name jobio -j | jq .max_entries)
+sh -c "echo \$\$ >$scope/job_1/step_0/cgroup.procs && while [ ! -f /tmp/stop ]; do
+	dd if=/dev/zero of=/mnt/a/c/long bs=64k count=1 oflag=direct conv=notrunc 2>/dev/null; sleep 0.1; done
+	touch /tmp/long.done" &
+# the map's size every second while the cgroups come
+( most=0; while [ ! -f /tmp/filled ]; do n=$(entries); [ "${n:-0}" -gt $most ] && most=$n; echo $most >/tmp/most; sleep 1; done ) &
+sleep 2
+t0=$(up)
+# one shell steps through the cgroups, each read made by a child of it there
+sh -c "i=0; while [ \$i -lt $N ]; do mkdir $fill/u\$i && echo \$\$ >$fill/u\$i/cgroup.procs &&
+	dd if=/mnt/a/c/r of=/dev/null bs=4k count=1 iflag=direct 2>/dev/null || exit 1; i=\$((i + 1)); done
+	echo \$\$ >/sys/fs/cgroup/cgroup.procs" || fail "the cgroups' reads"
+t1=$(up)
+sleep 3
+touch /tmp/filled
+sleep 1.2
+live=$(ls -d $fill/u* | wc -l) most=$(cat /tmp/most)
+echo "note $live cgroups made, each read once, in $(awk -v a=$t0 -v b=$t1 'BEGIN { printf "%.1f", b - a }') s; the map of $CAP entries held at most $most, $(entries) now"
+check_eq "the cgroups, live" "$live" "$N"
+check_le "the map never full" "$most" $((CAP - 1))
+sh -c "echo \$\$ >$scope/job_777/step_0/cgroup.procs && exec dd if=/dev/zero of=/mnt/a/c/step bs=64k count=16 oflag=direct 2>/dev/null" ||
+	fail "job 777's step"
+touch /tmp/stop
+i=0; while [ ! -f /tmp/long.done ] && [ $i -lt 100 ]; do sleep 0.2; i=$((i + 1)); done
+i=0; until grep -q '"type":"checkpoint"' /tmp/c.json || [ $i -ge 150 ]; do sleep 0.2; i=$((i + 1)); done
+w1=$(mountstats_op /mnt/a WRITE bytes_sent)
+ticks=$(grep -c '"type":"interval"' /tmp/c.json)
+kill -INT $sp
+wait $sp
+sum=$(jq -c 'select(.type == "summary")' /tmp/c.json | tail -n 1)
+w=$(jq -c 'select(.type == "checkpoint")' /tmp/c.json | head -n 1)
+echo "note the window: $(echo "$w" | jq -c '{n, duration_s, bytes_written, jobs_total, shown: [.jobs[] | {id, kind, io_bytes, rpc_bytes}]}')"
+self=$(echo "$sum" | jq -c .self)
+echo "note slotscope's own cost over $ticks intervals: $self, $(echo "$self" | jq --argjson n "$ticks" \
+	'(.user_s + .sys_s - .startup_cpu_s) / $n * 1000 | floor') ms of emulated CPU a tick after its start"
+grep "jobio" /tmp/c.err | tail -n 5 | sed "s/^/note /"
+check_eq "no job's count dropped for want of room (counters.jobs_full)" "$(echo "$sum" | jq .counters.jobs_full)" 0
+check_eq "one checkpoint window" "$(jq -s '[.[] | select(.type == "checkpoint")] | length' /tmp/c.json)" 1
+check_eq "the new step named: job 777, its 1 MiB of file calls, at least that sent" \
+	"$(echo "$w" | jq -c '[.jobs[] | select(.kind == "slurm" and .id == "777" and .io_bytes == 1048576 and .rpc_bytes >= 1048576)] | length')" 1
+check_eq "the window's RPC bytes = mountstats WRITE bytes over the run" "$(echo "$w" | jq .jobs_total.rpc_bytes)" $((w1 - w0))
+exit $CHECK_FAILED
