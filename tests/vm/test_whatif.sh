@@ -144,7 +144,7 @@ echo "4096 65536 524288" >/proc/sys/net/ipv4/tcp_wmem
 W=$((N * COUNT))
 ss_ms() { ss -tni dst "$e" | grep -o "$1:[0-9]*ms" | head -n 1 | tr -dc 0-9; }
 # the connection's busy time before the write (the mount's few calls; none shown: 0)
-busy0=$(ss_ms busy)
+busy0=$(ss_ms busy) rwnd0=$(ss_ms rwnd_limited)
 m1=$(measured /tmp/e.json /mnt/e /mnt/e/e $N $COUNT $BS $W) || exit 1
 # the connection's counters against ss's (the same tcp_info, read apart): slotscope sums them over
 # the ticks its RPCs queued for the connection whose tick before was read too (tcpwatch.h), so the
@@ -168,7 +168,10 @@ check_gt "slotscope summed its busy time (ms)" "${sb:-0}" 0
 check_le "the connection's busy time while queued, no more than ss's over the write (ms)" "$sb" $((dbusy + 1))
 check_ge "... and no less than ss's less the run's time the sums did not cover ($span - $rd ms)" \
 	$((sb + 3)) $((dbusy - (${span:-0} - ${rd:-0})))
-check_le "its time held by the server's window, no more than ss's (ms)" "$sr" "${rwnd:-0}"
+check_le "its time held by the server's window, no more than ss's (ms)" "$sr" $((${rwnd:-0} - ${rwnd0:-0} + 1))
+# the same bound below: time held outside the sums is time outside the ticks they cover
+check_ge "... and no less than ss's less the run's time the sums did not cover" \
+	$((sr + 3)) $((${rwnd:-0} - ${rwnd0:-0} - (${span:-0} - ${rd:-0})))
 rm -f /export/e/w*/f
 fair_second "$m1" f "" wsize=1048576,nconnect=2 100 "4096 65536 524288" || exit 1
 f=$srv m2=$m
