@@ -456,6 +456,40 @@ FN_RET_PAIR(nfs_file_write, JOB_WRITE)
 FN_RET_PAIR(nfs_file_read, JOB_READ)
 
 /*
+ * A new NFS open context at @ctx: what an earlier context at that address was named for goes.
+ * Its struct file's address may come back with it (both freed by one close, both taken by the
+ * next open), which the file check cannot tell; an O_DIRECT call's RPCs then end before the call
+ * returns and names the new one, and were counted to the old one's job (test_job_fill: one
+ * 64 KiB WRITE of a Slurm job's each of ten times, to cgroups that had read a file before it).
+ */
+static __always_inline int ctx_born(__u64 ctx)
+{
+	struct job_key pk = { .cgid = ctx, .dir = JOB_WRITE };
+
+	/* an ERR_PTR() is no context */
+	if (!jobs_timed || !ctx || ctx >= (__u64)-4095)
+		return 0;
+	bpf_map_delete_elem(&ctxjob, &ctx);
+	bpf_map_delete_elem(&ctxpend, &pk);
+	pk.dir = JOB_READ;
+	bpf_map_delete_elem(&ctxpend, &pk);
+	return 0;
+}
+
+SEC("fexit/alloc_nfs_open_context")
+int BPF_PROG(fexit_alloc_nfs_open_context, struct dentry *dentry, fmode_t mode, struct file *filp,
+	     struct nfs_open_context *ret)
+{
+	return ctx_born(as_number(ret));
+}
+
+SEC("kretprobe/alloc_nfs_open_context")
+int BPF_KRETPROBE(kretprobe_alloc_nfs_open_context, void *ret)
+{
+	return ctx_born((__u64)ret);
+}
+
+/*
  * The same through vmlinux's own VFS, for a loader that may not hook NFS's module: fentry/fexit
  * on a module function needs the module's BTF by id (CAP_SYS_ADMIN), a kprobe needs
  * perf_event_paranoid <= 2 on Debian's kernels (3 by default; Ubuntu's 4), and vmlinux's

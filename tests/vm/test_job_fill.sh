@@ -71,4 +71,11 @@ check_eq "one checkpoint window" "$(jq -s '[.[] | select(.type == "checkpoint")]
 check_eq "the new step named: job 777, its 1 MiB of file calls, at least that sent" \
 	"$(echo "$w" | jq -c '[.jobs[] | select(.kind == "slurm" and .id == "777" and .io_bytes == 1048576 and .rpc_bytes >= 1048576)] | length')" 1
 check_eq "the window's RPC bytes = mountstats WRITE bytes over the run" "$(echo "$w" | jq .jobs_total.rpc_bytes)" $((w1 - w0))
+# the readers' open contexts and files are freed as they go, and job 1's next open may take both
+# addresses: its O_DIRECT WRITE ends before its call names it, and went to the reader's job
+check_eq "none of the readers' cgroups carried a WRITE (their contexts' addresses reused)" \
+	"$(echo "$w" | jq '[.jobs[] | select(.kind == "cgroup" and .rpc_bytes > 0)] | length')" 0
+check_eq "job 1's WRITEs all its own: the window's RPC bytes less job 777's" \
+	"$(echo "$w" | jq '.jobs[] | select(.id == "1") | .rpc_bytes')" \
+	"$(echo "$w" | jq '.jobs_total.rpc_bytes - (.jobs[] | select(.id == "777") | .rpc_bytes)')"
 exit $CHECK_FAILED

@@ -73,6 +73,7 @@ kill -INT $rp $up $dp
 wait $rp $up $dp
 check_eq "defaults: jobs through vmlinux's vfs_write" "$(sed -n 's/^slotscope: hook vfs_write  *//p' /tmp/defaults.err | head -n 1)" fexit
 check_eq "unit: jobs through NFS's own write" "$(sed -n 's/^slotscope: hook nfs_file_write  *//p' /tmp/unit.err | head -n 1)" kretprobe
+check_eq "unit: a new open context's return through a kretprobe" "$(sed -n 's/^slotscope: hook alloc_nfs_open_context  *//p' /tmp/unit.err | head -n 1)" kretprobe
 grep -v '^libbpf' /tmp/unit.err | sed 's/^/note unit| /' | head -n 30
 MIB=1048576
 for run in root unit defaults; do

@@ -31,6 +31,7 @@ check_eq "...and -v says so" "$(grep -c "^slotscope: running as nobody (uid $nob
 check_gt "writes counted after the drop" "$(tail -n 1 /tmp/sec.json | jq '[.transports[].acquires] | add // 0')" 50
 hook() { sed -n "s/^slotscope: hook $1  *//p" /tmp/sec.err; }
 check_eq "jobs named: nfs_file_write hooked at its return" "$(hook nfs_file_write)" fexit
+check_eq "jobs named: a new open context's return hooked" "$(hook alloc_nfs_open_context)" fexit
 caps --no-jobs
 check_eq "--no-jobs: CapEff" "$eff" 0000000000000000
 check_eq "--no-jobs: uid" "$uid" "$nobody"
@@ -38,6 +39,7 @@ check_eq "--no-jobs: uid" "$uid" "$nobody"
 # hooks of the design taken; these are not among them)
 check_eq "--no-jobs: -v lists the hooks" "$(grep -c '^slotscope: hook rpc_stats_latency ' /tmp/sec.err)" 1
 check_eq "--no-jobs: nfs_file_write not hooked" "$(grep -c '^slotscope: hook nfs_file_' /tmp/sec.err)" 0
+check_eq "--no-jobs: nor the open context" "$(grep -c '^slotscope: hook alloc_nfs_open_context' /tmp/sec.err)" 0
 check_eq "--no-jobs: nothing said of their loss" "$(grep -c 'jobs are not named' /tmp/sec.err)" 0
 caps --user nobody
 check_eq "--user nobody: uid" "$uid" 65534

@@ -95,6 +95,14 @@ static void add_hooks(struct engine *e)
 		  s->progs.fexit_nfs_file_write, s->progs.kretprobe_nfs_file_write },
 		{ "nfs_file_read", FUNC_RET, G_JOBS, false, "jobs are named through vfs_read",
 		  s->progs.fexit_nfs_file_read, s->progs.kretprobe_nfs_file_read },
+		/*
+		 * a context's address reused: the job an old context there was named for goes (its
+		 * struct file's may be reused too, and an O_DIRECT call's RPCs end before it returns)
+		 */
+		{ "alloc_nfs_open_context", FUNC_RET, G_JOBS_CTX, false,
+		  "an NFS open context made where a freed one was may count its first call's RPCs to "
+		  "the old one's job", s->progs.fexit_alloc_nfs_open_context,
+		  s->progs.kretprobe_alloc_nfs_open_context },
 		/* where the two above cannot be hooked (the unit's capabilities at Debian's defaults) */
 		{ "vfs_write", FUNC_RET, G_JOBS_VFS, false,
 		  "a window's jobs are not named (no bytes per cgroup)", s->progs.fexit_vfs_write, NULL },

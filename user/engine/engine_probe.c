@@ -271,7 +271,8 @@ int choose_methods(struct engine *e)
 
 		st->name = h->name;
 		st->required = h->required;
-		st->in_design = h->group == G_ALL || (h->group == G_JOBS && !e->o.no_jobs) ||
+		st->in_design = h->group == G_ALL ||
+				((h->group == G_JOBS || h->group == G_JOBS_CTX) && !e->o.no_jobs) ||
 				(h->group == G_FN && e->events == EVENTS_FUNCTIONS) ||
 				(h->group == G_TP && e->events == EVENTS_TRACEPOINTS) ||
 				(h->group == G_JOBS_VFS && !e->o.no_jobs && !nfs_jobs[is_write(h)]);

@@ -35,6 +35,7 @@ static const struct {
 	{ "__xprt_set_rq", "rpc_task,rpc_rqst" },
 	{ "nfs_file_write", "kiocb,iov_iter" },
 	{ "nfs_file_read", "kiocb,iov_iter" },
+	{ "alloc_nfs_open_context", "dentry,-,file" },
 };
 
 const char *hook_args_of(const char *hook)
@@ -133,6 +134,12 @@ int hook_args_check(const struct btf *btf, struct hook *h)
 			return 0;
 		}
 		w += wl + (w[wl] == ',');
+	}
+	/* fexit reads the return value after the arguments: a function's count must be exact too */
+	if (h->kind == FUNC_RET && i != btf_vlen(p)) {
+		snprintf(h->why, sizeof(h->why), "function %s has %d arguments, not %d", h->name,
+			 btf_vlen(p), n);
+		return 0;
 	}
 	if (h->kind == TP && i != btf_vlen(p)) {
 		snprintf(h->why, sizeof(h->why), "tracepoint %s has %d arguments, not %d", h->name,
