@@ -209,6 +209,41 @@ static void test_level_held(void **state)
 	proof_free(&p);
 }
 
+static __u64 released_since;
+
+/* the map after the sysfs read: @released_since more releases booked than the snapshot's */
+static int now_more(void *ctx, const struct xprt_snap *c, struct xprt_stats *out)
+{
+	(void)ctx;
+	*out = c->s;
+	out->n.releases += released_since;
+	return 0;
+}
+
+/* requests freed between the snapshot and the sysfs read (a stalled tick) are no fault */
+static void test_level_stalled(void **state)
+{
+	struct xprt_snap x[] = { xp(1, 3, IDENT_TCP, 128, 2) };
+	struct proof p = { .cpus = 2, .now = now_more };
+	char why[300];
+
+	(void)state;
+	/* 16 in use at the snapshot, 9 left when sysfs was read: 5 freed meanwhile, booked since */
+	released_since = 5;
+	x[0].s.in_use = 16;
+	for (int i = 1; i <= 3; i++) {
+		x[0].s.n.acquires = (__u64)i;
+		assert_int_equal(run(&p, x, 1, why), 0);
+	}
+	/* with none booked since, the same is refused on the second look */
+	released_since = 0;
+	x[0].s.n.acquires = 4;
+	assert_int_equal(run(&p, x, 1, why), 0);
+	x[0].s.n.acquires = 5;
+	assert_int_equal(run(&p, x, 1, why), -EPROTO);
+	proof_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -217,6 +252,7 @@ int main(void)
 		cmocka_unit_test(test_unpublished_id),
 		cmocka_unit_test(test_no_sysfs),
 		cmocka_unit_test(test_level_held),
+		cmocka_unit_test(test_level_stalled),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

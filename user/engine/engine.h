@@ -168,6 +168,11 @@ int engine_tasks(struct engine *e, struct task_seen **out, size_t *n);
  * How many were deleted.
  */
 size_t engine_forget_jobio(struct engine *e, const struct jobio_snap *gone, size_t n, __u64 still_ns);
+/*
+ * @c's transport as the map holds it now (its slot's, else the hash's): 0, or -ENOENT once it
+ * is gone or its slot went to another
+ */
+int engine_xprt_now(const struct engine *e, const struct xprt_snap *c, struct xprt_stats *out);
 /* how many entries the kernel's job map holds at most */
 size_t engine_jobio_capacity(const struct engine *e);
 /* @s (a snapshot's entry) is all forgotten counts: the map held none of it */

@@ -183,6 +183,21 @@ size_t engine_forget_jobio(struct engine *e, const struct jobio_snap *gone, size
 	return deleted;
 }
 
+int engine_xprt_now(const struct engine *e, const struct xprt_snap *c, struct xprt_stats *out)
+{
+	if (c->slot) {
+		const struct xprt_stats *t = &e->xtab[c->slot - 1];
+
+		if (c->slot > e->xtab_len || __atomic_load_n(&t->key, __ATOMIC_ACQUIRE) != c->key)
+			return -ENOENT;
+		memcpy(out, t, sizeof(*out));
+		return out->first_seen_ns == c->s.first_seen_ns ? 0 : -ENOENT;
+	}
+	if (bpf_map_lookup_elem(bpf_map__fd(e->skel->maps.xprts), &c->key, out))
+		return -ENOENT;
+	return out->first_seen_ns == c->s.first_seen_ns ? 0 : -ENOENT;
+}
+
 size_t engine_jobio_capacity(const struct engine *e)
 {
 	return bpf_map__max_entries(e->skel->maps.jobio);

@@ -121,8 +121,9 @@ static int bad_run(struct proof *p, __u64 key, __u64 first_seen, bool bad)
  * request xprt_dynamic_alloc_slot() counted in num_reqs, and the programs book a take after its
  * allocation and a release before its free (bpf/account.h's level_cap()), so the level, less the
  * hand-offs it holds pending (@handing: releases to a backlog whose waiter has not taken them
- * yet), never passes num_reqs but for the takes and frees run between the snapshot and this
- * read of xprt_info: at most one a CPU. A level past that, twice running, is a level read
+ * yet), never passes num_reqs but by the releases not yet freed at the snapshot (at most one a
+ * CPU) and the frees made between the snapshot and this read of xprt_info. A level past that,
+ * twice running, is a level read
  * wrong (a release's hook or layout missed). Looked at only where the transport took a slot
  * since the last look: an idle one's level was looked at when it last moved. Not RDMA's: its
  * pool is its own (rpcrdma_buffer_get()), and num_reqs stays as the transport was made. 1 over
@@ -143,11 +144,21 @@ static int level_held(struct proof *p, const struct xprt_snap *c, const struct a
 		      size_t len)
 {
 	const struct xprt_stats *s = &c->s;
-	long over = (long)s->in_use - (long)s->handing - (long)x->num_reqs - (long)p->cpus;
+	struct xprt_stats a;
+	long over, freed = 0;
 	size_t i;
 
 	if ((s->ident != IDENT_TCP && s->ident != IDENT_UDP) || !x->max_slots)
 		return 0;
+	/*
+	 * xprt_info is read after the snapshot, and a loaded machine can stall between the two: the
+	 * requests freed meanwhile each had its release booked before its free (at most one a CPU
+	 * still unbooked at the snapshot), so they are at most the releases booked between the
+	 * snapshot and a look at the map after the read
+	 */
+	if (p->now && !p->now(p->now_ctx, c, &a) && a.n.releases > s->n.releases)
+		freed = (long)(a.n.releases - s->n.releases);
+	over = (long)s->in_use - (long)s->handing - (long)x->num_reqs - freed - (long)p->cpus;
 	for (i = 0; i < p->nlv; i++)
 		if (p->lv[i].key == c->key && p->lv[i].first_seen == s->first_seen_ns)
 			break;

@@ -27,6 +27,9 @@ struct proof {
 	struct { __u64 key, first_seen, acquires; int over; } *lv;
 	size_t nlv, lv_cap;
 	unsigned int cpus;		/* CPUs that may take or free a slot meanwhile; 0: the machine's */
+	/* a transport as the map holds it now, after its xprt_info was read; NULL: the snapshot's */
+	int (*now)(void *ctx, const struct xprt_snap *c, struct xprt_stats *out);
+	void *now_ctx;
 	bool no_sysfs;			/* the kernel publishes no transports: nothing is proven */
 };
 

@@ -48,6 +48,12 @@ static void links_init(struct run *r)
 		r->link_sampler.read_rates = verbs_rates;
 }
 
+/* the proof's look at a transport after its sysfs read (prove.h) */
+static int xprt_now(void *e, const struct xprt_snap *c, struct xprt_stats *out)
+{
+	return engine_xprt_now(e, c, out);
+}
+
 /*
  * A sample: the maps, then the links at once (a rate is their bytes over the links' clock, a
  * duration the snapshots': a moment apart), then its transports proven: a layout that reads them
@@ -72,6 +78,8 @@ static int take(struct run *r, struct sample *x)
 	if (tcp_watch_tick(&r->tw, &x->snap, &r->links, !strcmp(r->o.sysfs_root, "/") &&
 			   !strcmp(r->o.procfs_root, "/"), &x->links) == -ENOMEM)
 		return -ENOMEM;
+	r->proof.now = xprt_now;
+	r->proof.now_ctx = r->e;
 	err = proof_check(&r->proof, &x->snap, r->o.sysfs_root, why, sizeof(why));
 	if (r->proof.no_sysfs && !r->said_unproven) {
 		r->said_unproven = true;
