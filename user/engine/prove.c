@@ -116,19 +116,6 @@ static int bad_run(struct proof *p, __u64 key, __u64 first_seen, bool bad)
 	return p->seen[p->n++].misses;
 }
 
-/*
- * The level held against the kernel's own count (#64). Over TCP and UDP every slot in use is a
- * request xprt_dynamic_alloc_slot() counted in num_reqs, and the programs book a take after its
- * allocation and a release before its free (bpf/account.h's level_cap()), so the level, less the
- * hand-offs it holds pending (@handing: releases to a backlog whose waiter has not taken them
- * yet), never passes num_reqs but by the releases not yet freed at the snapshot (at most one a
- * CPU) and the frees made between the snapshot and this read of xprt_info. A level past that,
- * twice running, is a level read
- * wrong (a release's hook or layout missed). Looked at only where the transport took a slot
- * since the last look: an idle one's level was looked at when it last moved. Not RDMA's: its
- * pool is its own (rpcrdma_buffer_get()), and num_reqs stays as the transport was made. 1 over
- * (a first look), 0 within, -EPROTO with @why, -ENOMEM.
- */
 /* a TCP or UDP transport that took a slot since its level was last looked at */
 static bool level_due(const struct proof *p, const struct xprt_snap *c)
 {
@@ -140,8 +127,22 @@ static bool level_due(const struct proof *p, const struct xprt_snap *c)
 	return true;
 }
 
-static int level_held(struct proof *p, const struct xprt_snap *c, const struct audit_xprt *x, char *why,
-		      size_t len)
+/*
+ * The level held against the kernel's own count (#64). Over TCP and UDP every slot in use is a
+ * request xprt_dynamic_alloc_slot() counted in num_reqs, and the programs book a take after its
+ * allocation and a release before its free (bpf/account.h's level_cap()), so the level, less the
+ * hand-offs it holds pending (@handing: releases to a backlog whose waiter has not taken them
+ * yet), never passes num_reqs but by the releases not yet freed at the snapshot (at most one a
+ * CPU) and the frees made between the snapshot and this read of xprt_info. A level past that,
+ * or by the releases whose programs the kernel skipped (bpf_prog_info.recursion_misses), twice
+ * running, is a level read
+ * wrong (a release's hook or layout missed). Looked at only where the transport took a slot
+ * since the last look: an idle one's level was looked at when it last moved. Not RDMA's: its
+ * pool is its own (rpcrdma_buffer_get()), and num_reqs stays as the transport was made. 1 over
+ * (a first look), 0 within, -EPROTO with @why, -ENOMEM.
+ */
+static int level_held(struct proof *p, const struct xprt_snap *c, const struct audit_xprt *x, __u64 skipped,
+		      char *why, size_t len)
 {
 	const struct xprt_stats *s = &c->s;
 	struct xprt_stats a;
@@ -158,7 +159,10 @@ static int level_held(struct proof *p, const struct xprt_snap *c, const struct a
 	 */
 	if (p->now && !p->now(p->now_ctx, c, &a) && a.n.releases > s->n.releases)
 		freed = (long)(a.n.releases - s->n.releases);
-	over = (long)s->in_use - (long)s->handing - (long)x->num_reqs - freed - (long)p->cpus;
+	/* a release whose program the kernel skipped leaves the level one high until its request's
+	 * next use: as many as the kernel skipped (since attach) */
+	over = (long)s->in_use - (long)s->handing - (long)x->num_reqs - freed - (long)p->cpus -
+	       (long)(skipped > 1000000 ? 1000000 : skipped);
 	for (i = 0; i < p->nlv; i++)
 		if (p->lv[i].key == c->key && p->lv[i].first_seen == s->first_seen_ns)
 			break;
@@ -178,8 +182,9 @@ static int level_held(struct proof *p, const struct xprt_snap *c, const struct a
 	if (p->lv[i].over < 2)
 		return 1;
 	snprintf(why, len, "transport %u: %d slots counted in use (%u of them hand-offs pending), and "
-		 "the kernel holds %u requests for it (num_reqs; %u CPUs could move it meanwhile)", s->id,
-		 s->in_use, s->handing, x->num_reqs, p->cpus);
+		 "the kernel holds %u requests for it (num_reqs; %ld freed since, %u CPUs, %llu runs "
+		 "skipped)", s->id, s->in_use, s->handing, x->num_reqs, freed, p->cpus,
+		 (unsigned long long)skipped);
 	return -EPROTO;
 }
 
@@ -230,7 +235,7 @@ int proof_check(struct proof *p, const struct snapshot *snap, const char *sysfs_
 		}
 		found++;
 		/* a first look over is reported: the level, unlike a layout, may be caught mid-move */
-		err = level_held(p, &snap->xprts[i], &x, why, len);
+		err = level_held(p, &snap->xprts[i], &x, snap->counters[CNT_RECURSION_MISSES], why, len);
 		if (err < 0)
 			return err;
 		if (done)
