@@ -268,6 +268,48 @@ static void test_many_active(void **state)
 	free(c);
 }
 
+/* entries with bytes 1 are counts kept in user space alone (the map's are the others) */
+static bool kept_one(const void *ctx, const struct jobio_snap *e)
+{
+	(void)ctx;
+	return e->v.bytes == 1;
+}
+
+/*
+ * A kept entry (#63: a node's 20,000 idle cgroups, deleted from the map) is named from the cache
+ * alone: no walk is made for it, and a live job's path, asked for by the map, outlives it
+ */
+static void test_kept_not_walked(void **state)
+{
+	struct jobio_snap b[2];
+	struct snapshot to = { .ts_ns = 2, .jobio = b };
+	__u64 id[sizeof(dirs) / sizeof(dirs[0])];
+	struct cgroups cg;
+
+	(void)state;
+	snprintf(root, sizeof(root), "/tmp/slotscope-cg-XXXXXX");
+	assert_non_null(mkdtemp(root));
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		id[i] = mkcg(dirs[i]);
+	cgroups_init_at(&cg, root);
+	cgroups_set_kept(&cg, kept_one, NULL);
+	io(&b[0], id[SESSION], JOB_WRITE, 1, 0);
+	io(&b[1], id[STEP0], JOB_WRITE, 4 * MiB, 4 * MiB);
+	to.njobio = 2;
+	assert_int_equal(cgroups_learn(&cg, &to, 10), 0);
+	/* the live one walked for and named; the kept one not looked for */
+	assert_string_equal(cgroups_path(&cg, id[STEP0]), "/system.slice/slurmstepd.scope/job_777/step_0");
+	assert_null(cgroups_path(&cg, id[SESSION]));
+	/* once live again (its cgroup moved), it is walked for */
+	b[0].v.bytes = 2;
+	assert_int_equal(cgroups_learn(&cg, &to, 12), 0);
+	assert_string_equal(cgroups_path(&cg, id[SESSION]), "/user.slice/session-4.scope");
+	cgroups_free(&cg);
+	for (size_t i = sizeof(dirs) / sizeof(dirs[0]); i-- > 0;)
+		rmcg(dirs[i]);
+	rmdir(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -275,6 +317,7 @@ int main(void)
 		cmocka_unit_test(test_sorted_lookup),
 		cmocka_unit_test(test_many_jobs),
 		cmocka_unit_test(test_many_active),
+		cmocka_unit_test(test_kept_not_walked),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

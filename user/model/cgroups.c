@@ -103,6 +103,13 @@ void cgroups_set_namer(struct cgroups *c, cg_namer f, void *ctx)
 	c->namer_ctx = ctx;
 }
 
+void cgroups_set_kept(struct cgroups *c, bool (*kept)(const void *ctx, const struct jobio_snap *e),
+		      const void *ctx)
+{
+	c->kept = kept;
+	c->kept_ctx = ctx;
+}
+
 static bool unnamed(const struct cgroups *c, __u64 id)
 {
 	for (size_t i = 0; i < c->nunnamed; i++)
@@ -235,12 +242,19 @@ int cgroups_learn(struct cgroups *c, const struct snapshot *snap, double now)
 	for (size_t i = 0; i < snap->njobio; i++) {
 		__u64 id = snap->jobio[i].k.cgid;
 		struct cg_ent key = { .id = id }, *e;
+		bool kept = c->kept && c->kept(c->kept_ctx, &snap->jobio[i]);
 
 		e = had ? bsearch(&key, c->e, had, sizeof(*c->e), by_id) : NULL;
 		if (e) {
-			e->used = now;
+			/* a kept one's path is older than any the map's entries asked for */
+			if (!kept)
+				e->used = now;
+			else if (e->used < now - 1)
+				e->used = now - 1;
 			continue;
 		}
+		if (kept)
+			continue;
 		if (GROW(want, capwant, nnew + 1, 16)) {
 			free(want);
 			return -ENOMEM;

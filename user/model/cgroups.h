@@ -33,6 +33,9 @@ struct cgroups {
 	size_t nunnamed, unnamed_at;
 	cg_namer namer;
 	void *namer_ctx;
+	/* whether a snapshot's entry is counts kept in user space alone (the map holds none of it) */
+	bool (*kept)(const void *ctx, const struct jobio_snap *e);
+	const void *kept_ctx;
 };
 
 /*
@@ -45,6 +48,14 @@ int cgroups_init(struct cgroups *c, const char *procfs_root, const char *sysfs_r
 void cgroups_init_at(struct cgroups *c, const char *dir);
 /* the kernel's names first (NULL: walks alone) */
 void cgroups_set_namer(struct cgroups *c, cg_namer f, void *ctx);
+/*
+ * Tell the entries kept in user space alone (#63): no walk is made for them, and their paths
+ * are the first to go when the cache is full. Named while they were in the map, they are named
+ * from the cache; a node's 20,000 idle cgroups, all kept, made a walk of the whole hierarchy
+ * every second, and evicted a new job's path from the cache for theirs.
+ */
+void cgroups_set_kept(struct cgroups *c, bool (*kept)(const void *ctx, const struct jobio_snap *e),
+		      const void *ctx);
 /*
  * Learn the paths of @snap's cgroups not known yet: the namer's, then one walk for the rest
  * when some are new, at most once a second; 0 or -ENOMEM.

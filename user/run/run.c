@@ -254,6 +254,12 @@ int run_new(struct run **out, const struct run_opts *o)
  * says so (slotscope_tracing 0) until sunrpc appears, then tracing starts. Each tick costs one
  * access(); a signal, -d or COUNT ends the wait as they would end the trace.
  */
+/* the cgroups cache's test of counts kept in user space alone (cgroups.h) */
+static bool jobio_kept(const void *e, const struct jobio_snap *s)
+{
+	return engine_jobio_forgotten(e, s);
+}
+
 static int wait_for_sunrpc(struct run *r)
 {
 	double tick = r->o.interval > 0 ? r->o.interval : 1, t0 = clock_s(CLOCK_MONOTONIC);
@@ -301,9 +307,10 @@ int run_main(struct run *r)
 	/* a signal while waiting: no engine, nothing traced */
 	if (!rc && r->e)
 		rc = print_audit(r);
-	if (!rc && r->e && !r->o.win.no_jobs && !cgroups_init(&r->cg, r->o.procfs_root, r->o.sysfs_root))
+	if (!rc && r->e && !r->o.win.no_jobs && !cgroups_init(&r->cg, r->o.procfs_root, r->o.sysfs_root)) {
 		cgroups_set_namer(&r->cg, engine_cgroup_path, r->e);
-	else if (!rc && r->e && !r->o.win.no_jobs)
+		cgroups_set_kept(&r->cg, jobio_kept, r->e);
+	} else if (!rc && r->e && !r->o.win.no_jobs)
 		pr_warn("no cgroup v2 hierarchy is mounted: a window's jobs show as unknown (cgroup v2 "
 			"is systemd's default; on v1, boot with systemd.unified_cgroup_hierarchy=1)\n");
 	if (!rc && r->e) {
