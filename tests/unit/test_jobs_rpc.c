@@ -38,6 +38,24 @@ static const char *const dirs[] = {
 };
 enum { STEP0 = 3, STEP1, SESSION = 6, WRITEBACK };
 
+/* the tree of dirs[] under a new root, their ids into @id, and @cg over it */
+static void tree_make(__u64 *id, struct cgroups *cg)
+{
+	snprintf(root, sizeof(root), "/tmp/slotscope-cg-XXXXXX");
+	assert_non_null(mkdtemp(root));
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		id[i] = mkcg(dirs[i]);
+	cgroups_init_at(cg, root);
+}
+
+static void tree_remove(struct cgroups *cg)
+{
+	cgroups_free(cg);
+	for (size_t i = sizeof(dirs) / sizeof(dirs[0]); i-- > 0;)
+		rmcg(dirs[i]);
+	rmdir(root);
+}
+
 static void test_ranked_by_rpc_bytes(void **state)
 {
 	struct jobio_snap a[4], b[8];
@@ -48,11 +66,7 @@ static void test_ranked_by_rpc_bytes(void **state)
 	struct jobs_in in;
 
 	(void)state;
-	snprintf(root, sizeof(root), "/tmp/slotscope-cg-XXXXXX");
-	assert_non_null(mkdtemp(root));
-	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
-		id[i] = mkcg(dirs[i]);
-	cgroups_init_at(&cg, root);
+	tree_make(id, &cg);
 	/* before the window: the session had rewritten its MiB already, flushed once */
 	io(&a[0], id[SESSION], JOB_WRITE, 512 * MiB, 1 * MiB);
 	from.njobio = 1;
@@ -113,10 +127,7 @@ static void test_ranked_by_rpc_bytes(void **state)
 	assert_true(w.j[0].rpc_bytes == w.j[1].rpc_bytes);
 
 	jobs_free(&w);
-	cgroups_free(&cg);
-	for (size_t i = sizeof(dirs) / sizeof(dirs[0]); i-- > 0;)
-		rmcg(dirs[i]);
-	rmdir(root);
+	tree_remove(&cg);
 }
 
 /* a snapshot in the engine's order is searched by bisection: every entry found, none made up */
@@ -287,11 +298,7 @@ static void test_kept_not_walked(void **state)
 	struct cgroups cg;
 
 	(void)state;
-	snprintf(root, sizeof(root), "/tmp/slotscope-cg-XXXXXX");
-	assert_non_null(mkdtemp(root));
-	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
-		id[i] = mkcg(dirs[i]);
-	cgroups_init_at(&cg, root);
+	tree_make(id, &cg);
 	cgroups_set_kept(&cg, kept_one, NULL);
 	io(&b[0], id[SESSION], JOB_WRITE, 1, 0);
 	io(&b[1], id[STEP0], JOB_WRITE, 4 * MiB, 4 * MiB);
@@ -304,10 +311,7 @@ static void test_kept_not_walked(void **state)
 	b[0].v.bytes = 2;
 	assert_int_equal(cgroups_learn(&cg, &to, 12), 0);
 	assert_string_equal(cgroups_path(&cg, id[SESSION]), "/user.slice/session-4.scope");
-	cgroups_free(&cg);
-	for (size_t i = sizeof(dirs) / sizeof(dirs[0]); i-- > 0;)
-		rmcg(dirs[i]);
-	rmdir(root);
+	tree_remove(&cg);
 }
 
 int main(void)

@@ -11,6 +11,7 @@
 #   16 KiB, and their RPC bytes add up to mountstats' WRITE bytes over the run: nothing deleted was
 #   lost;
 # - slotscope's own CPU per tick over the run (its summary's), stated.
+. /src/tests/vm/jobwin.inc
 nfsd_start >/dev/null || exit 1
 mount_tcp /mnt/a 3 || exit 1
 grep -q ' /sys/fs/cgroup cgroup2 ' /proc/mounts || mount -t cgroup2 none /sys/fs/cgroup || { fail "cgroup2"; exit 1; }
@@ -21,13 +22,8 @@ mkdir -p $scope/job_1/step_0 || { fail "cgroups"; exit 1; }
 up() { cut -d' ' -f1 /proc/uptime; }
 entries() { bpftool map dump name jobio -j 2>/dev/null | jq length; }
 w0=$(mountstats_op /mnt/a WRITE bytes_sent)
-slotscope -v --json 1 --ckpt-threshold 0.01 >/tmp/c.json 2>/tmp/c.err &
-sp=$!
-i=0; until grep -q '"interval"' /tmp/c.json 2>/dev/null || [ $i -ge 300 ]; do sleep 0.2; i=$((i + 1)); done
+jobwin_start slotscope -v --json 1 --ckpt-threshold 0.01
 t0=$(up)
-sh -c "echo \$\$ >$scope/job_1/step_0/cgroup.procs && while [ ! -f /tmp/stop ]; do
-	dd if=/dev/zero of=/mnt/a/c/long bs=64k count=1 oflag=direct conv=notrunc 2>/dev/null; sleep 0.1; done
-	touch /tmp/long.done" &
 sleep 2
 i=0
 while [ $i -lt $N ]; do
@@ -45,14 +41,7 @@ n=$(entries)
 echo "note 35 s later the map holds $n entries: $(bpftool map dump name jobio -j | jq -c '[.[] | .formatted.key.cgid // .key] | .[:4]')"
 check_le "the job map, the window still open: job 1's entry, none of the $N gone" "$n" 1
 check_eq "...the window still open" "$(jq -s '[.[] | select(.type == "checkpoint")] | length' /tmp/c.json)" 0
-touch /tmp/stop
-i=0; while [ ! -f /tmp/long.done ] && [ $i -lt 100 ]; do sleep 0.2; i=$((i + 1)); done
-# the window's quiet tail, then its end
-i=0; until grep -q '"type":"checkpoint"' /tmp/c.json || [ $i -ge 150 ]; do sleep 0.2; i=$((i + 1)); done
-w1=$(mountstats_op /mnt/a WRITE bytes_sent)
-ticks=$(grep -c '"type":"interval"' /tmp/c.json)
-kill -INT $sp
-wait $sp
+jobwin_end
 w=$(jq -c 'select(.type == "checkpoint")' /tmp/c.json | head -n 1)
 echo "note the window: $(echo "$w" | jq -c '{n, duration_s, bytes_written, jobs_total, shown: [.jobs[] | {id, rpc_bytes}]}')"
 self=$(jq -c 'select(.type == "summary") | .self' /tmp/c.json | tail -n 1)

@@ -12,6 +12,7 @@
 #   and at least that sent, and the window's RPC bytes are mountstats' WRITE bytes over the run;
 # - slotscope's own CPU a tick, stated.
 #% timeout: 1200
+. /src/tests/vm/jobwin.inc
 nfsd_start >/dev/null || exit 1
 mount_tcp /mnt/a 3 || exit 1
 grep -q ' /sys/fs/cgroup cgroup2 ' /proc/mounts || mount -t cgroup2 none /sys/fs/cgroup || { fail "cgroup2"; exit 1; }
@@ -24,16 +25,11 @@ up() { cut -d' ' -f1 /proc/uptime; }
 entries() { bpftool map dump name jobio -j 2>/dev/null | jq length; }
 w0=$(mountstats_op /mnt/a WRITE bytes_sent)
 if [ "$CAP" = 0 ]; then
-	slotscope -v --json 1 --ckpt-threshold 0.01 >/tmp/c.json 2>/tmp/c.err &
+	jobwin_start slotscope -v --json 1 --ckpt-threshold 0.01
+	CAP=$(bpftool map show name jobio -j | jq .max_entries)
 else
-	SLOTSCOPE_TEST_JOBIO=$CAP slotscope-faults -v --json 1 --ckpt-threshold 0.01 >/tmp/c.json 2>/tmp/c.err &
+	jobwin_start env SLOTSCOPE_TEST_JOBIO=$CAP slotscope-faults -v --json 1 --ckpt-threshold 0.01
 fi
-sp=$!
-i=0; until grep -q '"interval"' /tmp/c.json 2>/dev/null || [ $i -ge 300 ]; do sleep 0.2; i=$((i + 1)); done
-[ "$CAP" = 0 ] && CAP=$(bpftool map show name jobio -j | jq .max_entries)
-sh -c "echo \$\$ >$scope/job_1/step_0/cgroup.procs && while [ ! -f /tmp/stop ]; do
-	dd if=/dev/zero of=/mnt/a/c/long bs=64k count=1 oflag=direct conv=notrunc 2>/dev/null; sleep 0.1; done
-	touch /tmp/long.done" &
 # the map's size every second while the cgroups come
 ( most=0; while [ ! -f /tmp/filled ]; do n=$(entries); [ "${n:-0}" -gt $most ] && most=$n; echo $most >/tmp/most; sleep 1; done ) &
 sleep 2
@@ -52,13 +48,7 @@ check_eq "the cgroups, live" "$live" "$N"
 check_le "the map never full" "$most" $((CAP - 1))
 sh -c "echo \$\$ >$scope/job_777/step_0/cgroup.procs && exec dd if=/dev/zero of=/mnt/a/c/step bs=64k count=16 oflag=direct 2>/dev/null" ||
 	fail "job 777's step"
-touch /tmp/stop
-i=0; while [ ! -f /tmp/long.done ] && [ $i -lt 100 ]; do sleep 0.2; i=$((i + 1)); done
-i=0; until grep -q '"type":"checkpoint"' /tmp/c.json || [ $i -ge 150 ]; do sleep 0.2; i=$((i + 1)); done
-w1=$(mountstats_op /mnt/a WRITE bytes_sent)
-ticks=$(grep -c '"type":"interval"' /tmp/c.json)
-kill -INT $sp
-wait $sp
+jobwin_end
 sum=$(jq -c 'select(.type == "summary")' /tmp/c.json | tail -n 1)
 w=$(jq -c 'select(.type == "checkpoint")' /tmp/c.json | head -n 1)
 echo "note the window: $(echo "$w" | jq -c '{n, duration_s, bytes_written, jobs_total, shown: [.jobs[] | {id, kind, io_bytes, rpc_bytes}]}')"
