@@ -209,6 +209,23 @@ static void test_level_held(void **state)
 	proof_free(&p);
 }
 
+/* a live transport the kernel leaves out of sysfs look after look (VAST's RDMA) is said, once */
+static void test_unpublished(void **state)
+{
+	struct xprt_snap x[] = { xp(1, 3, IDENT_TCP, 128, 2), xp(2, 41, IDENT_RDMA, 128, 128) };
+	struct proof p = { .cpus = 2 };
+	char why[300];
+
+	(void)state;
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(run(&p, x, 2, why), 0);
+		assert_int_equal(p.unpublished[0], 0);
+	}
+	assert_int_equal(run(&p, x, 2, why), 0);
+	assert_non_null(strstr(p.unpublished, "transport 41 (rdma 10.0.0.1:2049) is not in sunrpc's sysfs"));
+	proof_free(&p);
+}
+
 static __u64 released_since;
 
 /* the map after the sysfs read: @released_since more releases booked than the snapshot's */
@@ -253,6 +270,7 @@ int main(void)
 		cmocka_unit_test(test_no_sysfs),
 		cmocka_unit_test(test_level_held),
 		cmocka_unit_test(test_level_stalled),
+		cmocka_unit_test(test_unpublished),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

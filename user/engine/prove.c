@@ -22,6 +22,9 @@ static const char *ident_name(__u32 ident)
 	}
 }
 
+/* looks at a live transport its kernel does not publish before that is said */
+#define UNPUBLISHED_LOOKS 5
+
 static bool is_done(const struct proof *p, __u64 key, __u64 first_seen)
 {
 	for (size_t i = 0; i + 1 < p->ndone; i += 2)
@@ -231,9 +234,20 @@ int proof_check(struct proof *p, const struct snapshot *snap, const char *sysfs_
 				snprintf(missing, sizeof(missing), "transport %u (%s:%s) is read, and the "
 					 "kernel publishes no transport of that id and server", s->id, s->addr,
 					 s->port);
+			/* one the kernel never publishes while it lives (VAST's RDMA switch): said once */
+			m = bad_run(p, key ^ ~0ull, s->first_seen_ns, true);
+			if (m < 0)
+				return m;
+			if (m == UNPUBLISHED_LOOKS && !p->unpublished[0])
+				snprintf(p->unpublished, sizeof(p->unpublished), "transport %u (%s %s:%s) is "
+					 "not in sunrpc's sysfs: its class, slot limit and level are reported as "
+					 "read, not proven", s->id, ident_name(s->ident) ? ident_name(s->ident) : "?",
+					 s->addr, s->port);
 			continue;
 		}
 		found++;
+		if (bad_run(p, key ^ ~0ull, s->first_seen_ns, false) < 0)
+			return -ENOMEM;
 		/* a first look over is reported: the level, unlike a layout, may be caught mid-move */
 		err = level_held(p, &snap->xprts[i], &x, snap->counters[CNT_RECURSION_MISSES], why, len);
 		if (err < 0)

@@ -31,6 +31,8 @@ struct proof {
 	int (*now)(void *ctx, const struct xprt_snap *c, struct xprt_stats *out);
 	void *now_ctx;
 	bool no_sysfs;			/* the kernel publishes no transports: nothing is proven */
+	/* the first live transport left out of sysfs look after look: the caller says it, once */
+	char unpublished[200];
 };
 
 /*

@@ -27,6 +27,7 @@ struct run {
 	struct engine *e;
 	struct proof proof;		/* transports proven against sunrpc's sysfs */
 	bool said_unproven;		/* that the kernel publishes none was said */
+	bool said_unpublished;		/* that one transport is not published was said */
 	struct tunables tun;		/* from the audit: the knobs the verdicts name */
 	double startup_cpu_s;
 	struct link_sampler link_sampler;	/* ports kept between samples: state and rate (verbs too), counter files */

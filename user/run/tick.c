@@ -81,6 +81,10 @@ static int take(struct run *r, struct sample *x)
 	r->proof.now = xprt_now;
 	r->proof.now_ctx = r->e;
 	err = proof_check(&r->proof, &x->snap, r->o.sysfs_root, why, sizeof(why));
+	if (r->proof.unpublished[0] && !r->said_unpublished) {
+		r->said_unpublished = true;
+		pr_warn("%s\n", r->proof.unpublished);
+	}
 	if (r->proof.no_sysfs && !r->said_unproven) {
 		r->said_unproven = true;
 		pr_warn("%s/sys/kernel/sunrpc/xprt-switches is missing (sunrpc publishes its transports "
