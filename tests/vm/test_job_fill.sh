@@ -4,7 +4,7 @@
 # map filled for good and no job after was counted. Now, past half its entries, those that stood
 # still over a tick leave it whatever their cgroup, their counts kept in user space for the
 # windows. The test build's map is FILL_CAP entries (SLOTSCOPE_TEST_JOBIO; 0: the real 16,384),
-# so the default 1,200 cgroups crowd it as 20,000 crowd a node's. Shown against the kernel's own
+# so the default 800 cgroups crowd it as 20,000 crowd a node's. Shown against the kernel's own
 # tables and counters:
 # - the map (bpftool's dump of jobio, looked at every second) never full, its most stated;
 # - no job's count dropped for want of room (counters.jobs_full 0);
@@ -16,7 +16,7 @@
 nfsd_start >/dev/null || exit 1
 mount_tcp /mnt/a 3 || exit 1
 grep -q ' /sys/fs/cgroup cgroup2 ' /proc/mounts || mount -t cgroup2 none /sys/fs/cgroup || { fail "cgroup2"; exit 1; }
-N=${FILL_N:-1200} CAP=${FILL_CAP:-512}
+N=${FILL_N:-800} CAP=${FILL_CAP:-256}
 mkdir -p /mnt/a/c || exit 1
 dd if=/dev/urandom of=/mnt/a/c/r bs=4k count=1 2>/dev/null || { fail "the file read"; exit 1; }
 scope=/sys/fs/cgroup/system.slice/slurmstepd.scope fill=/sys/fs/cgroup/user.slice/fill
