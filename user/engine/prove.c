@@ -234,7 +234,7 @@ int proof_check(struct proof *p, const struct snapshot *snap, const char *sysfs_
 				snprintf(missing, sizeof(missing), "transport %u (%s:%s) is read, and the "
 					 "kernel publishes no transport of that id and server", s->id, s->addr,
 					 s->port);
-			/* one the kernel never publishes while it lives (VAST's RDMA switch): said once */
+			/* one the kernel leaves out while it lives (another network namespace's): said once */
 			m = bad_run(p, key ^ ~0ull, s->first_seen_ns, true);
 			if (m < 0)
 				return m;
