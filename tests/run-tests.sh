@@ -67,7 +67,9 @@ rxe_hung() {
 # guest_locked: a guest's console shows a CPU stuck for 60 s or more (its soft-lockup detector),
 # which no test waits out: the VM is stopped then, not at its timeout
 guest_locked() {
-	tr -d '\r' <"$runs/console.log" 2>/dev/null | grep -aoE 'soft lockup - CPU#[0-9]+ stuck for [0-9]+s' |
+	# no console yet (the VM still booting): nothing to read, and nothing said of it
+	[ -f "$runs/console.log" ] || return 1
+	tr -d '\r' <"$runs/console.log" | grep -aoE 'soft lockup - CPU#[0-9]+ stuck for [0-9]+s' |
 		awk '{ sub(/s$/, "", $NF); if ($NF + 0 >= 60) f = 1 } END { exit !f }'
 }
 
