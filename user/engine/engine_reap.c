@@ -186,9 +186,12 @@ size_t engine_forget_jobio(struct engine *e, const struct jobio_snap *gone, size
 int engine_xprt_now(const struct engine *e, const struct xprt_snap *c, struct xprt_stats *out)
 {
 	if (c->slot) {
-		const struct xprt_stats *t = &e->xtab[c->slot - 1];
+		const struct xprt_stats *t;
 
-		if (c->slot > e->xtab_len || __atomic_load_n(&t->key, __ATOMIC_ACQUIRE) != c->key)
+		if (c->slot > e->xtab_len)
+			return -ENOENT;
+		t = &e->xtab[c->slot - 1];
+		if (__atomic_load_n(&t->key, __ATOMIC_ACQUIRE) != c->key)
 			return -ENOENT;
 		memcpy(out, t, sizeof(*out));
 		return out->first_seen_ns == c->s.first_seen_ns ? 0 : -ENOENT;

@@ -119,15 +119,26 @@ static int bad_run(struct proof *p, __u64 key, __u64 first_seen, bool bad)
 	return p->seen[p->n++].misses;
 }
 
+/* @c's entry among the levels looked at; p->nlv when it has none yet */
+static size_t lv_of(const struct proof *p, const struct xprt_snap *c)
+{
+	size_t i;
+
+	for (i = 0; i < p->nlv; i++)
+		if (p->lv[i].key == c->key && p->lv[i].first_seen == c->s.first_seen_ns)
+			break;
+	return i;
+}
+
 /* a TCP or UDP transport that took a slot since its level was last looked at */
 static bool level_due(const struct proof *p, const struct xprt_snap *c)
 {
+	size_t i;
+
 	if (c->s.ident != IDENT_TCP && c->s.ident != IDENT_UDP)
 		return false;
-	for (size_t i = 0; i < p->nlv; i++)
-		if (p->lv[i].key == c->key && p->lv[i].first_seen == c->s.first_seen_ns)
-			return p->lv[i].acquires != c->s.n.acquires;
-	return true;
+	i = lv_of(p, c);
+	return i == p->nlv || p->lv[i].acquires != c->s.n.acquires;
 }
 
 /*
@@ -138,8 +149,7 @@ static bool level_due(const struct proof *p, const struct xprt_snap *c)
  * yet), never passes num_reqs but by the releases not yet freed at the snapshot (at most one a
  * CPU) and the frees made between the snapshot and this read of xprt_info. A level past that,
  * or by the releases whose programs the kernel skipped (bpf_prog_info.recursion_misses), twice
- * running, is a level read
- * wrong (a release's hook or layout missed). Looked at only where the transport took a slot
+ * running, is a level read wrong (a release's hook or layout missed). Looked at only where the transport took a slot
  * since the last look: an idle one's level was looked at when it last moved. Not RDMA's: its
  * pool is its own (rpcrdma_buffer_get()), and num_reqs stays as the transport was made. 1 over
  * (a first look), 0 within, -EPROTO with @why, -ENOMEM.
@@ -166,9 +176,7 @@ static int level_held(struct proof *p, const struct xprt_snap *c, const struct a
 	 * next use: as many as the kernel skipped (since attach) */
 	over = (long)s->in_use - (long)s->handing - (long)x->num_reqs - freed - (long)p->cpus -
 	       (long)(skipped > 1000000 ? 1000000 : skipped);
-	for (i = 0; i < p->nlv; i++)
-		if (p->lv[i].key == c->key && p->lv[i].first_seen == s->first_seen_ns)
-			break;
+	i = lv_of(p, c);
 	if (i == p->nlv) {
 		if (GROW(p->lv, p->lv_cap, p->nlv + 1, 16))
 			return -ENOMEM;
