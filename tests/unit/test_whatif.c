@@ -174,6 +174,21 @@ static void test_caps(void **state)
 	whatif_predict(&ld, &f, 64, 0, 32, "credit-bound", "slot-bound", &w);
 	assert_true(fabs(w.high_Bps / ld.Bps - 2) < 0.01);
 	assert_string_equal(w.next_limit, "credit-bound");
+	/*
+	 * two limits at one number: the one an RPC meets first binds. 32 slots under a grant of
+	 * 32 stay slot-bound; a grant raised to the 32 slots the client asks for leaves it
+	 * slot-bound (the demo's 64 -> 128 credits under 128 slots, whose next run said so);
+	 * 32 session slots over 32 transport slots stay session-bound
+	 */
+	whatif_predict(&ld, &f, 32, 0, 32, "credit-bound", "slot-bound", &w);
+	assert_string_equal(w.next_limit, "slot-bound");
+	whatif_predict(&ld, &f, 32, 0, 32, "slot-bound", "credit-bound", &w);
+	assert_string_equal(w.next_limit, "slot-bound");
+	assert_true(fabs(w.high_Bps / ld.Bps - 2) < 0.01);
+	whatif_predict(&ld, &f, 32, 0, 32, "slot-bound", "session-slot-bound", &w);
+	assert_string_equal(w.next_limit, "session-slot-bound");
+	whatif_predict(&ld, &f, 32, 0, 33, "slot-bound", "credit-bound", &w);
+	assert_string_equal(w.next_limit, "credit-bound");
 	/* the link carries 3x what moves now */
 	whatif_predict(&ld, &f, 64, 3 * ld.Bps, 0, NULL, "slot-bound", &w);
 	assert_true(fabs(w.high_Bps - 3 * ld.Bps) < 1);
@@ -334,6 +349,48 @@ static void test_knobs(void **state)
 	assert_true(d->what_if[2].high_Bps <= WHATIF_UNKNOWN_SPAN * d->what_if[2].low_Bps * 1.000001);
 	assert_non_null(strstr(d->what_if_why, "RTT 200."));
 	assert_non_null(strstr(d->what_if_why, "read to 32 in flight"));
+	/*
+	 * the node's CPUs at work 97 % of the 10 s, all while the transport was busy: at today's
+	 * work per byte they carry 1.03x, so 32 slots are "at least that, at most 4x it, then
+	 * unknown", and the basis says why; at 30 % they carry 3.3x: 32 (2x) is read off the curve
+	 * as before, 64 (up to 4x) was already unknown and is cut there too
+	 */
+	v.interval_s = 10;
+	v.cpu_busy_pct = 97;
+	whatif_for(&v, &x, d);
+	assert_string_equal(d->what_if[0].next_limit, "unknown");
+	assert_true(fabs(d->what_if[0].cpu_Bps / (x.bytes_written / 10.0) - 1 / 0.97) < 1e-3);
+	assert_true(fabs(d->what_if[0].low_Bps / d->what_if[0].cpu_Bps - 1) < 1e-6);
+	assert_true(d->what_if[0].high_Bps / (x.bytes_written / 10.0) > 1.9);
+	assert_true(d->what_if[2].high_Bps <= WHATIF_UNKNOWN_SPAN * d->what_if[2].low_Bps * 1.000001);
+	assert_non_null(strstr(d->what_if_why, "the node's CPUs 97% at work: all of them at "));
+	assert_string_equal(step(d, "nconnect", 2)->next_limit, "unknown");
+	v.cpu_busy_pct = 30;
+	whatif_for(&v, &x, d);
+	assert_string_equal(d->what_if[0].next_limit, "slot-bound");
+	assert_true(d->what_if[0].cpu_Bps == 0);
+	assert_true(d->what_if[1].cpu_Bps > 0);
+	assert_true(d->what_if[1].high_Bps <= d->what_if[1].cpu_Bps * WHATIF_UNKNOWN_SPAN);
+	/*
+	 * busy half the record: its CPU time taken as all in that half (30 % of 10 s is 60 % of
+	 * 5 s; 60 % is all of it), the least room; unread or no busy time: none
+	 */
+	assert_true(fabs(whatif_cpu_Bps(&v, 100, 5e9) - 100 / 0.6) < 1e-9);
+	v.cpu_busy_pct = 60;
+	assert_true(fabs(whatif_cpu_Bps(&v, 100, 5e9) - 100) < 1e-9);
+	assert_true(whatif_cpu_Bps(&v, 100, 0) == 0);
+	v.cpu_busy_pct = -1;
+	assert_true(whatif_cpu_Bps(&v, 100, 5e9) == 0);
+	/* a connection's most far above every step's top bounds nothing, and is left out */
+	x.link.tcp.most_Bps = 1e12;
+	x.link.tcp.min_rtt_s = 0.000237;
+	whatif_for(&v, &x, d);
+	assert_null(strstr(d->what_if_why, "a connection at most"));
+	x.link.tcp.most_Bps = x.bytes_written / 10.0 * 3;
+	x.link.tcp.min_rtt_s = 0.2;
+	whatif_for(&v, &x, d);
+	assert_non_null(strstr(d->what_if_why, "a connection at most"));
+	x.link.tcp.most_Bps = 0;
 	/* the sysctl already raised past them: what a remount would buy is among them */
 	v.tun.tcp_max_slots = 4096;
 	whatif_for(&v, &x, d);

@@ -75,6 +75,14 @@ static void test_connection(void **state)
 	whatif_for(&v, &x, d);
 	assert_non_null(strstr(d->what_if_why, "read to 2 connections"));
 	assert_non_null(strstr(d->what_if_why, "server's window 3 %"));
+	/* the node's CPUs at work throughout: even 1 -> 2 runs past what they carry */
+	v.cpu_busy_pct = 100;
+	v.interval_s = 10;
+	whatif_for(&v, &x, d);
+	assert_string_equal(step(d, "nconnect", 2)->next_limit, "unknown");
+	assert_true(fabs(step(d, "nconnect", 2)->low_Bps / X - 1) < 1e-6);
+	assert_non_null(strstr(d->what_if_why, "the node's CPUs 100% at work"));
+	v.cpu_busy_pct = -1;
 
 	x.link.tcp.rwnd_s = 9;
 	whatif_for(&v, &x, d);

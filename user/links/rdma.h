@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "host/cpustat.h"
 #include "links/tcpdiag.h"
 
 #define MAX_HW_COUNTERS 96
@@ -53,6 +54,7 @@ struct link_sample {
 	struct netdev_stat *nds;	/* every netdev under /sys/class/net */
 	size_t ntcp;
 	struct tcp_conn_stat *tcp;	/* each watched TCP transport's sums (tcpwatch.h; live root only) */
+	struct cpu_stat cpu;		/* the node's CPUs at the same moment (--no-rdma too) */
 	char why_empty[160];		/* set when n == 0 */
 };
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "host/audit.h"
+#include "host/cpustat.h"
 #include "model/model.h"
 #include "model/owners.h"
 #include "model/snapindex.h"
@@ -521,6 +522,7 @@ int model_build(const struct model_in *in, struct model_out *out)
 		err = add_links(v, in);
 	if (!err) {
 		add_tcp(v, in);
+		v->cpu_busy_pct = in->tfrom && in->tto ? cpustat_busy_pct(&in->tfrom->cpu, &in->tto->cpu) : -1;
 		filter(v, in, &ix);
 		if (in->span == SPAN_WINDOW)
 			set_peaks(v, in);

@@ -179,6 +179,7 @@ struct what_if {
 	const char *next_limit;		/* verdict_names[]: "slot-bound", "server-bound", ...; or "unknown" */
 	double in_flight;		/* RPCs (connections, for a connection-bound nconnect) it would let in */
 	double reach;			/* the most the curve is read to; in_flight past it: "unknown" */
+	double cpu_Bps;			/* the range ran past what the node's CPUs carry (whatif.h): unknown from there; 0 not */
 };
 
 /*
@@ -357,6 +358,7 @@ struct view {
 	__u64 drops;			/* events lost to a full map: the *_FULL counters summed */
 	__u64 bytes_written, bytes_read;	/* over the view's transports */
 	struct links_view links;
+	double cpu_busy_pct;		/* the node's CPUs at work over the view, percent; -1 unknown */
 	/* an interval's only: each mount's server, answering or not (answer_view.c) */
 	size_t nanswers;
 	struct answer_row *answers;

@@ -186,13 +186,28 @@ static void range_at(const struct load *ld, const struct curve_fit *f, double n,
 	w->next_limit = next;
 }
 
-void whatif_predict(const struct load *ld, const struct curve_fit *f, double n_next, double cap_Bps,
+/*
+ * Where two limits stop the RPCs in flight at the same number, the one an RPC meets first binds:
+ * a session slot (nfs41_sequence_prepare runs before call_reserve), then a transport slot, then
+ * a credit (asked for by a slot's holder, at the send). So a credit grant raised to the slots a
+ * client asks for (an RDMA client asks for as many as it has) leaves it slot-bound.
+ */
+static int taken_order(const char *limit)
+{
+	if (!strcmp(limit, verdict_names[V_SESSION]))
+		return 0;
+	if (!strcmp(limit, verdict_names[V_SLOT]))
+		return 1;
+	return 2;
+}
+
+static void predict(const struct load *ld, const struct curve_fit *f, double n_next, double cap_Bps,
 		    double cap_n, const char *cap_name, const char *same, struct what_if *w)
 {
 	double n = n_next, top;
 	const char *next = same, *bound;
 
-	if (cap_n > 0 && cap_n < n) {
+	if (cap_n > 0 && (cap_n < n || (cap_n == n && taken_order(cap_name) < taken_order(same)))) {
 		n = cap_n;
 		next = cap_name;
 	}
@@ -223,6 +238,37 @@ void whatif_predict(const struct load *ld, const struct curve_fit *f, double n_n
 	if (top > w->high_Bps)
 		w->high_Bps = top;
 	w->next_limit = whatif_unknown;
+}
+
+double whatif_cpu_Bps(const struct view *v, double Bps, double busy_ns)
+{
+	double share;
+
+	if (v->cpu_busy_pct <= 0 || busy_ns <= 0 || v->interval_s <= 0)
+		return 0;
+	share = v->cpu_busy_pct / 100 * v->interval_s / (busy_ns / 1e9);
+	return Bps / (share < 1 ? share : 1);
+}
+
+void whatif_cpu_cut(double Bps, double cpu_Bps, struct what_if *w)
+{
+	double least = cpu_Bps > Bps ? cpu_Bps : Bps;
+
+	if (cpu_Bps <= 0 || w->high_Bps <= cpu_Bps)
+		return;
+	w->cpu_Bps = cpu_Bps;
+	if (w->low_Bps > least)
+		w->low_Bps = least;
+	if (w->high_Bps > WHATIF_UNKNOWN_SPAN * w->low_Bps)
+		w->high_Bps = WHATIF_UNKNOWN_SPAN * w->low_Bps;
+	w->next_limit = whatif_unknown;
+}
+
+void whatif_predict(const struct load *ld, const struct curve_fit *f, double n_next, double cap_Bps,
+		    double cap_n, const char *cap_name, const char *same, struct what_if *w)
+{
+	predict(ld, f, n_next, cap_Bps, cap_n, cap_name, same, w);
+	whatif_cpu_cut(ld->Bps, ld->cpu_Bps, w);
 }
 
 /*
@@ -308,16 +354,21 @@ static bool capped(const struct what_if *w, const struct load *ld)
 
 /*
  * the basis says where the curve stops being read, when a step goes past it, and what one
- * connection carries at most (@conn_Bps, 0: unread)
+ * connection carries at most where that comes within twice a step's top (a local server's least
+ * round trip of 0.24 ms put it at 283 GB/s)
  */
-static void reach_note(struct verdict *d, const struct xprt_view *x)
+static void reach_note(const struct view *v, struct verdict *d, const struct xprt_view *x)
 {
-	double reach = 0;
+	double reach = 0, top = 0, cpu = 0;
 	char r[32];
 	size_t o;
 
 	o = strlen(d->what_if_why);
-	if (x->link.tcp.most_Bps > 0 && o < sizeof(d->what_if_why))
+	/* only where it could bind: a bound a hundred times any step's top says nothing */
+	for (size_t i = 0; i < d->nwhat_if; i++)
+		if (d->what_if[i].high_Bps > top)
+			top = d->what_if[i].high_Bps;
+	if (x->link.tcp.most_Bps > 0 && x->link.tcp.most_Bps <= 2 * top && o < sizeof(d->what_if_why))
 		o += (size_t)snprintf(d->what_if_why + o, sizeof(d->what_if_why) - o, "; a connection at "
 				      "most %s (a %.0f KiB send buffer over %.1f ms)",
 				      fmt_rate(r, sizeof(r), x->link.tcp.most_Bps, x->link.tcp.most_Bps),
@@ -326,9 +377,16 @@ static void reach_note(struct verdict *d, const struct xprt_view *x)
 	for (size_t i = 0; i < d->nwhat_if; i++)
 		if (d->what_if[i].next_limit == whatif_unknown && d->what_if[i].reach > reach)
 			reach = d->what_if[i].reach;
+	for (size_t i = 0; i < d->nwhat_if; i++)
+		if (d->what_if[i].cpu_Bps > cpu)
+			cpu = d->what_if[i].cpu_Bps;
 	if (reach > 0 && o < sizeof(d->what_if_why))
-		snprintf(d->what_if_why + o, sizeof(d->what_if_why) - o, "; read to %.0f in flight (twice "
-			 "what it had), unknown past it", reach);
+		o += (size_t)snprintf(d->what_if_why + o, sizeof(d->what_if_why) - o, "; read to %.0f in "
+				      "flight (twice what it had), unknown past it", reach);
+	if (cpu > 0 && o < sizeof(d->what_if_why))
+		snprintf(d->what_if_why + o, sizeof(d->what_if_why) - o, "; the node's CPUs %.0f%% at work: "
+			 "all of them at %s at that work per byte, unknown past it", v->cpu_busy_pct,
+			 fmt_rate(r, sizeof(r), cpu, cpu));
 }
 
 void whatif_for(const struct view *v, const struct xprt_view *x, struct verdict *d)
@@ -400,6 +458,7 @@ void whatif_for(const struct view *v, const struct xprt_view *x, struct verdict 
 
 		if (!whatif_load(x, 0, 1u << WAIT_SLOT, &ld))
 			return;
+		ld.cpu_Bps = whatif_cpu_Bps(v, ld.Bps, x->busy_ns);
 		/* however many slots, one connection carries them */
 		ld.conn_Bps = x->link.tcp.most_Bps;
 		n = next_values(x->max_reqs, rdma ? RDMA_SLOTS_MAX : TCP_SLOTS_MAX,
@@ -415,10 +474,12 @@ void whatif_for(const struct view *v, const struct xprt_view *x, struct verdict 
 	} else if (d->cls == V_CREDIT) {
 		if (!whatif_load(x, x->cwnd, 1u << WAIT_SLOT | 1u << WAIT_SEND, &ld))
 			return;
+		ld.cpu_Bps = whatif_cpu_Bps(v, ld.Bps, x->busy_ns);
 		n = next_values(x->cwnd, TCP_SLOTS_MAX, ld.demand, 0, to);
 		for (size_t i = 0; i < n && i < 2; i++)
-			add(d, "max_requests", x->cwnd, to[i], &ld, &f, to[i], d->link_Bps, x->limit, slot,
-			    verdict_names[V_CREDIT]);
+			/* no grant exceeds what the client asks for: its max_reqs, not the pool's slack */
+			add(d, "max_requests", x->cwnd, to[i], &ld, &f, to[i], d->link_Bps,
+			    x->max_reqs ? x->max_reqs : x->limit, slot, verdict_names[V_CREDIT]);
 		whatif_monotone(d->what_if, d->nwhat_if);
 	} else if (d->cls == V_SESSION) {
 		__u32 slots = 0;
@@ -431,6 +492,7 @@ void whatif_for(const struct view *v, const struct xprt_view *x, struct verdict 
 		/* no more RPCs in flight on the session than its slots */
 		if (ld.reach > 2.0 * slots)
 			ld.reach = 2.0 * slots;
+		ld.cpu_Bps = whatif_cpu_Bps(v, ld.Bps, x->busy_ns);
 		n = next_values(slots, SESSION_MAX, ld.demand, v->tun.max_session_slots, to);
 		for (size_t i = 0; i < n && i < 2; i++)
 			add(d, "max_session_slots", slots, to[i], &ld, &f, to[i], d->link_Bps, x->limit, slot,
@@ -444,9 +506,10 @@ void whatif_for(const struct view *v, const struct xprt_view *x, struct verdict 
 		double links_Bps;
 
 		if (!whatif_group_load(v, x, &conns, &ld, &links_Bps) || conns >= NCONNECT_MAX) {
-			reach_note(d, x);
+			reach_note(v, d, x);
 			return;
 		}
+		ld.cpu_Bps = whatif_cpu_Bps(v, ld.Bps, x->busy_ns);
 		/* every transport's RPCs load the one server: its RTT grows with all of them */
 		g.level *= conns;
 		g.slope_ns /= conns;
@@ -470,5 +533,5 @@ void whatif_for(const struct view *v, const struct xprt_view *x, struct verdict 
 		}
 		whatif_monotone(&d->what_if[first], d->nwhat_if - first);
 	}
-	reach_note(d, x);
+	reach_note(v, d, x);
 }

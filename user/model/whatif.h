@@ -43,7 +43,26 @@ struct load {
 	 * connection in conn_each_Bps.
 	 */
 	double conn_Bps, conn_each_Bps;
+	/* what the node's CPUs carry at today's work per byte with all their time at work (whatif_cpu_Bps); 0 unknown */
+	double cpu_Bps;
 };
+
+/*
+ * The rate at which the node's CPUs would be at work all the time, at the work per byte they did
+ * in @v while a transport moved @Bps for @busy_ns (their work taken as all done in that busy
+ * time: the least room); 0 unread. Their time, not the curve, then says what more in flight buys:
+ * the client's copies and softirqs (and, on a node that serves itself, the server's threads)
+ * queue for them. Under emulation a soft-RoCE server on the client's own two CPUs (90 % at
+ * work) went 25 -> 16 MB/s for credits 64 -> 128, where its curve had said +6 %.
+ */
+double whatif_cpu_Bps(const struct view *v, double Bps, double busy_ns);
+
+/*
+ * A range @w that runs past @cpu_Bps is unknown from there: at least the lower of its low end
+ * and that rate (never under today's @Bps), at most WHATIF_UNKNOWN_SPAN times that; w->cpu_Bps
+ * records it
+ */
+void whatif_cpu_cut(double Bps, double cpu_Bps, struct what_if *w);
 
 /* an unknown step's range is at most this many times its low end: wider says nothing to act on */
 #define WHATIF_UNKNOWN_SPAN 4.0

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <stdio.h>
 #include <string.h>
+#include "lib/fmt.h"
 #include "model/whatif.h"
 
 #define NCONNECT_MAX WHATIF_NCONNECT_MAX(v)
@@ -29,6 +30,7 @@
 struct conn_step {
 	double Bps, r, cap_client, cap_links;	/* today's; the share; the writers' pace, the links (0: none) */
 	unsigned int conns;
+	double cpu_Bps;				/* what the node's CPUs carry (whatif_cpu_Bps); 0 unread */
 	const char *same;			/* connection- or server-bound: what stays with no cap */
 	const char *paced;			/* the verdict at the writers' pace (whatif.c's writers_pace) */
 };
@@ -85,6 +87,7 @@ static void add_step(const struct conn_step *c, unsigned int to, struct verdict 
 			w->high_Bps = w->low_Bps;
 		w->next_limit = whatif_unknown;
 	}
+	whatif_cpu_cut(c->Bps, c->cpu_Bps, w);
 }
 
 void whatif_conn(const struct view *v, const struct xprt_view *x, struct verdict *d)
@@ -131,6 +134,7 @@ void whatif_conn(const struct view *v, const struct xprt_view *x, struct verdict
 	memset(&c, 0, sizeof(c));
 	c.Bps = g.Bps;
 	c.conns = conns;
+	c.cpu_Bps = whatif_cpu_Bps(v, g.Bps, x->busy_ns);
 	/* what may not grow with the connections: the server's window's share, or all when unsure */
 	c.r = known && !congested ? share : 1;
 	c.same = known && !congested && share >= 0.5 ? verdict_names[V_SERVER] : verdict_names[V_SEND];
@@ -165,4 +169,14 @@ void whatif_conn(const struct view *v, const struct xprt_view *x, struct verdict
 		snprintf(d->what_if_why + o, sizeof(d->what_if_why) - o, "; read to %u connections (twice "
 			 "today's), unknown past them", 2 * conns);
 	}
+	for (size_t i = 0; i < d->nwhat_if; i++)
+		if (d->what_if[i].cpu_Bps > 0) {
+			size_t o = strlen(d->what_if_why);
+			char r[32];
+
+			snprintf(d->what_if_why + o, sizeof(d->what_if_why) - o, "; the node's CPUs %.0f%% at "
+				 "work: all of them at %s at that work per byte, unknown past it", v->cpu_busy_pct,
+				 fmt_rate(r, sizeof(r), c.cpu_Bps, c.cpu_Bps));
+			break;
+		}
 }
