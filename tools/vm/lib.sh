@@ -310,6 +310,33 @@ demo_recap() {
 			seg = substr(seg, j + length("->" t ": "))
 			return substr(seg, 1, index(seg, ")"))
 		}
+		# a rate as printed ("14.7 MB/s", "1.20 GB/s") in MB/s
+		function mbps(s,   v, u) {
+			v = s + 0
+			u = substr(s, index(s, " ") + 1)
+			return u ~ /^GB/ ? v * 1000 : v
+		}
+		# where the measured rate M lies against the range R: "at least X, at most Y", "X..Y" or "X"
+		function score(r, m,   lo, hi, a, v) {
+			if (r == "" || m == "")
+				return ""
+			if (match(r, /at least [0-9.]+ [MG]B\/s/)) {
+				lo = mbps(substr(r, RSTART + 9, RLENGTH - 9))
+				match(r, /at most [0-9.]+ [MG]B\/s/)
+				hi = mbps(substr(r, RSTART + 8, RLENGTH - 8))
+			} else if (match(r, /^[0-9.]+\.\.[0-9.]+ [MG]B\/s/)) {
+				split(substr(r, 1, RLENGTH), a, /\.\./)
+				lo = mbps(a[1] substr(a[2], index(a[2], " ")))
+				hi = mbps(a[2])
+			} else
+				lo = hi = mbps(r)
+			v = mbps(m)
+			if (v >= lo && v <= hi)
+				return "within the range"
+			if (v < lo)
+				return sprintf("%.0f%% under its low end", 100 * (lo - v) / lo)
+			return sprintf("%.0f%% over its high end", 100 * (v - hi) / hi)
+		}
 		FILENAME == ARGV[1] { t[FNR] = $0; next }
 		FILENAME == ARGV[2] { k[FNR] = $1; to[FNR] = $2; next }
 		/^Checkpoint 1:/ { n++; g = $0; sub(/.*written, /, "", g); gbs[n] = g; want = 1; link = 1; pred = 1 }
@@ -330,8 +357,11 @@ demo_recap() {
 				if (k[i] == "" || i == n)
 					continue
 				r = pick(p[i], k[i], to[i])
-				printf "    %s -> %s: predicted %s; the next run measured %s, %s\n", k[i], to[i],
-					r == "" ? "nothing for that step" : r, ach[i + 1] != "" ? ach[i + 1] : gbs[i + 1], v[i + 1]
+				m = ach[i + 1]
+				sc = score(r, m)
+				printf "    %s -> %s: predicted %s; the next run measured %s, %s%s\n", k[i], to[i],
+					r == "" ? "nothing for that step" : r, m != "" ? m : gbs[i + 1], v[i + 1],
+					sc == "" ? "" : " (" sc ")"
 			}
 		}' /tmp/demo.titles /tmp/demo.knobs /tmp/demo.out
 }
