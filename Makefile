@@ -54,7 +54,8 @@ CPPFLAGS += $(HAVE_SPEED_EX)
 # rebuilt in another directory links the same binary, build ID and all
 REPRO_FLAGS := -ffile-prefix-map=$(CURDIR)=.
 BPF_CFLAGS := -g -O2 -mcpu=v3 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) -I$(VMLINUX_DIR) -I. -Ibpf -MMD -MP \
-	$(REPRO_FLAGS) $(if $(BPF_PAD),-DSLOTSCOPE_PAD=$(BPF_PAD))
+	$(REPRO_FLAGS) $(if $(BPF_PAD),-DSLOTSCOPE_PAD=$(BPF_PAD)) \
+	$(if $(BPF_HELPER_PAD),-DSLOTSCOPE_HELPER_PAD=$(BPF_HELPER_PAD))
 # The release hardening, in the one compile the .deb and the RPM share: Debian's hardening=+all
 # (dpkg-buildflags) and RHEL's %optflags and %build_ldflags together (stack protector and clash
 # protection, FORTIFY, format checks, CET's IBT and shadow stack on x86, BTI and PAC on arm64,

@@ -56,6 +56,12 @@ struct {
 __u64 xprt_tab_used[XPRT_SLOTS / 64];
 /* slots used (a power of two, less 1): fewer only in the test build, to drive the hash */
 const volatile __u32 xprt_slot_mask = XPRT_SLOTS - 1;
+/*
+ * The test build's (SLOTSCOPE_TEST_CLAIM_MEETS=N): a claimed slot is left unpublished until N
+ * events have met the claim, so a transport's first events all take the path of a CPU that
+ * finds another's claim (get_xprt()). 0 everywhere else: the branch is gone at load.
+ */
+const volatile __u32 claim_meets;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);

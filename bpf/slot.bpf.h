@@ -73,22 +73,24 @@ static __always_inline struct xprt_stats *FN(fresh_port)(struct xprt_stats *x, s
 
 /*
  * The entry of @xprt, made on first sight: in its xprt_tab slot when that is free and the hash
- * has no entry of it, else in the hash. It is built whole in per-CPU scratch, then put in place
- * at once: when two CPUs see a transport first at once, the loser must count on the winner's
- * entry, not replace it (a replaced entry loses the counts made on it: seen as in_use -1). In
- * the hash, an insert if absent does it; in the array, the slot is claimed by its key (the
- * address | 1), the entry copied in, and the key set to the address: a CPU finding the claim
- * waits for that (built()). A new entry replaces a destroyed one in the hash (the kernel may
- * reuse the address); a destroyed one in a slot stays there until user space has reported it.
- * One race is left: a transport first seen on two CPUs at once, one finding its slot held
- * (by a destroyed transport), the other finding it freed by user space meanwhile, gets two
- * entries. It needs a transport made before attach, with an id aliasing a destroyed one's.
+ * has no entry of it, else in the hash. When two CPUs see a transport first at once, the loser
+ * must count on the winner's entry, not replace it (a replaced entry loses the counts made on
+ * it: seen as in_use -1). In the hash, an insert if absent does it, the entry built whole in
+ * per-CPU scratch first. In the array, the slot is claimed by its key (the address | 1), made
+ * whole in place (tab_finish()), and the key then set to the address; a CPU that finds the claim
+ * makes it whole too, from its own scratch, and counts on it at once: no CPU waits for another.
+ * A new entry replaces a destroyed one in the hash (the kernel may reuse the address); a
+ * destroyed one in a slot stays there until user space has reported it. One race is left: a
+ * transport first seen on two CPUs at once, one finding its slot held (by a destroyed
+ * transport), the other finding it freed by user space meanwhile, gets two entries. It needs a
+ * transport made before attach, with an id aliasing a destroyed one's.
  */
 static __always_inline struct xprt_stats *FN(get_xprt)(struct rpc_xprt *xprt, __u64 now)
 {
-	__u64 key = (__u64)xprt, k;
-	struct xprt_stats *x = NULL, *h, *s;
+	__u64 key = (__u64)xprt, k = 0, claim;
+	struct xprt_stats *x = NULL, *h = NULL, *s;
 	__u32 zero = 0, slot = 0;
+	bool claimed = false;
 
 	if (!xprt)
 		return NULL;
@@ -100,15 +102,18 @@ static __always_inline struct xprt_stats *FN(get_xprt)(struct rpc_xprt *xprt, __
 		k = x->key;
 		if (k == key && !(x->flags & XF_DESTROYED))
 			return FN(fresh_port)(x, xprt);
-		if ((k & 1) && (k & ~1ull) == key)
-			return built(x, key);
 		/* another transport's slot, or a destroyed one's at this address: the hash */
-		if (k)
+		if (k && (k & ~1ull) != key)
+			x = NULL;
+		else if (k && !(k & 1))
 			x = NULL;
 	}
-	h = bpf_map_lookup_elem(&xprts, &key);
-	if (h && !(h->flags & XF_DESTROYED))
-		return FN(fresh_port)(h, xprt);
+	/* a slot claimed for this address has no live entry of it in the hash */
+	if (!x || !k) {
+		h = bpf_map_lookup_elem(&xprts, &key);
+		if (h && !(h->flags & XF_DESTROYED))
+			return FN(fresh_port)(h, xprt);
+	}
 	s = bpf_map_lookup_elem(&xprt_scratch, &zero);
 	/* too large for an inline memset: copy the zeros */
 	if (!s || bpf_probe_read_kernel(s, sizeof(*s), &zero_xprt))
@@ -120,23 +125,31 @@ static __always_inline struct xprt_stats *FN(get_xprt)(struct rpc_xprt *xprt, __
 		 * tp_btf/fentry argument is a pointer to the verifier, which refuses an OR on it
 		 */
 		s->key = key;
-		k = *(volatile __u64 *)&s->key | 1;
-		s->key = k;
-		if (__sync_val_compare_and_swap(&x->key, 0, k) == 0) {
-			if (bpf_probe_read_kernel(x, sizeof(*x), s)) {
-				x->key = 0;
-				return NULL;
+		claim = *(volatile __u64 *)&s->key | 1;
+		s->key = 0;
+		if (!k) {
+			claimed = __sync_val_compare_and_swap(&x->key, 0, claim) == 0;
+			k = claimed ? claim : x->key;
+		}
+		if (k == claim) {
+			tab_finish(x, s);
+			if (claimed)
+				__sync_fetch_and_or(&xprt_tab_used[(slot / 64) & (XPRT_SLOTS / 64 - 1)],
+						    1ull << (slot % 64));
+			/* the test build's claim stays until enough CPUs have met it */
+			if (claim_meets ? !claimed && __sync_add_and_fetch(&x->__pad0, 1) >= claim_meets : claimed) {
+				__sync_val_compare_and_swap(&x->key, claim, claim & ~1ull);
+				pool_done(x, key);
 			}
-			__sync_fetch_and_or(&xprt_tab_used[(slot / 64) & (XPRT_SLOTS / 64 - 1)],
-					    1ull << (slot % 64));
-			__sync_lock_test_and_set(&x->key, k & ~1ull);
 			return x;
 		}
-		if ((x->key & ~1ull) == key)
-			return built(x, key);
-		s->key = 0;
+		if ((k & ~1ull) == key)
+			return FN(fresh_port)(x, xprt);
 	}
-	return insert_or_get(&xprts, &key, s, h ? BPF_ANY : BPF_NOEXIST, CNT_XPRTS_FULL, NULL);
+	x = insert_or_get(&xprts, &key, s, h ? BPF_ANY : BPF_NOEXIST, CNT_XPRTS_FULL, NULL);
+	if (x)
+		pool_done(s, key);
+	return x;
 }
 
 /* the entry of @xprt if there is one, live or destroyed: its slot's, else the hash's */

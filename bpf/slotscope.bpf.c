@@ -19,18 +19,26 @@
 char LICENSE[] SEC("license") = "GPL";
 
 /*
- * A deliberately heavier build for the instruction guard's own check (tests/host/test_insn_guard.sh
- * must fail on it): `make BPF_PAD=N` runs 3N more instructions on every RPC's path. Every other
- * build has no code from it.
+ * Deliberately heavier builds for the instruction guard's own check (tests/host/test_insn_guard.sh
+ * must fail on each): `make BPF_PAD=N` runs 3N more BPF instructions on every RPC's path, `make
+ * BPF_HELPER_PAD=N` N more clock reads there, whose work is the kernel's (a helper), not the
+ * programs'. Every other build has no code from them.
  */
-#ifdef SLOTSCOPE_PAD
+#if defined(SLOTSCOPE_PAD) || defined(SLOTSCOPE_HELPER_PAD)
 static __always_inline void guard_pad(void)
 {
 	volatile __u64 n = 0;
 
+#ifdef SLOTSCOPE_PAD
 #pragma unroll
 	for (int i = 0; i < SLOTSCOPE_PAD; i++)
 		n++;
+#endif
+#ifdef SLOTSCOPE_HELPER_PAD
+#pragma unroll
+	for (int i = 0; i < SLOTSCOPE_HELPER_PAD; i++)
+		n += bpf_ktime_get_ns();
+#endif
 }
 #else
 static __always_inline void guard_pad(void) {}
@@ -243,19 +251,38 @@ static __always_inline enum acq_via release_judged(__u64 rq)
 }
 
 /*
- * @x, the xprt_tab slot another CPU is building @key's entry in, once it is whole; NULL if it is
- * not after a few looks: the event is then not counted (as when the map is full) rather than
- * counted on half an entry. Two CPUs meet here only at a transport's very first events, and a
- * long wait would cost every program its verification time (a loop is walked once per turn).
+ * A claimed xprt_tab slot made whole from @s, the entry as this CPU built it, by each CPU that
+ * meets the claim as well as by the claimer, so none waits for another (a bounded wait ran out
+ * under emulation, and its event went uncounted: 6.12, counters.xprts_full 1). The slot was all
+ * zeros when claimed (user space zeroes a slot before it frees it: engine_reap.c), and every
+ * write here is one any CPU may repeat: the identity, which every CPU reads alike from the one
+ * struct rpc_xprt; the limit, into the occupancy word once, by compare-and-swap, before this CPU
+ * counts (a swap that fails means it is set: whoever moved the level set it first); the first
+ * sight once, by the CPU whose clock took first_seen: its open stretch at level 0, as an add
+ * that commutes with the other CPUs' level changes (account.h's telescoping sums), and the
+ * kernel's counts then, the bases the sends and connections since are counted from (each
+ * event's sample reads them anew: one made before they were set is made again by the next).
  */
-static __always_inline struct xprt_stats *built(struct xprt_stats *x, __u64 key)
+static __always_inline void tab_finish(struct xprt_stats *x, const struct xprt_stats *s)
 {
-#pragma clang loop unroll(disable)
-	for (int i = 0; i < 16; i++)
-		if (*(volatile __u64 *)&x->key == key)
-			return x;
-	count(CNT_XPRTS_FULL);
-	return NULL;
+	__u64 w = x->occ;
+
+	bpf_probe_read_kernel(x, __builtin_offsetof(struct xprt_stats, first_seen_ns), s);
+	if (s->flags & ~XF_LIMIT_MASK)
+		__sync_fetch_and_or(&x->flags, s->flags & ~XF_LIMIT_MASK);
+	if (!OCC_LIMIT(w) && __sync_val_compare_and_swap(&x->occ, w, w | s->limit) == w)
+		__sync_fetch_and_or(&x->flags, s->flags & XF_LIMIT_MASK);
+	if (__sync_val_compare_and_swap(&x->first_seen_ns, 0, s->first_seen_ns) == 0) {
+		x->sends_base = s->sends_base;
+		x->connects_base = s->connects_base;
+		x->recvs_base = s->recvs_base;
+		x->cwnd = s->cwnd;
+		x->cong = s->cong;
+		x->cwnd_min = s->cwnd_min;
+		x->cong_max = s->cong_max;
+		x->last_change_ns = s->last_change_ns;
+		__sync_fetch_and_add(&x->level_ns[0], s->level_ns[0]);
+	}
 }
 
 /*
@@ -330,7 +357,15 @@ static __always_inline void effective_limit(struct xprt_stats *x, __u64 key)
 	} else {
 		x->flags |= rdma_pool_is_max_reqs ? XF_LIMIT_BTF : XF_LIMIT_ASSUMED;
 	}
-	if (pool)
+}
+
+/*
+ * The count of @key's pool, once its entry is in place: not before, so that a CPU still making
+ * the entry reads the same pool (tab_finish())
+ */
+static __always_inline void pool_done(const struct xprt_stats *x, __u64 key)
+{
+	if (x->ident == IDENT_RDMA)
 		bpf_map_delete_elem(&pools, &key);
 }
 

@@ -19,7 +19,7 @@ int engine_inject_refusals(struct engine *e)
 {
 	const char *spec = getenv("SLOTSCOPE_TEST_REFUSE");
 	const char *xs = getenv("SLOTSCOPE_TEST_XPRT_SLOTS"), *os = getenv("SLOTSCOPE_TEST_OP_SLOTS");
-	const char *js = getenv("SLOTSCOPE_TEST_JOBIO");
+	const char *js = getenv("SLOTSCOPE_TEST_JOBIO"), *cm = getenv("SLOTSCOPE_TEST_CLAIM_MEETS");
 
 	/*
 	 * Fewer transport slots (a power of two: ids alias, and all but one transport of a slot
@@ -29,6 +29,14 @@ int engine_inject_refusals(struct engine *e)
 	if (xs) {
 		e->skel->rodata->xprt_slot_mask = (__u32)strtoul(xs, NULL, 0) - 1;
 		pr_warn("test build: %s transport slots\n", xs);
+	}
+	/*
+	 * A transport slot's claim left unpublished until that many events have met it: the path
+	 * of a CPU that finds another's claim, taken by a transport's first events on every CPU
+	 */
+	if (cm) {
+		e->skel->rodata->claim_meets = (__u32)strtoul(cm, NULL, 0);
+		pr_warn("test build: a transport's entry published after %s events met its claim\n", cm);
 	}
 	/* a smaller job map: the crowding a node's 16,384 (cgroup, mount, direction) meet, sooner */
 	if (js) {

@@ -4,6 +4,7 @@
  * whose cgroup is gone forgotten: what the engine deletes, where engine_read.c only reads.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,8 +57,11 @@ static void free_op_slot(struct engine *e, __u32 p)
 
 /*
  * The slot of destroyed transport @x is freed if it still holds that transport (the same key
- * and first sighting): its mark in xprt_tab_used cleared, then its key, which a new transport's
- * claim then takes (it writes the whole entry). No program writes a destroyed entry.
+ * and first sighting): its mark in xprt_tab_used cleared, its key set to 1 (no address: a
+ * program finding it goes to the hash), every other byte zeroed, then the key 0, which a new
+ * transport's claim then takes. A claim makes the entry whole in place, where more than one CPU
+ * may count on it at once (get_xprt()): its counters must be zero before it is free. No program
+ * writes a destroyed entry.
  */
 static bool free_tab_slot(struct engine *e, const struct xprt_snap *x)
 {
@@ -71,8 +75,11 @@ static bool free_tab_slot(struct engine *e, const struct xprt_snap *x)
 	if (__atomic_load_n(&t->first_seen_ns, __ATOMIC_ACQUIRE) != x->s.first_seen_ns)
 		return false;
 	__atomic_fetch_and(&e->skel->bss->xprt_tab_used[i / 64], ~(1ull << (i % 64)), __ATOMIC_SEQ_CST);
-	if (__atomic_compare_exchange_n(&t->key, &k, 0, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+	if (__atomic_compare_exchange_n(&t->key, &k, 1, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+		memset(t, 0, offsetof(struct xprt_stats, key));
+		__atomic_store_n(&t->key, 0, __ATOMIC_RELEASE);
 		return true;
+	}
 	/* not ours to free after all: its mark goes back */
 	__atomic_fetch_or(&e->skel->bss->xprt_tab_used[i / 64], 1ull << (i % 64), __ATOMIC_SEQ_CST);
 	return false;
