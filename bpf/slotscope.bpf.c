@@ -39,6 +39,7 @@ static __always_inline void guard_pad(void)
 	for (int i = 0; i < SLOTSCOPE_HELPER_PAD; i++)
 		n += bpf_ktime_get_ns();
 #endif
+	(void)n;
 }
 #else
 static __always_inline void guard_pad(void) {}

@@ -44,7 +44,9 @@ if [ "${INSN_GUARD_UPDATE:-0}" = 1 ]; then
 		echo "# design mount write bpf_insns_per_rpc margin_pct helper_insns_per_rpc helper_margin_pct"
 		for n in /mnt/tcp /mnt/rdma; do
 			for m in slotscope slotscope-tp; do
-				for w in serial waits; do
+				# RDMA's 96 writers meet a different number of waits each run: its counts moved
+				# 15 % in BPF code and 55 % in helpers between two runs, too loose to guard
+				for w in serial $([ $n = /mnt/tcp ] && echo waits); do
 					old=$(awk -v n=$n -v m=$m -v w=$w '$1 == m && $2 == n && $3 == w { print $5, $7 }' "$ref" 2>/dev/null)
 					[ -n "$old" ] || { [ $w = serial ] && old="2 3" || old="8 25"; }
 					set -- $old
