@@ -71,7 +71,7 @@ tracer() {	# MODE: starts it, prints its pid (nothing for none)
 	esac
 }
 # INSN_MOUNTS, INSN_TRACERS (comma-separated): a part of the matrix (tests/host/test_insn_guard.sh:
-# slotscope's two designs over TCP)
+# slotscope's two designs); INSN_WAITS_ON (comma-separated mounts): the 96 writers on those only
 for m in $(echo "${INSN_MOUNTS:-/mnt/tcp,/mnt/rdma}" | tr , ' '); do
 	r=1
 	while [ $r -le "$ROUNDS" ]; do
@@ -81,7 +81,7 @@ for m in $(echo "${INSN_MOUNTS:-/mnt/tcp,/mnt/rdma}" | tr , ' '); do
 			pid=$(tracer $tr) || { echo "BENCH-FAIL $m $tr round $r: the tracer did not start: $(head -c 300 /tmp/tracer.err 2>/dev/null)"; exit 1; }
 			sleep 1
 			ranges $m $tr $r
-			for w in serial waits; do
+			for w in serial $(case ",${INSN_WAITS_ON:-$m}," in *",$m,"*) echo waits ;; esac); do
 				r0=$(rpcs $m)
 				set -- $(bpfstat); c0=$2
 				from=$marks

@@ -240,30 +240,6 @@ static void predict(const struct load *ld, const struct curve_fit *f, double n_n
 	w->next_limit = whatif_unknown;
 }
 
-double whatif_cpu_Bps(const struct view *v, double Bps, double busy_ns)
-{
-	double share;
-
-	if (v->cpu_busy_pct <= 0 || busy_ns <= 0 || v->interval_s <= 0)
-		return 0;
-	share = v->cpu_busy_pct / 100 * v->interval_s / (busy_ns / 1e9);
-	return Bps / (share < 1 ? share : 1);
-}
-
-void whatif_cpu_cut(double Bps, double cpu_Bps, struct what_if *w)
-{
-	double least = cpu_Bps > Bps ? cpu_Bps : Bps;
-
-	if (cpu_Bps <= 0 || w->high_Bps <= cpu_Bps)
-		return;
-	w->cpu_Bps = cpu_Bps;
-	if (w->low_Bps > least)
-		w->low_Bps = least;
-	if (w->high_Bps > WHATIF_UNKNOWN_SPAN * w->low_Bps)
-		w->high_Bps = WHATIF_UNKNOWN_SPAN * w->low_Bps;
-	w->next_limit = whatif_unknown;
-}
-
 void whatif_predict(const struct load *ld, const struct curve_fit *f, double n_next, double cap_Bps,
 		    double cap_n, const char *cap_name, const char *same, struct what_if *w)
 {

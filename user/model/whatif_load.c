@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Where a prediction starts: a transport's load while busy, or its server's transports' together
- * (whatif.h's struct load), with how far the curve is read: twice the RPCs in flight.
+ * (whatif.h's struct load), with how far the curve is read: twice the RPCs in flight; and the
+ * rate the node's CPUs would carry with all their time at work.
  */
 #include <string.h>
 #include "model/whatif.h"
@@ -108,3 +109,27 @@ bool whatif_group_load(const struct view *v, const struct xprt_view *x, unsigned
 	return *conns > 0 && g->Bps > 0;
 }
 
+/* the node's CPUs: the rate they would carry at today's work per byte with all their time at work */
+double whatif_cpu_Bps(const struct view *v, double Bps, double busy_ns)
+{
+	double share;
+
+	if (v->cpu_busy_pct <= 0 || busy_ns <= 0 || v->interval_s <= 0)
+		return 0;
+	share = v->cpu_busy_pct / 100 * v->interval_s / (busy_ns / 1e9);
+	return Bps / (share < 1 ? share : 1);
+}
+
+void whatif_cpu_cut(double Bps, double cpu_Bps, struct what_if *w)
+{
+	double least = cpu_Bps > Bps ? cpu_Bps : Bps;
+
+	if (cpu_Bps <= 0 || w->high_Bps <= cpu_Bps)
+		return;
+	w->cpu_Bps = cpu_Bps;
+	if (w->low_Bps > least)
+		w->low_Bps = least;
+	if (w->high_Bps > WHATIF_UNKNOWN_SPAN * w->low_Bps)
+		w->high_Bps = WHATIF_UNKNOWN_SPAN * w->low_Bps;
+	w->next_limit = whatif_unknown;
+}

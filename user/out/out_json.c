@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <math.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include "engine/engine.h"
@@ -89,10 +90,7 @@ static void verdict_json(struct jw *w, const struct xprt_view *x)
 		jw_str(w, "next_limit", wi->next_limit);
 		jw_dbl(w, "in_flight", wi->in_flight);
 		jw_dbl(w, "reach", wi->reach);
-		if (wi->cpu_Bps > 0)
-			jw_dbl(w, "cpu_Bps", wi->cpu_Bps);
-		else
-			jw_null(w, "cpu_Bps");
+		jw_dbl(w, "cpu_Bps", wi->cpu_Bps > 0 ? wi->cpu_Bps : NAN);	/* null: unread */
 		jw_end_obj(w);
 	}
 	jw_end_arr(w);
@@ -542,10 +540,7 @@ static void view_json(struct jw *w, const struct view *v)
 	jw_dbl(w, "ts", v->ts_s);
 	jw_time(w, "wall", v->wall);
 	jw_dbl(w, "interval_s", v->interval_s);
-	if (v->cpu_busy_pct >= 0)
-		jw_dbl(w, "cpu_busy_pct", v->cpu_busy_pct);
-	else
-		jw_null(w, "cpu_busy_pct");
+	jw_dbl(w, "cpu_busy_pct", v->cpu_busy_pct >= 0 ? v->cpu_busy_pct : NAN);	/* null: unread */
 	jw_arr(w, "transports");
 	for (size_t i = 0; i < v->nxprts; i++)
 		xprt_json(w, v, &v->xprts[i]);
