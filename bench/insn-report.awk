@@ -4,7 +4,8 @@
 # rounds, and their spread: (max - min) / mean), the guest's instructions per RPC and what tracing
 # added to them over the untraced rounds, and the ratios the targets are stated in: slotscope's
 # BPF instructions per RPC over the bpftrace script's (alone, and with the helpers), per run over
-# the counter's.
+# the counter's; and the tracer's BPF and helper instructions as a share of the untraced guest's own
+# per RPC (what the node gives up to it, #63).
 $1 == "ROUND" {
 	g = $2 " | " $3 " | " $6; k = g SUBSEP $4
 	if (!(g in seen)) { seen[g] = 1; groups[ng++] = g }
@@ -21,8 +22,8 @@ function spread(a, k,   lo, hi, i, m) {
 }
 END {
 	split("slotscope slotscope-tp bpftrace counter none", modes, " ")
-	print "| kernel | mount | write | tracer | rounds | BPF insns per RPC (spread) | + kernel helpers per RPC (spread) | per program run, BPF (spread) | guest insns per RPC (spread) | added over untraced | BPF per RPC vs the script | BPF + helpers vs the script | per run vs the counter | per run, BPF + helpers, vs the counter |"
-	print "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+	print "| kernel | mount | write | tracer | rounds | BPF insns per RPC (spread) | + kernel helpers per RPC (spread) | per program run, BPF (spread) | guest insns per RPC (spread) | added over untraced | BPF per RPC vs the script | BPF + helpers vs the script | per run vs the counter | per run, BPF + helpers, vs the counter | BPF + helpers, share of the untraced guest's |"
+	print "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 	for (j = 0; j < ng; j++) {
 		g = groups[j]
 		none = mean(t, g SUBSEP "none")
@@ -31,13 +32,14 @@ END {
 			if (!n[k]) continue
 			sb = mean(b, g SUBSEP "bpftrace"); sbh = mean(bh, g SUBSEP "bpftrace"); cu = mean(u, g SUBSEP "counter")
 			cuh = mean(uh, g SUBSEP "counter")
-			printf "| %s | %s | %.0f (%.1f %%) | %.0f (%.1f %%) | %.1f (%.1f %%) | %.0f (%.1f %%) | %+.0f | %s | %s | %s | %s |\n",
+			printf "| %s | %s | %.0f (%.1f %%) | %.0f (%.1f %%) | %.1f (%.1f %%) | %.0f (%.1f %%) | %+.0f | %s | %s | %s | %s | %s |\n",
 				g " | " modes[i], n[k], mean(b, k), spread(b, k), mean(h, k), spread(h, k), mean(u, k), spread(u, k),
 				mean(t, k), spread(t, k), mean(t, k) - none,
 				(modes[i] ~ /^slotscope/ && sb) ? sprintf("%.2fx", mean(b, k) / sb) : "",
 				(modes[i] ~ /^slotscope/ && sbh) ? sprintf("%.2fx", mean(bh, k) / sbh) : "",
 				(modes[i] ~ /^slotscope/ && cu) ? sprintf("%.2fx", mean(u, k) / cu) : "",
-				(modes[i] ~ /^slotscope/ && cuh) ? sprintf("%.2fx", mean(uh, k) / cuh) : ""
+				(modes[i] ~ /^slotscope/ && cuh) ? sprintf("%.2fx", mean(uh, k) / cuh) : "",
+				(modes[i] != "none" && none) ? sprintf("%.2f %%", 100 * mean(bh, k) / none) : ""
 		}
 	}
 }
