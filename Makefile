@@ -236,8 +236,8 @@ $(O)/vm/k/systemd/initrd.cpio: tools/vm/build-sysroot $(O)/vm/initrd.cpio | deps
 # CORE_KERNELS and the tracepoint design with the fallback attach on the default kernel (raw_tp);
 # the tracepoint design's tp_btf is loaded on 6.12 by LEVEL_RUNS (its counts against bpftrace's),
 # on the default kernel by the VM suite and test_fallback (the core set's own run of it on 6.12,
-# 47 s of CPU, went for the suite's budget, 2026-12-04). The function hooks' kprobes are arm64's (no BPF trampoline there), and on amd64 VAST's
-# stack's (no module BTF), test_fallback's and test_jobs' (kretprobes at perf_event_paranoid 3):
+# 47 s of CPU, went for the suite's budget, 2026-12-04). The function hooks' kprobes are arm64's
+# (no BPF trampoline there), and on amd64 VAST's stack's (no module BTF), test_fallback's and test_jobs' (kretprobes at perf_event_paranoid 3):
 # the core set with every hook forced to its fallback on the default kernel loaded nothing else.
 vm_runs = $(foreach k,$(2),$(addsuffix @$(filter-out default,$(k)),$(1)))
 # and the core set on arm64 (Debian's arm64 6.1 under qemu-system-aarch64, the arm64 build)
