@@ -231,7 +231,11 @@ static void test_sysfs_state(void **state)
 	rm_tree(root);
 }
 
-/* the check on its own: a mount with requests waiting in sysfs and no reply over the threshold */
+/*
+ * the check on its own: a mount with requests waiting in sysfs and no reply over the threshold; a
+ * transport not connected all along with tasks on its switch (writers stuck in open(), no
+ * descriptor on the mount) is silent, one with none is an idle disconnect
+ */
 static void test_probe(void **state)
 {
 	char root[] = "/tmp/slotscope-probe-XXXXXX", sys[64], mi[512];
@@ -243,7 +247,9 @@ static void test_probe(void **state)
 	snprintf(mi, sizeof(mi),
 		 "21 1 0:20 / / rw - tmpfs rootfs rw\n"
 		 "37 21 0:32 / /mnt/a rw - nfs 127.0.0.11:/export rw,vers=3,proto=tcp,addr=127.0.0.11\n"
-		 "38 21 0:33 / /mnt/b rw - nfs 127.0.0.12:/export rw,vers=3,proto=tcp,addr=127.0.0.12\n");
+		 "38 21 0:33 / /mnt/b rw - nfs 127.0.0.12:/export rw,vers=3,proto=tcp,addr=127.0.0.12\n"
+		 "39 21 0:34 / /mnt/c rw - nfs 127.0.0.13:/export rw,vers=3,proto=rdma,addr=127.0.0.13\n"
+		 "40 21 0:35 / /mnt/d rw - nfs 127.0.0.14:/export rw,vers=3,proto=tcp,addr=127.0.0.14\n");
 	put(root, "proc/self/mountinfo", mi);
 	put(root, "proc/self/mountstats",
 	    "device 127.0.0.11:/export mounted on /mnt/a with fstype nfs statvers=1.1\n"
@@ -251,7 +257,21 @@ static void test_probe(void **state)
 	    "\tper-op statistics\n"
 	    "\t        WRITE: 1000 1000 0 100 200 10 2000 2100 0\n"
 	    "device 127.0.0.12:/export mounted on /mnt/b with fstype nfs statvers=1.1\n"
-	    "\txprt:\ttcp 872 1 1 0 5 300 300 0 100 0 16 0 0\n");
+	    "\txprt:\ttcp 872 1 1 0 5 300 300 0 100 0 16 0 0\n"
+	    "device 127.0.0.13:/export mounted on /mnt/c with fstype nfs statvers=1.1\n"
+	    "\txprt:\trdma 0 0 1 0 9 500 499 0 0 0\n"
+	    "device 127.0.0.14:/export mounted on /mnt/d with fstype nfs statvers=1.1\n"
+	    "\txprt:\ttcp 873 1 1 0 400 80 80 0 100 0 16 0 0\n");
+	/* 6.1's xprt_info of a transport not connected is -ENOTCONN (a missing file here); later "<closed>" */
+	put(root, "sys/kernel/sunrpc/xprt-switches/switch-3/xprt_switch_info",
+	    "num_xprts=1\nnum_active=1\nnum_unique_destaddr_xprts=1\nqueue_len=3\n");
+	put(root, "sys/kernel/sunrpc/xprt-switches/switch-3/xprt-6-rdma/dstaddr", "127.0.0.13\n");
+	put(root, "sys/kernel/sunrpc/xprt-switches/switch-3/xprt-6-rdma/xprt_state", "state=    BOUND        \n");
+	put(root, "sys/kernel/sunrpc/xprt-switches/switch-4/xprt_switch_info",
+	    "num_xprts=1\nnum_active=1\nnum_unique_destaddr_xprts=1\nqueue_len=0\n");
+	put(root, "sys/kernel/sunrpc/xprt-switches/switch-4/xprt-7-tcp/xprt_info", "<closed>\n");
+	put(root, "sys/kernel/sunrpc/xprt-switches/switch-4/xprt-7-tcp/dstaddr", "127.0.0.14\n");
+	put(root, "sys/kernel/sunrpc/xprt-switches/switch-4/xprt-7-tcp/xprt_state", "state=CLOSED\n");
 	put(root, "sys/kernel/sunrpc/xprt-switches/switch-1/xprt-4-tcp/xprt_info",
 	    "last_used=1\nmax_num_slots=65536\npending_q_len=10\nbacklog_q_len=0\n");
 	put(root, "sys/kernel/sunrpc/xprt-switches/switch-1/xprt-4-tcp/dstaddr", "127.0.0.11\n");
@@ -260,13 +280,18 @@ static void test_probe(void **state)
 	put(root, "sys/kernel/sunrpc/xprt-switches/switch-2/xprt-5-tcp/dstaddr", "127.0.0.12\n");
 	snprintf(sys, sizeof(sys), "%s", root);
 	o.procfs_root = o.sysfs_root = sys;
-	assert_int_equal(health_probe(&o, rows, HEALTH_MAX_MOUNTS), 2);
+	assert_int_equal(health_probe(&o, rows, HEALTH_MAX_MOUNTS), 4);
 	assert_string_equal(rows[0].mountpoint, "/mnt/a");
 	assert_int_equal(rows[0].state, ANS_SILENT);
 	assert_true(rows[0].unanswered == 10);
 	assert_true(rows[0].silent_s >= 0.5 && rows[0].at_least);
 	assert_string_equal(rows[1].mountpoint, "/mnt/b");
 	assert_int_equal(rows[1].state, ANS_IDLE);
+	assert_string_equal(rows[2].mountpoint, "/mnt/c");
+	assert_int_equal(rows[2].state, ANS_SILENT);
+	assert_true(rows[2].unanswered == 3);
+	assert_string_equal(rows[3].mountpoint, "/mnt/d");
+	assert_int_equal(rows[3].state, ANS_IDLE);
 	rm_tree(root);
 }
 

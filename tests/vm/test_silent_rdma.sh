@@ -3,7 +3,8 @@
 # go, nothing answers, the client's reconnections are refused) for longer than the threshold,
 # then started again. The mount turns not-answering within the threshold and one interval, the
 # oldest request's age agrees with the test's clock to 1 s, the stuck writers' job is named,
-# --check fails and then passes, and the replies counted equal mountstats' recvs.
+# --check fails and then passes, and the replies counted equal mountstats' recvs. (c) --check
+# alone names the server silent while a process waits on it holding no file there.
 grep -q ' /sys/fs/cgroup cgroup2 ' /proc/mounts || mount -t cgroup2 none /sys/fs/cgroup || { fail "cgroup2"; exit 1; }
 nfsd_start 8 >/dev/null || exit 1
 rxe_up || exit 1
@@ -52,6 +53,21 @@ i=0
 while [ ! -f /tmp/done ] && [ $i -lt 240 ]; do sleep 0.5; i=$((i + 1)); done
 sync
 sleep 2
+# ---- (c) nobody holds a file on the mount: a creat() waits in its LOOKUP, before it has a
+# descriptor; the transport, not connected, publishes no queue: the RPC task on its switch
+# (xprt_switch_info's queue_len) says the server is waited on
+rpc.nfsd 0
+touch /mnt/r/c.new &
+tpid=$!
+i=0
+until [ "$(cut -d' ' -f3 /proc/$tpid/stat 2>/dev/null)" = D ] || [ $i -ge 40 ]; do sleep 0.25; i=$((i + 1)); done
+echo "note (c) touch: state $(cut -d' ' -f3 /proc/$tpid/stat 2>/dev/null), $(ls /proc/$tpid/fd 2>/dev/null | wc -l) descriptors; the transport $(cat /sys/kernel/sunrpc/xprt-switches/*/xprt-*-rdma/xprt_state | tr -s ' '); $(grep -h queue_len /sys/kernel/sunrpc/xprt-switches/*/xprt_switch_info | tr '\n' ' ')"
+out=$(slotscope --check --prom-file /tmp/none.prom -m /mnt/r); rc=$?
+check_eq "(c) --check alone, a creat() waiting and no descriptor on the mount: CRITICAL" $rc 2
+echo "note (c) --check alone: $out"
+rpc.nfsd 8 && echo 'rdma 20049' >/proc/fs/nfsd/portlist || fail "nfsd restart"
+wait $tpid
+check_eq "(c) the creat() done once nfsd is back" $? 0
 kill -INT "$(pidof slotscope)"
 wait
 r1=$(mountstats_xprt /mnt/r recvs)

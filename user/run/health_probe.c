@@ -4,7 +4,10 @@
  * "recvs", the kernel's own count) and the requests awaiting one (sunrpc's sysfs pending_q_len,
  * 5.14 on) sampled over the threshold. Requests waiting and not one reply in it: the server is
  * not answering, for at least that long. A request's own age needs the service's tracing: the
- * ages said here are lower bounds.
+ * ages said here are lower bounds. A transport not connected publishes no queue (xprt_info is
+ * -ENOTCONN, or "<closed>"): its switch's queue_len (xprt_switch_info, the RPC tasks holding one
+ * of its transports) says whether anybody waits on it, a writer stuck in open() or close()
+ * holding no descriptor on the mount included.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -29,6 +32,9 @@ struct probe_mount {
 	struct mount_xprt mx;
 	unsigned long long sends, recvs, ops, rtt_ms;
 	unsigned int pending;
+	unsigned long queued;		/* tasks on the mount's transport switches */
+	const char *sw;			/* the last switch counted, in the sample's glob */
+	size_t sw_len;
 	bool sysfs, disconnected, replied, sent;
 };
 
@@ -83,6 +89,19 @@ static int stats_parse(FILE *f, void *arg)
 	return 0;
 }
 
+/* a switch's RPC tasks (xprt_switch_info's queue_len, from 5.14 with the rest of this sysfs) */
+static unsigned long switch_queued(const char *xprt_dir)
+{
+	char path[600], buf[256], *q;
+	const char *base = strrchr(xprt_dir, '/');
+
+	if (!base || snprintf(path, sizeof(path), "%.*s/xprt_switch_info", (int)(base - xprt_dir),
+			      xprt_dir) >= (int)sizeof(path) ||
+	    read_file_at(AT_FDCWD, path, buf, sizeof(buf)) < 0 || !(q = strstr(buf, "queue_len=")))
+		return 0;
+	return strtoul(q + 10, NULL, 10);
+}
+
 /* each probed mount's transports in sysfs (to its server, over its protocol): queues, connection */
 static void sysfs_sample(const char *sysfs_root, struct probe_mount *pm)
 {
@@ -91,6 +110,9 @@ static void sysfs_sample(const char *sysfs_root, struct probe_mount *pm)
 
 	for (struct probe_mount *p = pm; p->m; p++) {
 		p->pending = 0;
+		p->queued = 0;
+		p->sw = NULL;
+		p->sw_len = 0;
 		p->sysfs = p->disconnected = false;
 	}
 	if (root_path(pat, sizeof(pat), sysfs_root, "/sys/kernel/sunrpc/xprt-switches/switch-*/xprt-*") ||
@@ -106,8 +128,15 @@ static void sysfs_sample(const char *sysfs_root, struct probe_mount *pm)
 			continue;
 		xprt_info_read(g.gl_pathv[i], &x);
 		for (struct probe_mount *p = pm; p->m; p++) {
+			size_t swlen = (size_t)(base - g.gl_pathv[i]);
+
 			if (!x.dstaddr[0] || !mount_xprt_match(&p->mx, x.dstaddr, proto + 1))
 				continue;
+			/* a switch counted once per mount: glob lists its transports together */
+			if (p->sw_len != swlen || strncmp(p->sw, g.gl_pathv[i], swlen))
+				p->queued += switch_queued(g.gl_pathv[i]);
+			p->sw = g.gl_pathv[i];
+			p->sw_len = swlen;
 			p->sysfs = true;
 			p->pending += x.pending_q_len;
 			/* xprt_info says nothing of a transport not connected (-ENOTCONN): its queue unknown */
@@ -201,6 +230,7 @@ int health_probe(const struct health_opts *o, struct health_row *rows, size_t ma
 	struct probe_mount pm[HEALTH_MAX_MOUNTS + 1] = { 0 };
 	unsigned long long recvs0[HEALTH_MAX_MOUNTS], sends0[HEALTH_MAX_MOUNTS];
 	unsigned int pend0[HEALTH_MAX_MOUNTS];
+	unsigned long queued0[HEALTH_MAX_MOUNTS];
 	bool down0[HEALTH_MAX_MOUNTS];
 	struct mount_table mt = { 0 };
 	double rtt = 0, waited = 0, wait;
@@ -227,6 +257,7 @@ int health_probe(const struct health_opts *o, struct health_row *rows, size_t ma
 		recvs0[i] = pm[i].recvs;
 		sends0[i] = pm[i].sends;
 		pend0[i] = pm[i].pending;
+		queued0[i] = pm[i].queued;
 		down0[i] = pm[i].disconnected;
 		if (pm[i].ops && (double)pm[i].rtt_ms / (double)pm[i].ops / 1e3 > rtt)
 			rtt = (double)pm[i].rtt_ms / (double)pm[i].ops / 1e3;
@@ -257,15 +288,17 @@ int health_probe(const struct health_opts *o, struct health_row *rows, size_t ma
 		const struct probe_mount *p = &pm[i];
 		/* sysfs's queue where there is one; else sends that got no reply */
 		bool waiting = p->sysfs ? pend0[i] && p->pending : p->sent;
-		/* not connected all along: waiting if processes are stuck on it (below) */
+		/* not connected all along: waiting if tasks hold it, or processes are stuck on it (below) */
 		bool down = down0[i] && p->disconnected;
+		bool held = down && queued0[i] && p->queued;
 
 		memset(r, 0, sizeof(*r));
 		snprintf(r->mountpoint, sizeof(r->mountpoint), "%s", p->m->mountpoint);
 		snprintf(r->server, sizeof(r->server), "%s", p->mx.addr);
 		r->threshold_s = wait;
 		/* without sysfs's queue, what was sent over the wait and got no reply */
-		r->unanswered = p->sysfs ? p->pending : p->replied ? 0 : (double)(p->sends - sends0[i]);
+		r->unanswered = held ? (double)p->queued : p->sysfs ? p->pending :
+				p->replied ? 0 : (double)(p->sends - sends0[i]);
 		r->at_least = true;
 		if (p->replied || (!waiting && !down)) {
 			r->state = p->pending || p->replied ? ANS_ANSWERING : ANS_IDLE;
@@ -279,7 +312,7 @@ int health_probe(const struct health_opts *o, struct health_row *rows, size_t ma
 	/* an idle transport the kernel closed (TCP's idle disconnect): nobody waits on it */
 	for (size_t i = 0; i < n; i++)
 		if (rows[i].state == ANS_SILENT && !(pend0[i] && pm[i].pending) && pm[i].sysfs &&
-		    !rows[i].stuck) {
+		    !(queued0[i] && pm[i].queued) && !rows[i].stuck) {
 			rows[i].state = ANS_IDLE;
 			rows[i].silent_s = rows[i].oldest_s = 0;
 		}
