@@ -162,16 +162,17 @@ static __always_inline int FN(file_io_count)(struct file *f, long ret, __u32 dir
 	__sync_fetch_and_add(&v->calls, 1);
 	if (jobio_stamp != epoch)
 		jobio_stamp = epoch;
-	/* the file's open context is this job's: its READs' and WRITEs' time count to it */
-	job_ctx_of(f, (void *)RD(f, private_data), k.cgid, k.dev, v->uid);
-	/*
-	 * Who did it: one lookup per call, an update only when it was not seen in the last 100 ms.
-	 * Not the coarse clock, which would read no clocksource: tracing programs may not call it
-	 * (its seqlock is not NMI-safe; the verifier refuses it on 6.1).
-	 */
-	now = bpf_ktime_get_ns();
 	t.cgid = k.cgid;
 	t.tgid = (__u32)(bpf_get_current_pid_tgid() >> 32);
+	/* the file's open context is this job's: its READs' and WRITEs' time count to it */
+	if (!job_ctx_of(f, (void *)RD(f, private_data), k.cgid, k.dev, v->uid, t.tgid))
+		return 0;
+	/*
+	 * Who did it: a lookup at most once an epoch a context, an update only when it was not seen
+	 * in the last 100 ms. Not the coarse clock, which would read no clocksource: tracing
+	 * programs may not call it (its seqlock is not NMI-safe; the verifier refuses it on 6.1).
+	 */
+	now = bpf_ktime_get_ns();
 	seen = bpf_map_lookup_elem(&jobtasks, &t);
 	if (!seen || now - *seen > 100000000ull)
 		bpf_map_update_elem(&jobtasks, &t, &now, BPF_ANY);

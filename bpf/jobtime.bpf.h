@@ -144,10 +144,10 @@ __noinline int job_time(__u64 taskp, __u64 calldata, __u64 kd, __u64 ns, __u64 r
 	ctx = (__u64)BPF_CORE_READ(hdr, args.context);
 	if (!ctx)
 		return 0;
-	file = ctx_file(ctx);
 	k.dir = dir;
 	cj = bpf_map_lookup_elem(&ctxjob, &ctx);
-	if (cj && (!CTX_OWNED || cj->file == file)) {
+	/* with births hooked an entry is its context's: no copy of the context's file to prove it */
+	if (cj && (ctx_births || !CTX_OWNED || cj->file == ctx_file(ctx))) {
 		k.cgid = cj->cgid;
 		k.dev = cj->dev;
 		/* a direction the job's calls have not named yet (a READ of a file it wrote) */
@@ -159,6 +159,7 @@ __noinline int job_time(__u64 taskp, __u64 calldata, __u64 kd, __u64 ns, __u64 r
 			jobio_stamp = epoch;
 		return 0;
 	}
+	file = ctx_file(ctx);
 	pk.cgid = ctx;
 	pk.dir = dir;
 	v = lookup_or_init(&ctxpend, &pk, &zero_jobio, CNT_JOBS_FULL, NULL);
@@ -232,26 +233,36 @@ __noinline int job_ctx_seen(__u64 ctx, __u64 file, __u64 cgid, __u32 dev, __u32 
 
 /*
  * job_ctx_seen() for file @f and its open context @ctx (a void * read from the file), both
- * passed to it as numbers. Every NFS file call comes here, nearly always for a context already named alike: that
- * is looked up here, with no helper copy and no call (comparing a number with a pointer is allowed
- * a loader with CAP_PERFMON, which slotscope needs anyway).
+ * passed to it as numbers, by process @tgid. Every NFS file call comes here, nearly always for a
+ * context already named alike: that is looked up here, with no helper copy and no call
+ * (comparing a number with a pointer is allowed a loader with CAP_PERFMON, which slotscope needs
+ * anyway). True when the process is to be noted in jobtasks: not when its context's entry says
+ * it was, by this process, in this epoch (a window counts the processes seen since its first
+ * tick, and the epoch moves at every tick: a lookup and the clock a call fewer, #63).
  */
-static __always_inline void job_ctx_of(void *f, void *ctx, __u64 cgid, __u32 dev, __u32 uid)
+static __always_inline bool job_ctx_of(void *f, void *ctx, __u64 cgid, __u32 dev, __u32 uid, __u32 tgid)
 {
 	__u64 c = (__u64)ctx;
 	struct ctx_job *cj;
+	__u32 ep = epoch;
 
 	if (!jobs_timed || !c)
-		return;
+		return true;
 	cj = bpf_map_lookup_elem(&ctxjob, &c);
-	if (cj && cj->cgid == cgid && cj->dev == dev && cj->file == (__u64)f)
-		return;
+	if (cj && cj->cgid == cgid && cj->dev == dev && cj->file == (__u64)f) {
+		if (cj->tgid == tgid && cj->epoch == ep)
+			return false;
+		cj->tgid = tgid;
+		cj->epoch = ep;
+		return true;
+	}
 	/*
 	 * @ctx a number too: 7.2's verifier types the void * it was loaded from a trusted file as a
 	 * pointer, and refused the call ("Caller passes invalid args into func#1"): every file I/O
 	 * hook off, no job named
 	 */
 	job_ctx_seen(as_number(ctx), as_number(f), cgid, dev, uid);
+	return true;
 }
 
 #endif

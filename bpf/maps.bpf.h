@@ -18,6 +18,12 @@ __u32 armed;
  * every take and free, and with takes alone a free would count only at the next take.
  */
 __u32 session_levels;
+/*
+ * Set by user space when alloc_nfs_open_context is hooked (ctx_born()): an open context's entry
+ * goes when its address is taken by a new one, so an entry found is its context's, and an RPC's
+ * end need not read the context's file to prove it (a kernel copy an RPC, #63)
+ */
+__u32 ctx_births;
 /* set by user space when both xprt_get_cong and xprt_put_cong are hooked: one alone drifts */
 __u32 credit_levels;
 /* set by user space when rpcrdma's BTF proves its request pool is max_reqs: see effective_limit() */

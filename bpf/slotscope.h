@@ -335,6 +335,8 @@ struct ctx_job {
 	__u64 cgid;
 	__u64 file;
 	__u32 dev;
+	__u32 tgid;		/* the process its last call noted in jobtasks, */
+	__u32 epoch;		/* in this epoch: its next calls there need no jobtasks lookup */
 	__u32 __pad;
 };
 
@@ -379,7 +381,7 @@ struct cg_name {
 };
 
 _Static_assert(sizeof(struct job_key) == 16 && sizeof(struct job_io) == 40 + 8 * JOB_CAUSES &&
-	       sizeof(struct job_task) == 16 && sizeof(struct ctx_job) == 24, "job ABI");
+	       sizeof(struct job_task) == 16 && sizeof(struct ctx_job) == 32, "job ABI");
 _Static_assert(sizeof(struct xprt_stats) == 1792 + 56 + 4 * 8 * LEVEL_BUCKETS &&
 	       __builtin_offsetof(struct xprt_stats, key) == sizeof(struct xprt_stats) - 8, "xprt_stats ABI");
 

@@ -508,6 +508,9 @@ void engine_arm(struct engine *e)
 			continue;
 		if (!strcmp(e->hooks[i].name, "nfs4_free_slot"))
 			e->skel->bss->session_levels = 1;
+		/* before arming: no file call has named a context yet, so every entry is born watched */
+		if (!strcmp(e->hooks[i].name, "alloc_nfs_open_context"))
+			e->skel->bss->ctx_births = 1;
 		if (!strcmp(e->hooks[i].name, "xprt_get_cong") || !strcmp(e->hooks[i].name, "xprt_put_cong"))
 			cong++;
 	}
