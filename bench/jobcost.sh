@@ -2,10 +2,11 @@
 # bench/jobcost.sh O LABEL: the jobs' time in guest instructions per RPC (slotscope minus
 # slotscope-nojobs, same boot), one O_DIRECT writer (nothing waits), one round, 6.1 and 6.12, TCP
 # and RDMA, with the build in O (under the source tree; its vm/ and vm/k/6.12 images, make
-# $O/insncount.so $O/insnmark). LABEL names the lines and build/jobcost/LABEL-KERNEL.
+# $O/insncount.so $O/insnmark). LABEL names the lines and $O/jobcost/LABEL-KERNEL; JOBCOST_KERNELS
+# ("default 6.12") the kernels.
 top=$(cd "$(dirname "$0")/.." && pwd) O=$(cd "$1" && pwd) label=$2
 rel=${O#"$top"/}
-for k in default 6.12; do
+for k in ${JOBCOST_KERNELS:-default 6.12}; do
 	kk=$([ $k = default ] || echo $k)
 	work=$O/jobcost/$label-$k
 	rm -rf $work && mkdir -p $work
