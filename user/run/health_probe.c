@@ -231,7 +231,7 @@ int health_probe(const struct health_opts *o, struct health_row *rows, size_t ma
 	unsigned long long recvs0[HEALTH_MAX_MOUNTS], sends0[HEALTH_MAX_MOUNTS];
 	unsigned int pend0[HEALTH_MAX_MOUNTS];
 	unsigned long queued0[HEALTH_MAX_MOUNTS];
-	bool down0[HEALTH_MAX_MOUNTS];
+	bool down0[HEALTH_MAX_MOUNTS], unclaimed[HEALTH_MAX_MOUNTS];
 	struct mount_table mt = { 0 };
 	double rtt = 0, waited = 0, wait;
 	size_t n = 0;
@@ -292,6 +292,9 @@ int health_probe(const struct health_opts *o, struct health_row *rows, size_t ma
 		bool down = down0[i] && p->disconnected;
 		bool held = down && queued0[i] && p->queued;
 
+		/* down, no queue in sysfs, no task on its switch: idle unless processes are stuck on it */
+		unclaimed[i] = p->sysfs && !waiting && !held;
+
 		memset(r, 0, sizeof(*r));
 		snprintf(r->mountpoint, sizeof(r->mountpoint), "%s", p->m->mountpoint);
 		snprintf(r->server, sizeof(r->server), "%s", p->mx.addr);
@@ -311,8 +314,7 @@ int health_probe(const struct health_opts *o, struct health_row *rows, size_t ma
 	probe_stuck(o->procfs_root, rows, n);
 	/* an idle transport the kernel closed (TCP's idle disconnect): nobody waits on it */
 	for (size_t i = 0; i < n; i++)
-		if (rows[i].state == ANS_SILENT && !(pend0[i] && pm[i].pending) && pm[i].sysfs &&
-		    !(queued0[i] && pm[i].queued) && !rows[i].stuck) {
+		if (rows[i].state == ANS_SILENT && unclaimed[i] && !rows[i].stuck) {
 			rows[i].state = ANS_IDLE;
 			rows[i].silent_s = rows[i].oldest_s = 0;
 		}
