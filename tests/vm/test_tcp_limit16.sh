@@ -20,6 +20,13 @@ clids=$(echo "$x" | jq -r '.mounts[].clid')
 kernel_sleeps=$(grep -c ' task:[0-9a-f]*@[0-9a-f]* ' /tmp/tp.out)
 echo "note the kernel's backlog sleeps by client: $(sed -n 's/.* task:[0-9a-f]*@\([0-9a-f]*\) .*/\1/p' /tmp/tp.out | sort | uniq -c | tr -s ' \n' '  ')against slotscope's clients '$(echo $clids)'"
 [ "$kernel_sleeps" = "$(echo "$x" | jq .waits.slot.count)" ] || cp /tmp/tp.out /tmp/s.json /out/ 2>/dev/null
+# and each client that slept is one slotscope lists under the mount (what the per-client tally
+# asserted by itself before): the waits are this mount's transport's
+stray=
+for c in $(sed -n 's/.* task:[0-9a-f]*@\([0-9a-f]*\) .*/\1/p' /tmp/tp.out | sort -u); do
+	echo " $clids " | tr '\n' ' ' | grep -q " $((0x$c)) " || stray="$stray $((0x$c))"
+done
+check_eq "the clients the kernel saw wait for a slot are the mount's, as slotscope lists them" "${stray:-none}" none
 check_eq "limit" "$(echo "$x" | jq .limit)" 16
 check_eq "max in use = limit" "$(echo "$x" | jq .peak)" 16
 check_eq "max in use = mountstats max_slots" "$(echo "$x" | jq .peak)" "$(mountstats_xprt /mnt/t max_slots)"
