@@ -237,8 +237,9 @@ $(O)/vm/k/systemd/initrd.cpio: tools/vm/build-sysroot $(O)/vm/initrd.cpio | deps
 # the tracepoint design's tp_btf is loaded on 6.12 by LEVEL_RUNS (its counts against bpftrace's),
 # on the default kernel by the VM suite and test_fallback (the core set's own run of it on 6.12,
 # 47 s of CPU, went for the suite's budget, 2026-12-04). The function hooks' kprobes are arm64's
-# (no BPF trampoline there), and on amd64 VAST's stack's (no module BTF), test_fallback's and test_jobs' (kretprobes at perf_event_paranoid 3):
-# the core set with every hook forced to its fallback on the default kernel loaded nothing else.
+# (no BPF trampoline there), and on amd64 VAST's stack's (no module BTF), test_fallback's and
+# test_jobs' (kretprobes at perf_event_paranoid 3): the core set with every hook forced to its
+# fallback on the default kernel loaded nothing else.
 vm_runs = $(foreach k,$(2),$(addsuffix @$(filter-out default,$(k)),$(1)))
 # and the core set on arm64 (Debian's arm64 6.1 under qemu-system-aarch64, the arm64 build)
 CORE_RUNS := $(call vm_runs,$(CORE_TESTS),$(CORE_KERNELS) arm64) \
@@ -387,7 +388,7 @@ help:
 	@echo "  vm T=NAME        one VM test (tests/vm/NAME.sh); KERNEL=6.12, 7, arm64, 5.10 for another kernel"
 	@echo "  vm-test          every VM test on the default kernel; test-kernels KERNELS=\"6.12 7\": on others"
 	@echo "  level-truth      test_level_truth $(LEVEL_REPEAT) times on 6.1 and 6.12 in both designs"
-	@echo "  bench            the overhead benchmark (not in CI, ~10 min a kernel); bench-insn: in guest instructions; bench-insn-lines: by source line"
+	@echo "  bench            the overhead benchmark (not in CI, ~10 min a kernel); bench-insn: in guest instructions; bench-insn-lines: by source line; bench-jobcost: the jobs' time alone"
 	@echo "  deb, rpm, arm64  the packages; the arm64 binary and packages"
 	@echo "  packages         the .deb and the RPM from one compile"
 	@echo "  k8s              the PrometheusRules, the dashboard's ConfigMap and the kustomize base and overlays (build/k8s; IMAGE=REGISTRY/slotscope)"

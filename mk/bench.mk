@@ -73,11 +73,14 @@ $(O)/insnmark: bench/insnmark.S
 	$(call msg,AS,$@)
 	$(Q)$(CC) -nostdlib -static $< -o $@
 INSN_REL = $(patsubst $(CURDIR)/%,%,$(abspath $(O)))
-bench-insn: all $(O)/insncount.so $(O)/insnmark $(foreach k,$(BENCH_KERNELS),$(call vm_img,$(k))/initrd.cpio)
+# the rounds alone, into $(O)/insn.txt: INSN_ENV (bench/insn.sh's INSN_MOUNTS, INSN_TRACERS,
+# INSN_WAITS_ON) picks a part of the matrix
+.PHONY: bench-insn-rounds bench-jobcost
+bench-insn-rounds: all $(O)/insncount.so $(O)/insnmark $(foreach k,$(BENCH_KERNELS),$(call vm_img,$(k))/initrd.cpio)
 	$(Q)rm -f $(O)/insn.txt
 	$(Q)for k in $(BENCH_KERNELS); do \
 	  kk=$$([ $$k = default ] || echo $$k); img=$$([ -z "$$kk" ] && echo $(O)/vm || echo $(O)/vm/k/$$k); \
-	  KERNEL=$$kk SLOTSCOPE_NO_MAKE=1 VM_TIMEOUT=5400 VM_QUIET=1 O=$(O) \
+	  KERNEL=$$kk SLOTSCOPE_NO_MAKE=1 VM_TIMEOUT=5400 VM_QUIET=1 O=$(O) VM_ENV="$(INSN_ENV)" \
 	    VM_PLUGIN=$(abspath $(O))/insncount.so,out=$(abspath $(O))/insn-$$k.out \
 	    tools/vm/run bench/insn.sh $(or $(ROUNDS),3) /src/$(INSN_REL)/insnmark || \
 	    { echo "make bench-insn failed on $$k:"; grep -ah 'BENCH-FAIL' $$img/runs/insn/console.log | tr -d '\r'; \
@@ -86,6 +89,13 @@ bench-insn: all $(O)/insncount.so $(O)/insnmark $(foreach k,$(BENCH_KERNELS),$(c
 	  grep -h '^WAITS ' $(O)/insn-$$k.lines >>$(O)/insn.txt; \
 	  gawk -f bench/insn.awk $(O)/insn-$$k.lines $(O)/insn-$$k.out >>$(O)/insn.txt || exit 1; \
 	done
+# The jobs' time alone (#63): slotscope less slotscope --no-jobs in the same boot, one O_DIRECT
+# writer (nothing waits), one round, on BENCH_KERNELS over TCP and RDMA (~6 min): $(O)/jobcost.txt
+bench-jobcost:
+	$(Q)$(MAKE) --no-print-directory bench-insn-rounds ROUNDS=1 \
+	  INSN_ENV="INSN_WAITS_ON=none INSN_TRACERS=none,slotscope,slotscope-tp,slotscope-nojobs"
+	$(Q)awk -f bench/jobcost.awk $(O)/insn.txt | tee $(O)/jobcost.txt
+bench-insn: bench-insn-rounds
 	$(Q)cp $(O)/insn.txt bench/insn-rounds.txt
 	$(Q){ echo "# Instructions per RPC, counted"; echo; \
 	  echo "Reproduce: \`make bench-insn ROUNDS=$(or $(ROUNDS),3)\` ($$(date -u +%F), qemu $$(dpkg-query -W -f '$${Version}' qemu-system-x86) TCG, 2 vCPUs run one at a time, the insncount plugin)."; \
