@@ -15,12 +15,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <cmocka.h>
 #include "model/answer.h"
 #include "engine/engine.h"
 #include "run/health.h"
 #include "opcount.h"
 #include "run/silence.h"
+#include "host/procpath.h"
 
 #define S 1000000000ull
 
@@ -232,6 +235,48 @@ static void test_sysfs_state(void **state)
 }
 
 /*
+ * process @pid, its one thread in state @st, blocked in system call @nr on @path (its pointer's
+ * register the call's path one, the string at 0x100 of its memory), in Slurm job @job
+ */
+static void blocked(const char *root, int pid, char st, long nr, const char *path, int job)
+{
+	char rel[128], text[256];
+	bool bare = nr != SYS_openat;	/* the path first, relative to the working directory */
+	FILE *f;
+
+	snprintf(rel, sizeof(rel), "proc/%d/task/%d/stat", pid, pid);
+	snprintf(text, sizeof(text), "%d (dd) %c 1 %d\n", pid, st, pid);
+	put(root, rel, text);
+	snprintf(rel, sizeof(rel), "proc/%d/task/%d/syscall", pid, pid);
+	snprintf(text, sizeof(text), "%ld %s 0x241 0x1b6 0x0 0x0 0x0 0x7ffd00000000 0x7f0000000000\n", nr,
+		 bare ? "0x100 0x0" : "0xffffffffffffff9c 0x100");
+	put(root, rel, text);
+	snprintf(rel, sizeof(rel), "proc/%d/cgroup", pid);
+	snprintf(text, sizeof(text), "0::/system.slice/slurmstepd.scope/job_%d/step_0\n", job);
+	put(root, rel, text);
+	snprintf(text, sizeof(text), "%s/proc/%d/mem", root, pid);
+	f = fopen(text, "w");
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0x100, SEEK_SET), 0);
+	assert_int_equal(fwrite(path, 1, strlen(path) + 1, f), strlen(path) + 1);
+	fclose(f);
+}
+
+static void test_path_clean(void **state)
+{
+	const char *in[] = { "/a/./b/../c", "/..", "//a//b/", "/a/b/../../..", "/mnt/s/w0/..", "/." };
+	const char *want[] = { "/a/c", "/", "/a/b", "/", "/mnt/s", "/" };
+	char p[64];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
+		snprintf(p, sizeof(p), "%s", in[i]);
+		path_clean(p);
+		assert_string_equal(p, want[i]);
+	}
+}
+
+/*
  * the check on its own: a mount with requests waiting in sysfs and no reply over the threshold; a
  * transport not connected all along with tasks on its switch (writers stuck in open(), no
  * descriptor on the mount) is silent, one with none is an idle disconnect
@@ -278,6 +323,18 @@ static void test_probe(void **state)
 	put(root, "sys/kernel/sunrpc/xprt-switches/switch-1/xprt-4-tcp/xprt_state", "state= CONNECTED BOUND\n");
 	put(root, "sys/kernel/sunrpc/xprt-switches/switch-2/xprt-5-tcp/xprt_info", "pending_q_len=0\n");
 	put(root, "sys/kernel/sunrpc/xprt-switches/switch-2/xprt-5-tcp/dstaddr", "127.0.0.12\n");
+	/*
+	 * in D with no descriptor on a mount: 41 blocked in openat() of a path under /mnt/a (job 777),
+	 * 42 in a relative one under /mnt/c from its working directory /mnt (job 778); 43 in one
+	 * under /mnt/cc and 44 in one that leaves /mnt/a ("..") are neither's;
+	 * 45 is asleep, not in D, in an open() under /mnt/a
+	 */
+	blocked(root, 41, 'D', SYS_openat, "/mnt/a/w0/../ckpt.3", 777);
+	blocked(root, 42, 'D', SYS_openat, "c/./w2/ckpt", 778);
+	assert_int_equal(symlink("/mnt", strcat(strcpy(mi, root), "/proc/42/cwd")), 0);
+	blocked(root, 43, 'D', SYS_openat, "/mnt/cc/x", 777);
+	blocked(root, 44, 'D', SYS_openat, "/mnt/a/../../tmp/x", 777);
+	blocked(root, 45, 'S', SYS_openat, "/mnt/a/x", 779);
 	snprintf(sys, sizeof(sys), "%s", root);
 	o.procfs_root = o.sysfs_root = sys;
 	assert_int_equal(health_probe(&o, rows, HEALTH_MAX_MOUNTS), 4);
@@ -285,11 +342,15 @@ static void test_probe(void **state)
 	assert_int_equal(rows[0].state, ANS_SILENT);
 	assert_true(rows[0].unanswered == 10);
 	assert_true(rows[0].silent_s >= 0.5 && rows[0].at_least);
+	assert_int_equal(rows[0].stuck, 1);
+	assert_string_equal(rows[0].jobs, "slurm:777");
 	assert_string_equal(rows[1].mountpoint, "/mnt/b");
 	assert_int_equal(rows[1].state, ANS_IDLE);
 	assert_string_equal(rows[2].mountpoint, "/mnt/c");
 	assert_int_equal(rows[2].state, ANS_SILENT);
 	assert_true(rows[2].unanswered == 3);
+	assert_int_equal(rows[2].stuck, 1);
+	assert_string_equal(rows[2].jobs, "slurm:778");
 	assert_string_equal(rows[3].mountpoint, "/mnt/d");
 	assert_int_equal(rows[3].state, ANS_IDLE);
 	rm_tree(root);
@@ -304,6 +365,7 @@ int main(void)
 		cmocka_unit_test(test_tally),
 		cmocka_unit_test(test_health_textfile),
 		cmocka_unit_test(test_sysfs_state),
+		cmocka_unit_test(test_path_clean),
 		cmocka_unit_test(test_probe),
 	};
 

@@ -4,7 +4,8 @@
 # then started again. The mount turns not-answering within the threshold and one interval, the
 # oldest request's age agrees with the test's clock to 1 s, the stuck writers' job is named,
 # --check fails and then passes, and the replies counted equal mountstats' recvs. (c) --check
-# alone names the server silent while a process waits on it holding no file there.
+# alone names the server silent while processes wait on it holding no file there, and their jobs
+# from the paths they are blocked on.
 grep -q ' /sys/fs/cgroup cgroup2 ' /proc/mounts || mount -t cgroup2 none /sys/fs/cgroup || { fail "cgroup2"; exit 1; }
 nfsd_start 8 >/dev/null || exit 1
 rxe_up || exit 1
@@ -40,6 +41,9 @@ echo "note (b) --check: $out"
 out=$(slotscope --check --prom-file /tmp/none.prom --check-exit npd); rc=$?
 check_eq "(b) --check alone, node-problem-detector's codes: a problem" $rc 1
 echo "note (b) --check alone: $out"
+case $out in *"/mnt/r: server $srv not answering for at least"*"jobs slurm:779 (measured now"*)
+	echo "ok   (b) --check alone names the mount, server and job" ;;
+*) echo "FAIL (b) --check alone: $out"; CHECK_FAILED=1 ;; esac
 echo "note (b) the kernel's xprt_state: $(cat /sys/kernel/sunrpc/xprt-switches/*/xprt-*-rdma/xprt_state 2>/dev/null | tr '\n' ' ')"
 t3=$(up)
 rpc.nfsd 8 && echo 'rdma 20049' >/proc/fs/nfsd/portlist || fail "nfsd restart"
@@ -56,18 +60,32 @@ sleep 2
 # ---- (c) nobody holds a file on the mount: a creat() waits in its LOOKUP, before it has a
 # descriptor; the transport, not connected, publishes no queue: the RPC task on its switch
 # (xprt_switch_info's queue_len) says the server is waited on
+# (job 780); a stat() of a name never looked up, relative to its working directory /mnt, waits
+# behind it (job 781): --check alone names both jobs from the paths they are blocked on
+cg3=/sys/fs/cgroup/system.slice/slurmstepd.scope/job_780/step_0
+cg4=/sys/fs/cgroup/system.slice/slurmstepd.scope/job_781/step_0
+mkdir -p $cg3 $cg4 || fail "cgroups 780, 781"
 rpc.nfsd 0
-touch /mnt/r/c.new &
+sh -c "echo \$\$ >$cg3/cgroup.procs && exec touch /mnt/r/c.new" &
 tpid=$!
 i=0
 until [ "$(cut -d' ' -f3 /proc/$tpid/stat 2>/dev/null)" = D ] || [ $i -ge 40 ]; do sleep 0.25; i=$((i + 1)); done
+sh -c "echo \$\$ >$cg4/cgroup.procs && cd /mnt && exec stat r/c.never" >/dev/null 2>&1 &
+spid=$!
+i=0
+until [ "$(cut -d' ' -f3 /proc/$spid/stat 2>/dev/null)" = D ] || [ $i -ge 40 ]; do sleep 0.25; i=$((i + 1)); done
+echo "note (c) stat: state $(cut -d' ' -f3 /proc/$spid/stat 2>/dev/null), call $(cut -d' ' -f1-3 /proc/$spid/syscall 2>/dev/null), cwd $(readlink /proc/$spid/cwd)"
 echo "note (c) touch: state $(cut -d' ' -f3 /proc/$tpid/stat 2>/dev/null), $(ls /proc/$tpid/fd 2>/dev/null | wc -l) descriptors; the transport $(cat /sys/kernel/sunrpc/xprt-switches/*/xprt-*-rdma/xprt_state | tr -s ' '); $(grep -h queue_len /sys/kernel/sunrpc/xprt-switches/*/xprt_switch_info | tr '\n' ' ')"
 out=$(slotscope --check --prom-file /tmp/none.prom -m /mnt/r); rc=$?
 check_eq "(c) --check alone, a creat() waiting and no descriptor on the mount: CRITICAL" $rc 2
 echo "note (c) --check alone: $out"
+case $out in *"stuck: 2 processes, jobs "slurm:78[01]" "slurm:78[01]" (measured now"*)
+	echo "ok   (c) --check alone names the creat()'s and the stat()'s jobs" ;;
+*) echo "FAIL (c) --check alone, the jobs of the processes blocked on paths: $out"; CHECK_FAILED=1 ;; esac
 rpc.nfsd 8 && echo 'rdma 20049' >/proc/fs/nfsd/portlist || fail "nfsd restart"
 wait $tpid
 check_eq "(c) the creat() done once nfsd is back" $? 0
+wait $spid
 kill -INT "$(pidof slotscope)"
 wait
 r1=$(mountstats_xprt /mnt/r recvs)

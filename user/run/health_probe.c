@@ -23,6 +23,7 @@
 #include "run/silence.h"
 #include "lib/util.h"
 #include "host/xprtinfo.h"
+#include "host/procpath.h"
 
 #define PROBE_STEP_S 0.5
 #define PROBE_MAX_S 30.0
@@ -147,7 +148,40 @@ static void sysfs_sample(const char *sysfs_root, struct probe_mount *pm)
 	globfree(&g);
 }
 
-/* process @pid has a file open under @mp, or works in it */
+static bool under(const char *path, const char *mp, size_t ml)
+{
+	return !strncmp(path, mp, ml) && (path[ml] == '/' || !path[ml]);
+}
+
+/*
+ * a thread of process @pid asleep in D in a call on a path under @mp: a writer blocked in open()
+ * (O_TRUNC's SETATTR, or its directory's lock behind another's CREATE) holds no descriptor yet
+ */
+static bool blocked_under(const char *procfs_root, const char *pid, const char *mp, size_t ml)
+{
+	char dir[512], stat[600], buf[512], path[4096];
+	struct dirent *d;
+	bool hit = false;
+	DIR *tasks;
+
+	if (root_path(dir, sizeof(dir), procfs_root, "/proc/%s/task", pid) || !(tasks = opendir(dir)))
+		return false;
+	while (!hit && (d = readdir(tasks))) {
+		const char *r;
+
+		if (d->d_name[0] < '1' || d->d_name[0] > '9')
+			continue;
+		snprintf(stat, sizeof(stat), "%s/%s/stat", dir, d->d_name);
+		if (read_file_at(AT_FDCWD, stat, buf, sizeof(buf)) < 0 || !(r = strrchr(buf, ')')) || r[1] != ' ' ||
+		    r[2] != 'D')
+			continue;
+		hit = proc_blocked_path(procfs_root, pid, d->d_name, path, sizeof(path)) == 0 && under(path, mp, ml);
+	}
+	closedir(tasks);
+	return hit;
+}
+
+/* process @pid has a file open under @mp, works in it, or is blocked on a path in it */
 static bool uses_mount(const char *procfs_root, const char *pid, const char *mp)
 {
 	char dir[512], link[4096];
@@ -160,11 +194,11 @@ static bool uses_mount(const char *procfs_root, const char *pid, const char *mp)
 	if (root_path(dir, sizeof(dir), procfs_root, "/proc/%s/cwd", pid) == 0 &&
 	    (n = readlink(dir, link, sizeof(link) - 1)) > 0) {
 		link[n] = 0;
-		if (!strncmp(link, mp, ml) && (link[ml] == '/' || !link[ml]))
+		if (under(link, mp, ml))
 			return true;
 	}
 	if (root_path(dir, sizeof(dir), procfs_root, "/proc/%s/fd", pid) || !(fds = opendir(dir)))
-		return false;
+		return blocked_under(procfs_root, pid, mp, ml);
 	while (!hit && (d = readdir(fds))) {
 		char p[600];
 
@@ -178,7 +212,7 @@ static bool uses_mount(const char *procfs_root, const char *pid, const char *mp)
 		hit = !strncmp(link, mp, ml) && link[ml] == '/';
 	}
 	closedir(fds);
-	return hit;
+	return hit || blocked_under(procfs_root, pid, mp, ml);
 }
 
 /* the job of process @pid, from its cgroup v2 path ("0::/..."), into @r's jobs once */
@@ -199,7 +233,7 @@ static void add_job(const char *procfs_root, const char *pid, struct health_row 
 		snprintf(r->jobs + o, sizeof(r->jobs) - o, "%s%s", o ? " " : "", id);
 }
 
-/* processes in D with files on a silent row's mount, and their jobs (root sees every one) */
+/* processes in D with files or a blocked call on a silent row's mount, and their jobs (root sees every one) */
 static void probe_stuck(const char *procfs_root, struct health_row *rows, size_t n)
 {
 	char dir[512];
