@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include "model/answer.h"
@@ -235,21 +236,26 @@ static void test_sysfs_state(void **state)
 }
 
 /*
- * process @pid, its one thread in state @st, blocked in system call @nr on @path (its pointer's
- * register the call's path one, the string at 0x100 of its memory), in Slurm job @job
+ * process @pid, its one thread in state @st, blocked in openat(AT_FDCWD, @path) or, with @path2,
+ * renameat2(AT_FDCWD, @path, AT_FDCWD, @path2) (the strings at 0x100 and 0x200 of its memory), in
+ * Slurm job @job
  */
-static void blocked(const char *root, int pid, char st, long nr, const char *path, int job)
+static void blocked(const char *root, int pid, char st, const char *path, const char *path2, int job)
 {
 	char rel[128], text[256];
-	bool bare = nr != SYS_openat;	/* the path first, relative to the working directory */
 	FILE *f;
 
 	snprintf(rel, sizeof(rel), "proc/%d/task/%d/stat", pid, pid);
 	snprintf(text, sizeof(text), "%d (dd) %c 1 %d\n", pid, st, pid);
 	put(root, rel, text);
 	snprintf(rel, sizeof(rel), "proc/%d/task/%d/syscall", pid, pid);
-	snprintf(text, sizeof(text), "%ld %s 0x241 0x1b6 0x0 0x0 0x0 0x7ffd00000000 0x7f0000000000\n", nr,
-		 bare ? "0x100 0x0" : "0xffffffffffffff9c 0x100");
+	/* the descriptor as 6.1 shows it from a 32-bit int's register: the upper half not the program's */
+	if (path2)
+		snprintf(text, sizeof(text), "%d 0xffffff9c 0x100 0xffffff9c 0x200 0x0 0x0 0x7ffd00000000 0x7f00\n",
+			 (int)SYS_renameat2);
+	else
+		snprintf(text, sizeof(text), "%d 0xffffffffffffff9c 0x100 0x241 0x1b6 0x0 0x0 0x7ffd00000000 0x7f00\n",
+			 (int)SYS_openat);
 	put(root, rel, text);
 	snprintf(rel, sizeof(rel), "proc/%d/cgroup", pid);
 	snprintf(text, sizeof(text), "0::/system.slice/slurmstepd.scope/job_%d/step_0\n", job);
@@ -259,7 +265,61 @@ static void blocked(const char *root, int pid, char st, long nr, const char *pat
 	assert_non_null(f);
 	assert_int_equal(fseek(f, 0x100, SEEK_SET), 0);
 	assert_int_equal(fwrite(path, 1, strlen(path) + 1, f), strlen(path) + 1);
+	if (path2) {
+		assert_int_equal(fseek(f, 0x200, SEEK_SET), 0);
+		assert_int_equal(fwrite(path2, 1, strlen(path2) + 1, f), strlen(path2) + 1);
+	}
 	fclose(f);
+}
+
+struct seen_paths {
+	int n;
+	char what[4][128];
+};
+
+static void seen(int pid, const char *path, void *arg)
+{
+	struct seen_paths *s = arg;
+
+	if (s->n < 4)
+		snprintf(s->what[s->n++], sizeof(s->what[0]), "%d %s", pid, path);
+}
+
+/*
+ * the paths' reads in a child with a deadline: a process whose memory cannot be read (here a FIFO
+ * nobody writes, as a process's mmap lock held by a thread stuck on the server) ends the scan at
+ * the deadline with what was read before it; a chroot's absolute path lies under its root
+ */
+static void test_blocked_scan(void **state)
+{
+	char root[] = "/tmp/slotscope-scan-XXXXXX", p[600];
+	struct seen_paths s = { 0 };
+	int pids[] = { 51, 52, 53 };
+	struct timespec t0, t1;
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	blocked(root, 51, 'D', "/tmp/a.part", "w/../final", 777);
+	assert_int_equal(symlink("/mnt/c", strcat(strcpy(p, root), "/proc/51/cwd")), 0);
+	blocked(root, 52, 'D', "/mnt/a/x", NULL, 777);
+	assert_int_equal(symlink("/srv/jail", strcat(strcpy(p, root), "/proc/52/root")), 0);
+	blocked(root, 53, 'D', "/mnt/a/y", NULL, 777);
+	snprintf(p, sizeof(p), "%s/proc/53/mem", root);
+	assert_int_equal(unlink(p), 0);
+	assert_int_equal(mkfifo(p, 0600), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(proc_blocked_scan(root, pids, 3, 300, seen, &s), -ETIMEDOUT);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	assert_true(t1.tv_sec - t0.tv_sec + (t1.tv_nsec - t0.tv_nsec) / 1e9 < 2.0);
+	assert_int_equal(s.n, 3);
+	assert_string_equal(s.what[0], "51 /tmp/a.part");
+	assert_string_equal(s.what[1], "51 /mnt/c/final");
+	assert_string_equal(s.what[2], "52 /srv/jail/mnt/a/x");
+	/* without the stuck one, the scan ends on its own */
+	s.n = 0;
+	assert_int_equal(proc_blocked_scan(root, pids, 2, 5000, seen, &s), 0);
+	assert_int_equal(s.n, 3);
+	rm_tree(root);
 }
 
 static void test_path_clean(void **state)
@@ -294,7 +354,8 @@ static void test_probe(void **state)
 		 "37 21 0:32 / /mnt/a rw - nfs 127.0.0.11:/export rw,vers=3,proto=tcp,addr=127.0.0.11\n"
 		 "38 21 0:33 / /mnt/b rw - nfs 127.0.0.12:/export rw,vers=3,proto=tcp,addr=127.0.0.12\n"
 		 "39 21 0:34 / /mnt/c rw - nfs 127.0.0.13:/export rw,vers=3,proto=rdma,addr=127.0.0.13\n"
-		 "40 21 0:35 / /mnt/d rw - nfs 127.0.0.14:/export rw,vers=3,proto=tcp,addr=127.0.0.14\n");
+		 "40 21 0:35 / /mnt/d rw - nfs 127.0.0.14:/export rw,vers=3,proto=tcp,addr=127.0.0.14\n"
+		 "41 37 0:36 / /mnt/a/in rw - nfs 127.0.0.15:/export rw,vers=3,proto=tcp,addr=127.0.0.15\n");
 	put(root, "proc/self/mountinfo", mi);
 	put(root, "proc/self/mountstats",
 	    "device 127.0.0.11:/export mounted on /mnt/a with fstype nfs statvers=1.1\n"
@@ -306,7 +367,9 @@ static void test_probe(void **state)
 	    "device 127.0.0.13:/export mounted on /mnt/c with fstype nfs statvers=1.1\n"
 	    "\txprt:\trdma 0 0 1 0 9 500 499 0 0 0\n"
 	    "device 127.0.0.14:/export mounted on /mnt/d with fstype nfs statvers=1.1\n"
-	    "\txprt:\ttcp 873 1 1 0 400 80 80 0 100 0 16 0 0\n");
+	    "\txprt:\ttcp 873 1 1 0 400 80 80 0 100 0 16 0 0\n"
+	    "device 127.0.0.15:/export mounted on /mnt/a/in with fstype nfs statvers=1.1\n"
+	    "\txprt:\ttcp 874 1 1 0 400 80 80 0 100 0 16 0 0\n");
 	/* 6.1's xprt_info of a transport not connected is -ENOTCONN (a missing file here); later "<closed>" */
 	put(root, "sys/kernel/sunrpc/xprt-switches/switch-3/xprt_switch_info",
 	    "num_xprts=1\nnum_active=1\nnum_unique_destaddr_xprts=1\nqueue_len=3\n");
@@ -326,18 +389,21 @@ static void test_probe(void **state)
 	/*
 	 * in D with no descriptor on a mount: 41 blocked in openat() of a path under /mnt/a (job 777),
 	 * 42 in a relative one under /mnt/c from its working directory /mnt (job 778); 43 in one
-	 * under /mnt/cc and 44 in one that leaves /mnt/a ("..") are neither's;
-	 * 45 is asleep, not in D, in an open() under /mnt/a
+	 * under /mnt/cc and 44 in one that leaves /mnt/a ("..") are neither's; 45 is asleep, not in
+	 * D, in an open() under /mnt/a; 46's path is on the mount inside /mnt/a (idle), not /mnt/a's;
+	 * 47 renames a local file to /mnt/c (its second path: job 782)
 	 */
-	blocked(root, 41, 'D', SYS_openat, "/mnt/a/w0/../ckpt.3", 777);
-	blocked(root, 42, 'D', SYS_openat, "c/./w2/ckpt", 778);
+	blocked(root, 41, 'D', "/mnt/a/w0/../ckpt.3", NULL, 777);
+	blocked(root, 42, 'D', "c/./w2/ckpt", NULL, 778);
 	assert_int_equal(symlink("/mnt", strcat(strcpy(mi, root), "/proc/42/cwd")), 0);
-	blocked(root, 43, 'D', SYS_openat, "/mnt/cc/x", 777);
-	blocked(root, 44, 'D', SYS_openat, "/mnt/a/../../tmp/x", 777);
-	blocked(root, 45, 'S', SYS_openat, "/mnt/a/x", 779);
+	blocked(root, 43, 'D', "/mnt/cc/x", NULL, 777);
+	blocked(root, 44, 'D', "/mnt/a/../../tmp/x", NULL, 777);
+	blocked(root, 45, 'S', "/mnt/a/x", NULL, 779);
+	blocked(root, 46, 'D', "/mnt/a/in/x", NULL, 779);
+	blocked(root, 47, 'D', "/tmp/c.part", "/mnt/c/c.final", 782);
 	snprintf(sys, sizeof(sys), "%s", root);
 	o.procfs_root = o.sysfs_root = sys;
-	assert_int_equal(health_probe(&o, rows, HEALTH_MAX_MOUNTS), 4);
+	assert_int_equal(health_probe(&o, rows, HEALTH_MAX_MOUNTS), 5);
 	assert_string_equal(rows[0].mountpoint, "/mnt/a");
 	assert_int_equal(rows[0].state, ANS_SILENT);
 	assert_true(rows[0].unanswered == 10);
@@ -349,10 +415,12 @@ static void test_probe(void **state)
 	assert_string_equal(rows[2].mountpoint, "/mnt/c");
 	assert_int_equal(rows[2].state, ANS_SILENT);
 	assert_true(rows[2].unanswered == 3);
-	assert_int_equal(rows[2].stuck, 1);
-	assert_string_equal(rows[2].jobs, "slurm:778");
+	assert_int_equal(rows[2].stuck, 2);
+	assert_string_equal(rows[2].jobs, "slurm:778 slurm:782");
 	assert_string_equal(rows[3].mountpoint, "/mnt/d");
 	assert_int_equal(rows[3].state, ANS_IDLE);
+	assert_string_equal(rows[4].mountpoint, "/mnt/a/in");
+	assert_int_equal(rows[4].state, ANS_IDLE);
 	rm_tree(root);
 }
 
@@ -366,6 +434,7 @@ int main(void)
 		cmocka_unit_test(test_health_textfile),
 		cmocka_unit_test(test_sysfs_state),
 		cmocka_unit_test(test_path_clean),
+		cmocka_unit_test(test_blocked_scan),
 		cmocka_unit_test(test_probe),
 	};
 

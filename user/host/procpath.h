@@ -7,17 +7,32 @@
 #ifndef SLOTSCOPE_PROCPATH_H
 #define SLOTSCOPE_PROCPATH_H
 
+#include <limits.h>
 #include <stddef.h>
 
 /*
- * The path that thread @tid of process @pid is blocked on in a system call that takes one (open,
- * stat, mkdir, unlink, rename, ...), made absolute against its directory descriptor or working
- * directory and cleared of "." and "..", into @out. 0; -ENOENT when it is in no such call (or
- * running); -errno of procfs otherwise (-EACCES without ptrace's right to the process).
+ * The paths thread @tid of process @pid is blocked on in a system call that takes them (open,
+ * stat, mkdir, unlink, rename's two, ...), made absolute against its directory descriptor,
+ * working directory or root (a chroot) and cleared of "." and "..", into @out: how many (1 or 2);
+ * -ENOENT when it is in no such call (or running); -errno of procfs otherwise (-EACCES without
+ * ptrace's right to the process). Its reads may wait on the process's locks: see below.
  */
-int proc_blocked_path(const char *procfs_root, const char *pid, const char *tid, char *out, size_t len);
+int proc_blocked_paths(const char *procfs_root, const char *pid, const char *tid, char out[2][PATH_MAX]);
 
-/* "." and ".." of absolute @path taken out in place ("/a/./b/../c" is "/a/c"); symlinks are not read */
+typedef void (*blocked_fn)(int pid, const char *path, void *arg);
+/*
+ * For each of @pids in our mount namespace, every path a thread of it asleep in D is blocked on,
+ * handed to @fn. Read in a child process given @timeout_ms and killed past it (what it had not
+ * said by then is not said): procfs's reads of another process's memory and call wait on that
+ * process's locks, which a process stuck on a silent server may hold. 0; -ETIMEDOUT; -errno of
+ * pipe or fork.
+ */
+int proc_blocked_scan(const char *procfs_root, const int *pids, size_t n, int timeout_ms, blocked_fn fn, void *arg);
+
+/*
+ * "." and ".." of absolute @path taken out in place ("/a/./b/../c" is "/a/c"; a relative path is
+ * left as it is); symlinks are not read: one may lie on the silent mount
+ */
 void path_clean(char *path);
 
 #endif

@@ -7,12 +7,14 @@
  * ages said here are lower bounds. A transport not connected publishes no queue (xprt_info is
  * -ENOTCONN, or "<closed>"): its switch's queue_len (xprt_switch_info, the RPC tasks holding one
  * of its transports) says whether anybody waits on it, a writer stuck in open() or close()
- * holding no descriptor on the mount included.
+ * holding no descriptor on the mount included. Who is stuck: processes in D with a file, their
+ * working directory, or the path of the call they are blocked in on the mount (procpath.c).
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -27,6 +29,8 @@
 
 #define PROBE_STEP_S 0.5
 #define PROBE_MAX_S 30.0
+/* the blocked calls' paths, read in a child that may wait on a stuck process's locks */
+#define PROBE_PATHS_MS 2000
 
 struct probe_mount {
 	const struct nfs_mount *m;
@@ -148,71 +152,95 @@ static void sysfs_sample(const char *sysfs_root, struct probe_mount *pm)
 	globfree(&g);
 }
 
-static bool under(const char *path, const char *mp, size_t ml)
-{
-	return !strncmp(path, mp, ml) && (path[ml] == '/' || !path[ml]);
-}
-
 /*
- * a thread of process @pid asleep in D in a call on a path under @mp: a writer blocked in open()
- * (O_TRUNC's SETATTR, or its directory's lock behind another's CREATE) holds no descriptor yet
+ * The row of the mount @path lies on: the longest NFS mountpoint over it ("/" is over every
+ * path; a mount inside a silent one is its own), if that is a row's and its server is silent;
+ * -1 otherwise
  */
-static bool blocked_under(const char *procfs_root, const char *pid, const char *mp, size_t ml)
+static int row_of(const char *path, const struct mount_table *mt, const struct health_row *rows, size_t n)
 {
-	char dir[512], stat[600], buf[512], path[4096];
-	struct dirent *d;
-	bool hit = false;
-	DIR *tasks;
+	const char *mp = NULL;
+	size_t best = 0;
 
-	if (root_path(dir, sizeof(dir), procfs_root, "/proc/%s/task", pid) || !(tasks = opendir(dir)))
-		return false;
-	while (!hit && (d = readdir(tasks))) {
-		const char *r;
+	if (path[0] != '/')
+		return -1;
+	for (size_t i = 0; i < mt->n; i++) {
+		const char *m = mt->m[i].mountpoint;
+		size_t l = strlen(m);
 
-		if (d->d_name[0] < '1' || d->d_name[0] > '9')
-			continue;
-		snprintf(stat, sizeof(stat), "%s/%s/stat", dir, d->d_name);
-		if (read_file_at(AT_FDCWD, stat, buf, sizeof(buf)) < 0 || !(r = strrchr(buf, ')')) || r[1] != ' ' ||
-		    r[2] != 'D')
-			continue;
-		hit = proc_blocked_path(procfs_root, pid, d->d_name, path, sizeof(path)) == 0 && under(path, mp, ml);
+		if ((l == 1 || (!strncmp(path, m, l) && (path[l] == '/' || !path[l]))) && (!mp || l > best)) {
+			mp = m;
+			best = l;
+		}
 	}
-	closedir(tasks);
-	return hit;
+	for (size_t i = 0; mp && i < n; i++)
+		if (rows[i].state == ANS_SILENT && !strcmp(rows[i].mountpoint, mp))
+			return (int)i;
+	return -1;
 }
 
-/* process @pid has a file open under @mp, works in it, or is blocked on a path in it */
-static bool uses_mount(const char *procfs_root, const char *pid, const char *mp)
+/* a process in D: the silent rows (bits) it has a file or its working directory on, or a path */
+_Static_assert(HEALTH_MAX_MOUNTS <= 64, "a row a bit");
+struct stuck_proc {
+	int pid;
+	uint64_t rows;
+};
+
+struct stuck_scan {
+	struct stuck_proc *p;
+	size_t n;
+	const struct mount_table *mt;
+	const struct health_row *rows;
+	size_t nrows;
+};
+
+static void mark(struct stuck_proc *p, const char *path, const struct stuck_scan *s)
 {
-	char dir[512], link[4096];
-	size_t ml = strlen(mp);
+	int r = row_of(path, s->mt, s->rows, s->nrows);
+
+	if (r >= 0)
+		p->rows |= 1ull << r;
+}
+
+/* the silent rows process @p has its working directory or a file on (readlinks: no lock of its) */
+static void files_on(const char *procfs_root, struct stuck_proc *p, const struct stuck_scan *s)
+{
+	char dir[512], link[4096], pid[16];
 	struct dirent *d;
-	bool hit = false;
 	DIR *fds;
 	ssize_t n;
 
+	snprintf(pid, sizeof(pid), "%d", p->pid);
 	if (root_path(dir, sizeof(dir), procfs_root, "/proc/%s/cwd", pid) == 0 &&
 	    (n = readlink(dir, link, sizeof(link) - 1)) > 0) {
 		link[n] = 0;
-		if (under(link, mp, ml))
-			return true;
+		mark(p, link, s);
 	}
 	if (root_path(dir, sizeof(dir), procfs_root, "/proc/%s/fd", pid) || !(fds = opendir(dir)))
-		return blocked_under(procfs_root, pid, mp, ml);
-	while (!hit && (d = readdir(fds))) {
-		char p[600];
+		return;
+	while ((d = readdir(fds))) {
+		char f[600];
 
 		if (d->d_name[0] == '.')
 			continue;
-		snprintf(p, sizeof(p), "%s/%s", dir, d->d_name);
-		n = readlink(p, link, sizeof(link) - 1);
+		snprintf(f, sizeof(f), "%s/%s", dir, d->d_name);
+		n = readlink(f, link, sizeof(link) - 1);
 		if (n <= 0)
 			continue;
 		link[n] = 0;
-		hit = !strncmp(link, mp, ml) && link[ml] == '/';
+		mark(p, link, s);
 	}
 	closedir(fds);
-	return hit || blocked_under(procfs_root, pid, mp, ml);
+}
+
+/* a path process @pid is blocked on (proc_blocked_scan()'s child said it) */
+static void on_path(int pid, const char *path, void *arg)
+{
+	struct stuck_scan *s = arg;
+
+	for (size_t i = 0; i < s->n; i++)
+		if (s->p[i].pid == pid)
+			mark(&s->p[i], path, s);
 }
 
 /* the job of process @pid, from its cgroup v2 path ("0::/..."), into @r's jobs once */
@@ -233,14 +261,23 @@ static void add_job(const char *procfs_root, const char *pid, struct health_row 
 		snprintf(r->jobs + o, sizeof(r->jobs) - o, "%s%s", o ? " " : "", id);
 }
 
-/* processes in D with files or a blocked call on a silent row's mount, and their jobs (root sees every one) */
-static void probe_stuck(const char *procfs_root, struct health_row *rows, size_t n)
+/*
+ * processes in D with files, their working directory or a blocked call's path on a silent row's
+ * mount, and their jobs (root sees every one): each counted once a row
+ */
+static void probe_stuck(const char *procfs_root, const struct mount_table *mt, struct health_row *rows, size_t n)
 {
+	struct stuck_scan s = { .mt = mt, .rows = rows, .nrows = n };
+	size_t cap = 0;
+	bool silent = false;
 	char dir[512];
 	struct dirent *d;
+	int *pids;
 	DIR *proc;
 
-	if (root_path(dir, sizeof(dir), procfs_root, "/proc") || !(proc = opendir(dir)))
+	for (size_t i = 0; i < n; i++)
+		silent |= rows[i].state == ANS_SILENT;
+	if (!silent || root_path(dir, sizeof(dir), procfs_root, "/proc") || !(proc = opendir(dir)))
 		return;
 	while ((d = readdir(proc))) {
 		char comm[16];
@@ -248,14 +285,38 @@ static void probe_stuck(const char *procfs_root, struct health_row *rows, size_t
 		if (d->d_name[0] < '1' || d->d_name[0] > '9' ||
 		    !task_in_d_state(procfs_root, atoi(d->d_name), comm, sizeof(comm)))
 			continue;
-		for (size_t i = 0; i < n; i++) {
-			if (rows[i].state != ANS_SILENT || !uses_mount(procfs_root, d->d_name, rows[i].mountpoint))
-				continue;
-			rows[i].stuck++;
-			add_job(procfs_root, d->d_name, &rows[i]);
+		if (s.n == cap) {
+			struct stuck_proc *p = realloc(s.p, (cap ? cap * 2 : 64) * sizeof(*p));
+
+			if (!p)
+				break;
+			s.p = p;
+			cap = cap ? cap * 2 : 64;
 		}
+		s.p[s.n] = (struct stuck_proc){ .pid = atoi(d->d_name) };
+		files_on(procfs_root, &s.p[s.n], &s);
+		s.n++;
 	}
 	closedir(proc);
+	pids = s.n ? malloc(s.n * sizeof(*pids)) : NULL;
+	for (size_t i = 0; pids && i < s.n; i++)
+		pids[i] = s.p[i].pid;
+	/* past the deadline, what was read counts; the rest holds no file there, and is not named */
+	if (pids)
+		proc_blocked_scan(procfs_root, pids, s.n, PROBE_PATHS_MS, on_path, &s);
+	for (size_t i = 0; i < s.n; i++) {
+		char pid[16];
+
+		snprintf(pid, sizeof(pid), "%d", s.p[i].pid);
+		for (size_t r = 0; r < n; r++) {
+			if (!(s.p[i].rows & 1ull << r))
+				continue;
+			rows[r].stuck++;
+			add_job(procfs_root, pid, &rows[r]);
+		}
+	}
+	free(pids);
+	free(s.p);
 }
 
 int health_probe(const struct health_opts *o, struct health_row *rows, size_t max)
@@ -345,7 +406,7 @@ int health_probe(const struct health_opts *o, struct health_row *rows, size_t ma
 			r->silent_s = r->oldest_s = waited;
 		}
 	}
-	probe_stuck(o->procfs_root, rows, n);
+	probe_stuck(o->procfs_root, &mt, rows, n);
 	/* an idle transport the kernel closed (TCP's idle disconnect): nobody waits on it */
 	for (size_t i = 0; i < n; i++)
 		if (rows[i].state == ANS_SILENT && unclaimed[i] && !rows[i].stuck) {
