@@ -147,8 +147,23 @@ void path_clean(char *path)
 	*w = 0;
 }
 
-/* the link /proc/@pid/@what (cwd, root, fd/N, ns/mnt) into @out */
-static int proc_link(const char *procfs_root, const char *pid, const char *what, char *out, size_t len)
+bool proc_thread_in_d(const char *stat_path, char *comm, size_t len)
+{
+	char buf[512], *l, *r;
+
+	if (read_file_at(AT_FDCWD, stat_path, buf, sizeof(buf)) < 0)
+		return false;
+	/* "pid (comm) S ...": the command may hold spaces and parentheses */
+	l = strchr(buf, '(');
+	r = strrchr(buf, ')');
+	if (!l || !r || r[1] != ' ' || r[2] != 'D')
+		return false;
+	if (comm)
+		snprintf(comm, len, "%.*s", (int)(r - l - 1), l + 1);
+	return true;
+}
+
+int proc_link(const char *procfs_root, const char *pid, const char *what, char *out, size_t len)
 {
 	char p[512];
 	ssize_t n;
@@ -270,7 +285,7 @@ static bool other_mnt_ns(const char *procfs_root, const char *pid)
 /* each thread of @pid asleep in D: the paths it is blocked on, as "PID\tPATH\0" records to @fd */
 static void scan_pid(const char *procfs_root, int pid, FILE *out)
 {
-	char dir[512], stat[600], buf[512], id[16], paths[2][PATH_MAX];
+	char dir[512], stat[600], id[16], paths[2][PATH_MAX];
 	struct dirent *d;
 	DIR *tasks;
 
@@ -279,14 +294,12 @@ static void scan_pid(const char *procfs_root, int pid, FILE *out)
 	    !(tasks = opendir(dir)))
 		return;
 	while ((d = readdir(tasks))) {
-		const char *r;
 		int n;
 
 		if (d->d_name[0] < '1' || d->d_name[0] > '9')
 			continue;
 		snprintf(stat, sizeof(stat), "%s/%s/stat", dir, d->d_name);
-		if (read_file_at(AT_FDCWD, stat, buf, sizeof(buf)) < 0 || !(r = strrchr(buf, ')')) || r[1] != ' ' ||
-		    r[2] != 'D')
+		if (!proc_thread_in_d(stat, NULL, 0))
 			continue;
 		n = proc_blocked_paths(procfs_root, id, d->d_name, paths);
 		for (int k = 0; k < n; k++)

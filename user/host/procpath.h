@@ -8,6 +8,7 @@
 #define SLOTSCOPE_PROCPATH_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
@@ -18,6 +19,11 @@
  * ptrace's right to the process). Its reads may wait on the process's locks: see below.
  */
 int proc_blocked_paths(const char *procfs_root, const char *pid, const char *tid, char out[2][PATH_MAX]);
+
+/* the thread whose stat file (/proc/PID/task/TID/stat) is @stat_path asleep in D; its command into @comm */
+bool proc_thread_in_d(const char *stat_path, char *comm, size_t len);
+/* the link /proc/@pid/@what (cwd, root, fd/N, ns/mnt) into @out; 0 or -errno */
+int proc_link(const char *procfs_root, const char *pid, const char *what, char *out, size_t len);
 
 typedef void (*blocked_fn)(int pid, const char *path, void *arg);
 /*

@@ -208,27 +208,20 @@ static void files_on(const char *procfs_root, struct stuck_proc *p, const struct
 	char dir[512], link[4096], pid[16];
 	struct dirent *d;
 	DIR *fds;
-	ssize_t n;
 
 	snprintf(pid, sizeof(pid), "%d", p->pid);
-	if (root_path(dir, sizeof(dir), procfs_root, "/proc/%s/cwd", pid) == 0 &&
-	    (n = readlink(dir, link, sizeof(link) - 1)) > 0) {
-		link[n] = 0;
+	if (!proc_link(procfs_root, pid, "cwd", link, sizeof(link)))
 		mark(p, link, s);
-	}
 	if (root_path(dir, sizeof(dir), procfs_root, "/proc/%s/fd", pid) || !(fds = opendir(dir)))
 		return;
 	while ((d = readdir(fds))) {
-		char f[600];
+		char fd[300];
 
 		if (d->d_name[0] == '.')
 			continue;
-		snprintf(f, sizeof(f), "%s/%s", dir, d->d_name);
-		n = readlink(f, link, sizeof(link) - 1);
-		if (n <= 0)
-			continue;
-		link[n] = 0;
-		mark(p, link, s);
+		snprintf(fd, sizeof(fd), "fd/%s", d->d_name);
+		if (!proc_link(procfs_root, pid, fd, link, sizeof(link)))
+			mark(p, link, s);
 	}
 	closedir(fds);
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 #include "run/silence.h"
+#include "host/procpath.h"
 #include "lib/util.h"
 
 int xprt_state_connected_at(const char *dir)
@@ -80,7 +81,7 @@ static __u32 mount_dev(const struct mount_table *mt, const char *mountpoint)
 
 bool task_in_d_state(const char *procfs_root, int pid, char *comm, size_t len)
 {
-	char path[512], buf[512];
+	char path[512];
 	struct dirent *d;
 	bool stuck = false;
 	DIR *dir;
@@ -91,22 +92,12 @@ bool task_in_d_state(const char *procfs_root, int pid, char *comm, size_t len)
 	if (!dir)
 		return false;
 	while (!stuck && (d = readdir(dir))) {
-		char sub[600], *l, *r;
+		char sub[600];
 
 		if (!isdigit((unsigned char)d->d_name[0]))
 			continue;
 		snprintf(sub, sizeof(sub), "%s/%s/stat", path, d->d_name);
-		if (read_file_at(AT_FDCWD, sub, buf, sizeof(buf)) < 0)
-			continue;
-		/* "pid (comm) S ...": the command may hold spaces and parentheses */
-		l = strchr(buf, '(');
-		r = strrchr(buf, ')');
-		if (!l || !r || r[1] != ' ')
-			continue;
-		if (r[2] == 'D') {
-			stuck = true;
-			snprintf(comm, len, "%.*s", (int)(r - l - 1), l + 1);
-		}
+		stuck = proc_thread_in_d(sub, comm, len);
 	}
 	closedir(dir);
 	return stuck;
