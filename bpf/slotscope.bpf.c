@@ -526,6 +526,32 @@ int BPF_KRETPROBE(kretprobe_alloc_nfs_open_context, void *ret)
 }
 
 /*
+ * The same birth seen from vmlinux, where NFS's own function cannot be hooked (the unit's
+ * capabilities at perf_event_paranoid 3): an open by path (open, openat, openat2, creat,
+ * io_uring's, exec's) returns from do_filp_open() with its new file, whose open context NFS made
+ * and set in it (private_data) during the call; none of that context's READs or WRITEs has
+ * ended yet. Before it, those hooks kept the file check alone, and a restore window counted a
+ * session's first MiB read to the Slurm job whose closed file and context the session's open
+ * had taken (test_job_rpcbytes, under the unit's capabilities). Opens that do not pass there
+ * (open_by_handle_at(), the kernel's own dentry_open()) keep the file check.
+ */
+SEC("fexit/do_filp_open")
+int BPF_PROG(fexit_do_filp_open, int dfd, struct filename *name, const void *op, struct file *ret)
+{
+	struct file *f;
+	__u64 n;
+
+	if (!jobs_timed)
+		return 0;
+	n = as_number(ret);
+	f = (struct file *)n;
+	/* an ERR_PTR() is no file */
+	if (!n || n >= (__u64)-4095 || BPF_CORE_READ(f, f_inode, i_sb, s_magic) != NFS_SUPER_MAGIC)
+		return 0;
+	return ctx_born((__u64)BPF_CORE_READ(f, private_data));
+}
+
+/*
  * The same through vmlinux's own VFS, for a loader that may not hook NFS's module: fentry/fexit
  * on a module function needs the module's BTF by id (CAP_SYS_ADMIN), a kprobe needs
  * perf_event_paranoid <= 2 on Debian's kernels (3 by default; Ubuntu's 4), and vmlinux's

@@ -11,6 +11,9 @@
 # - then a new Slurm step (job 777) writes 1 MiB: the window names it, its 1 MiB of file calls
 #   and at least that sent, and the window's RPC bytes are mountstats' WRITE bytes over the run;
 # - slotscope's own CPU a tick, stated.
+# A second slotscope traces the same run as nobody with the package unit's capabilities at
+# Debian's default perf_event_paranoid (vmlinux's hooks alone: its VFS for the jobs, do_filp_open
+# for the new contexts), and its window must carry no reader's WRITE either.
 #% timeout: 1200
 . /src/tests/vm/jobwin.inc
 nfsd_start >/dev/null || exit 1
@@ -23,6 +26,12 @@ scope=/sys/fs/cgroup/system.slice/slurmstepd.scope fill=/sys/fs/cgroup/user.slic
 mkdir -p $scope/job_1/step_0 $scope/job_777/step_0 $fill || { fail "cgroups"; exit 1; }
 up() { cut -d' ' -f1 /proc/uptime; }
 entries() { bpftool map dump name jobio -j 2>/dev/null | jq length; }
+echo 3 >/proc/sys/kernel/perf_event_paranoid
+caps="cap_bpf,cap_perfmon"
+env capsh --caps="$caps,cap_setpcap,cap_setuid,cap_setgid+eip" --keep=1 --user=nobody --addamb="$caps" \
+	--shell=/bin/sh -- -c "exec slotscope -v --json 1 --ckpt-threshold 0.01 --mounts-of 1 >/tmp/u.json 2>/tmp/u.err" &
+upid=$!
+i=0; until grep -q '"interval"' /tmp/u.json 2>/dev/null || [ $i -ge 300 ]; do sleep 0.2; i=$((i + 1)); done
 w0=$(mountstats_op /mnt/a WRITE bytes_sent)
 if [ "$CAP" = 0 ]; then
 	jobwin_start slotscope -v --json 1 --ckpt-threshold 0.01
@@ -49,6 +58,9 @@ check_le "the map never full" "$most" $((CAP - 1))
 sh -c "echo \$\$ >$scope/job_777/step_0/cgroup.procs && exec dd if=/dev/zero of=/mnt/a/c/step bs=64k count=16 oflag=direct 2>/dev/null" ||
 	fail "job 777's step"
 jobwin_end
+i=0; until grep -q '"type":"checkpoint"' /tmp/u.json || [ $i -ge 150 ]; do sleep 0.2; i=$((i + 1)); done
+kill -INT $upid
+wait $upid
 sum=$(jq -c 'select(.type == "summary")' /tmp/c.json | tail -n 1)
 w=$(jq -c 'select(.type == "checkpoint")' /tmp/c.json | head -n 1)
 echo "note the window: $(echo "$w" | jq -c '{n, duration_s, bytes_written, jobs_total, shown: [.jobs[] | {id, kind, io_bytes, rpc_bytes}]}')"
@@ -68,4 +80,16 @@ check_eq "none of the readers' cgroups carried a WRITE (their contexts' addresse
 check_eq "job 1's WRITEs all its own: the window's RPC bytes less job 777's" \
 	"$(echo "$w" | jq '.jobs[] | select(.id == "1") | .rpc_bytes')" \
 	"$(echo "$w" | jq '.jobs_total.rpc_bytes - (.jobs[] | select(.id == "777") | .rpc_bytes)')"
+# the same under the unit's capabilities, where a new context is seen from vmlinux's open
+uw=$(jq -c 'select(.type == "checkpoint")' /tmp/u.json | head -n 1)
+echo "note the unit's window: $(echo "$uw" | jq -c '{n, duration_s, bytes_written, jobs_total, shown: [.jobs[] | {id, kind, rpc_bytes}]}')"
+check_eq "unit: new contexts seen from vmlinux's open" "$(sed -n 's/^slotscope: hook do_filp_open  *//p' /tmp/u.err | head -n 1)" fexit
+check_eq "unit: one checkpoint window" "$(jq -s '[.[] | select(.type == "checkpoint")] | length' /tmp/u.json)" 1
+check_eq "unit: the window's RPC bytes = mountstats WRITE bytes over the run" "$(echo "$uw" | jq .jobs_total.rpc_bytes)" $((w1 - w0))
+check_eq "unit: none of the readers' cgroups carried a WRITE" \
+	"$(echo "$uw" | jq '[.jobs[] | select(.kind == "cgroup" and .rpc_bytes > 0)] | length')" 0
+check_eq "unit: job 1's WRITEs all its own" \
+	"$(echo "$uw" | jq '.jobs[] | select(.id == "1") | .rpc_bytes')" \
+	"$(echo "$uw" | jq '.jobs_total.rpc_bytes - ((.jobs[] | select(.id == "777") | .rpc_bytes) // 0)')"
+check_eq "unit: nothing refused or failed" "$(grep -v '^libbpf' /tmp/u.err | grep -ic 'cannot\|refused\|fail')" 0
 exit $CHECK_FAILED

@@ -22,9 +22,10 @@ enum hook_kind { TP, FUNC, FUNC_RET };
 /*
  * which design a hook serves; G_JOBS: both, unless --no-jobs leaves jobs unnamed; G_JOBS_VFS:
  * the same through vmlinux's VFS, when NFS's own functions cannot be hooked; G_JOBS_CTX: both,
- * unless --no-jobs: a new NFS open context, whose address may be an old one's
+ * unless --no-jobs: a new NFS open context, whose address may be an old one's; G_JOBS_VFS_CTX:
+ * the same seen from vmlinux's open, when NFS's own function cannot be hooked
  */
-enum hook_group { G_ALL, G_FN, G_TP, G_JOBS, G_JOBS_VFS, G_JOBS_CTX };
+enum hook_group { G_ALL, G_FN, G_TP, G_JOBS, G_JOBS_VFS, G_JOBS_CTX, G_JOBS_VFS_CTX };
 
 struct hook {
 	const char *name;
@@ -42,7 +43,7 @@ struct hook {
 	char why[160];			/* the verifier's reason, for the message */
 };
 
-#define NHOOKS 25
+#define NHOOKS 26
 /* the verifier's log of a program that fails to load; a level-1 log of ours fits easily */
 #define VLOG_SIZE (256 * 1024)
 

@@ -103,6 +103,10 @@ static void add_hooks(struct engine *e)
 		  "an NFS open context made where a freed one was may count its first call's RPCs to "
 		  "the old one's job", s->progs.fexit_alloc_nfs_open_context,
 		  s->progs.kretprobe_alloc_nfs_open_context },
+		/* where it cannot be hooked: the new file an open returns carries the new context */
+		{ "do_filp_open", FUNC_RET, G_JOBS_VFS_CTX, false,
+		  "an NFS open context made where a freed one was may count its first call's RPCs to "
+		  "the old one's job", s->progs.fexit_do_filp_open, NULL },
 		/* where the two above cannot be hooked (the unit's capabilities at Debian's defaults) */
 		{ "vfs_write", FUNC_RET, G_JOBS_VFS, false,
 		  "a window's jobs are not named (no bytes per cgroup)", s->progs.fexit_vfs_write, NULL },

@@ -206,7 +206,7 @@ static int pick_variant(const struct engine *e, const struct hook *h)
 	 * the fallback is forced for the module's hooks (no module BTF by id without CAP_SYS_ADMIN,
 	 * or asked); vmlinux's own functions (the VFS's) are attached by their vmlinux BTF id
 	 */
-	bool forced = e->o.force_fallback && h->group != G_JOBS_VFS;
+	bool forced = e->o.force_fallback && h->group != G_JOBS_VFS && h->group != G_JOBS_VFS_CTX;
 
 	for (int v = 0; v < 2; v++)
 		if (h->have[v] && !(h->refused & (1u << v)) && !(v == 0 && forced) &&
@@ -261,6 +261,7 @@ static enum events choose_events(const struct engine *e)
 int choose_methods(struct engine *e)
 {
 	bool nfs_jobs[2] = { false, false };	/* NFS's own write, read hooked: the VFS's not needed */
+	bool nfs_ctx = false;			/* NFS's own context births hooked: the open's not needed */
 
 	probe_hooks(e);
 	e->events = choose_events(e);
@@ -275,7 +276,8 @@ int choose_methods(struct engine *e)
 				((h->group == G_JOBS || h->group == G_JOBS_CTX) && !e->o.no_jobs) ||
 				(h->group == G_FN && e->events == EVENTS_FUNCTIONS) ||
 				(h->group == G_TP && e->events == EVENTS_TRACEPOINTS) ||
-				(h->group == G_JOBS_VFS && !e->o.no_jobs && !nfs_jobs[is_write(h)]);
+				(h->group == G_JOBS_VFS && !e->o.no_jobs && !nfs_jobs[is_write(h)]) ||
+				(h->group == G_JOBS_VFS_CTX && !e->o.no_jobs && !nfs_ctx);
 		pick = st->in_design ? pick_variant(e, h) : -1;
 		/*
 		 * A kretprobe sees the returns of at most max(10, 2 x CPUs) calls at once (the
@@ -293,6 +295,8 @@ int choose_methods(struct engine *e)
 		}
 		if (pick >= 0 && h->group == G_JOBS)
 			nfs_jobs[is_write(h)] = true;
+		if (pick >= 0 && h->group == G_JOBS_CTX)
+			nfs_ctx = true;
 		st->method = pick < 0 ? HOOK_OFF : h->kind == TP ? HOOK_TP_BTF + pick :
 			     h->kind == FUNC ? HOOK_FENTRY + pick : HOOK_FEXIT + pick;
 		for (int p = 0; p < 2; p++) {

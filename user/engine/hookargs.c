@@ -36,6 +36,7 @@ static const struct {
 	{ "nfs_file_write", "kiocb,iov_iter" },
 	{ "nfs_file_read", "kiocb,iov_iter" },
 	{ "alloc_nfs_open_context", "dentry,-,file" },
+	{ "do_filp_open", "-,filename,open_flags" },
 };
 
 const char *hook_args_of(const char *hook)
