@@ -396,14 +396,18 @@ static long forget_client(struct bpf_map *map, struct op_key *k, struct op_stats
 
 #define RD DIRECT_READ
 #define SFX btf
+#define HANDOFF_APART 0
 #include "handlers.bpf.h"
 #undef RD
 #undef SFX
+#undef HANDOFF_APART
 #define RD BPF_CORE_READ
 #define SFX raw
+#define HANDOFF_APART 1
 #include "handlers.bpf.h"
 #undef RD
 #undef SFX
+#undef HANDOFF_APART
 
 /* ---- attach wrappers: one of each pair is loaded ---- */
 

@@ -180,6 +180,22 @@ static __always_inline int FN(handle_task_sleep)(struct rpc_task *task, struct r
 	return FN(wait_begin)(task, q, WAIT_KINDS, false);
 }
 
+#if HANDOFF_APART
+/*
+ * The backlog hand-off's take, verified apart from the wake-up that calls it. Through raw reads
+ * (every pointer a number to the verifier) 7.2's verifier walked both in one program past its
+ * million instructions ("BPF program is too large"), and the raw_tp variant, the only one a
+ * loader without CAP_SYS_ADMIN has, was refused: the package unit at Debian's default
+ * perf_event_paranoid did not start on 7.2. A global function is verified once, whatever calls
+ * it, its arguments any number.
+ */
+__noinline int FN(handoff_take)(__u64 rqst, __u64 xprt, __u64 now)
+{
+	FN(slot_acquired)((struct rpc_rqst *)rqst, (struct rpc_xprt *)xprt, true, now);
+	return 0;
+}
+#endif
+
 static __always_inline int FN(handle_task_wakeup)(struct rpc_task *task, struct rpc_wait_queue *q)
 {
 	struct rpc_xprt *xprt;
@@ -201,8 +217,13 @@ static __always_inline int FN(handle_task_wakeup)(struct rpc_task *task, struct 
 		struct rpc_rqst *rqst = RD(task, tk_rqstp);
 
 		now = bpf_ktime_get_ns();
+#if HANDOFF_APART
+		if (rqst)
+			FN(handoff_take)((__u64)rqst, (__u64)xprt, now);
+#else
 		if (rqst)
 			FN(slot_acquired)(rqst, xprt, true, now);
+#endif
 	}
 	w = bpf_map_lookup_elem(&waiters, &key);
 	if (!w)

@@ -168,4 +168,19 @@ else
 	check_gt "the grown session table ($ms slots) used past max_session_slots=4 (highest slot id)" "$peak_slot" 3
 fi
 check_eq "no map drops" "$drops" 0
+
+# the package unit's capabilities at Debian's default perf_event_paranoid: NFS's module cannot be
+# hooked, and a new open context is seen from vmlinux's open (do_filp_open(), do_file_open() from
+# 7.0), its program loaded on every kernel of the matrix and run by an open of an NFS file
+echo 3 >/proc/sys/kernel/perf_event_paranoid
+caps="cap_bpf,cap_perfmon"
+env capsh --caps="$caps,cap_setpcap,cap_setuid,cap_setgid+eip" --keep=1 --user=nobody --addamb="$caps" \
+	--shell=/bin/sh -- -c "exec slotscope -v --json 1 -d 4 >/tmp/u.json 2>/tmp/u.err" &
+up=$!
+i=0; until grep -q '"interval"' /tmp/u.json 2>/dev/null || [ $i -ge 300 ]; do sleep 0.2; i=$((i + 1)); done
+dd if=/dev/zero of=/mnt/t/unit bs=64k count=1 oflag=direct 2>/dev/null || fail "a write as the unit traced"
+wait $up
+check_eq "unit's capabilities: traced to its end" "$?" 0
+check_eq "unit's capabilities: new open contexts from vmlinux's open" \
+	"$(sed -n 's/^slotscope: hook do_fil[pe]_open  *//p' /tmp/u.err | head -n 1)" fexit
 exit $CHECK_FAILED

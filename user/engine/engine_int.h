@@ -39,6 +39,7 @@ struct hook {
 	bool said;			/* its loss was said (loads are retried) */
 	bool probed, have[2];		/* which variants the kernel offers, probed once */
 	const char *args;		/* what its program reads (hookargs.c); NULL: not checked */
+	const char *renamed;		/* the name this kernel gives the function, if not ours */
 	bool args_differ;		/* its prototype in BTF is not that: no variant */
 	char why[160];			/* the verifier's reason, for the message */
 };

@@ -123,12 +123,12 @@ static void add_hooks(struct engine *e)
 		struct hook *h = &e->hooks[i];
 
 		/* refused and why outlive the skeleton: they steer the next try */
-		h->name = t[i].name;
+		h->name = h->renamed ? h->renamed : t[i].name;
 		h->kind = t[i].kind;
 		h->group = t[i].group;
 		h->required = t[i].required;
 		h->loses = t[i].loses;
-		h->args = hook_args_of(h->name);
+		h->args = hook_args_of(t[i].name);
 		h->progs[0] = t[i].a;
 		h->progs[1] = t[i].b;
 		/* a kretprobe's entry kprobe: kretprobe_X's is kprobe_X */

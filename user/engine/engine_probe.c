@@ -162,6 +162,23 @@ static void prove_args(struct engine *e, struct hook *h)
 	}
 }
 
+/*
+ * Functions a later kernel renamed, their prototypes kept: each is hooked under the name the
+ * running kernel's BTF has. vmlinux's open by path was do_filp_open() until "rename
+ * do_filp_open() to do_file_open()" (Al Viro, 7.0).
+ */
+static const char *const renamed[][2] = {
+	{ "do_filp_open", "do_file_open" },
+};
+
+static void rename_hook(struct engine *e, struct hook *h)
+{
+	for (size_t i = 0; i < sizeof(renamed) / sizeof(renamed[0]); i++)
+		if (!strcmp(h->name, renamed[i][0]) && !btf_has(e, h->name, BTF_KIND_FUNC) &&
+		    btf_has(e, renamed[i][1], BTF_KIND_FUNC))
+			h->name = h->renamed = renamed[i][1];
+}
+
 static void probe_hooks(struct engine *e)
 {
 	const char *funcs[NHOOKS] = { 0 };
@@ -179,6 +196,7 @@ static void probe_hooks(struct engine *e)
 			/* tracefs is root's only: a btf_trace_ typedef proves the tracepoint too */
 			h->have[1] = h->have[0] || tracefs_has(e, h->name);
 		} else {
+			rename_hook(e, h);
 			h->have[0] = btf_has(e, h->name, BTF_KIND_FUNC);
 			funcs[i] = h->name;
 			any = true;
@@ -293,6 +311,9 @@ int choose_methods(struct engine *e)
 			st->method = HOOK_OFF;
 			continue;
 		}
+		/* the program's section names the function by our name: the kernel's is attached */
+		if (pick == 0 && h->renamed && bpf_program__set_attach_target(h->progs[0], 0, h->renamed))
+			pick = -1;
 		if (pick >= 0 && h->group == G_JOBS)
 			nfs_jobs[is_write(h)] = true;
 		if (pick >= 0 && h->group == G_JOBS_CTX)

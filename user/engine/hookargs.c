@@ -36,7 +36,7 @@ static const struct {
 	{ "nfs_file_write", "kiocb,iov_iter" },
 	{ "nfs_file_read", "kiocb,iov_iter" },
 	{ "alloc_nfs_open_context", "dentry,-,file" },
-	{ "do_filp_open", "-,filename,open_flags" },
+	{ "do_filp_open", "-,filename,open_flags" },	/* do_file_open() from 7.0: the same */
 };
 
 const char *hook_args_of(const char *hook)
