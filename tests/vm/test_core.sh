@@ -169,6 +169,14 @@ else
 fi
 check_eq "no map drops" "$drops" 0
 
+# the function design with every hook through its fallback (kprobes, raw_tp: a root loader on a
+# stack whose modules carry no BTF), loaded on every kernel of the matrix
+env SLOTSCOPE_ATTACH=fallback SLOTSCOPE_EVENTS=functions slotscope -v --json 1 -d 2 >/tmp/k.json 2>/tmp/k.err
+check_eq "every hook's fallback, the function design: traced to its end" "$?" 0
+check_eq "every hook's fallback, the function design: its waits through kprobes" \
+	"$(sed -n 's/^slotscope: hook rpc_sleep_on  *//p' /tmp/k.err | head -n 1)" kprobe
+check_eq "every hook's fallback, the function design: nothing refused" "$(grep -c 'refused' /tmp/k.err)" 0
+
 # the package unit's capabilities at Debian's default perf_event_paranoid: NFS's module cannot be
 # hooked, and a new open context is seen from vmlinux's open (do_filp_open(), do_file_open() from
 # 7.0), its program loaded on every kernel of the matrix and run by an open of an NFS file
