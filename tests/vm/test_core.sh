@@ -189,6 +189,12 @@ i=0; until grep -q '"interval"' /tmp/u.json 2>/dev/null || [ $i -ge 300 ]; do sl
 dd if=/dev/zero of=/mnt/t/unit bs=64k count=1 oflag=direct 2>/dev/null || fail "a write as the unit traced"
 wait $up
 check_eq "unit's capabilities: traced to its end" "$?" 0
-check_eq "unit's capabilities: new open contexts from vmlinux's open" \
-	"$(sed -n 's/^slotscope: hook do_fil[pe]_open  *//p' /tmp/u.err | head -n 1)" fexit
+# where the kernel has BPF trampolines (arm64's 6.1 has none: then no vmlinux hook either, and no job)
+vw=$(sed -n 's/^slotscope: hook vfs_write  *//p' /tmp/u.err | head -n 1)
+if [ "$vw" = fexit ]; then
+	check_eq "unit's capabilities: new open contexts from vmlinux's open" \
+		"$(sed -n 's/^slotscope: hook do_fil[pe]_open  *//p' /tmp/u.err | head -n 1)" fexit
+else
+	echo "note unit's capabilities: no vmlinux fexit here (vfs_write: $vw): no job is named, no open hooked"
+fi
 exit $CHECK_FAILED
