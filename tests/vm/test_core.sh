@@ -179,7 +179,7 @@ check_eq "every hook's fallback, the function design: nothing refused" "$(grep -
 
 # the package unit's capabilities at Debian's default perf_event_paranoid: NFS's module cannot be
 # hooked, and a new open context is seen from vmlinux's open (do_filp_open(), do_file_open() from
-# 7.0), its program loaded on every kernel of the matrix and run by an open of an NFS file
+# 7.0), its program loaded on every kernel of the matrix while an NFS file is opened and written
 echo 3 >/proc/sys/kernel/perf_event_paranoid
 caps="cap_bpf,cap_perfmon"
 env capsh --caps="$caps,cap_setpcap,cap_setuid,cap_setgid+eip" --keep=1 --user=nobody --addamb="$caps" \

@@ -25,7 +25,10 @@ dd if=/dev/urandom of=/mnt/a/c/r bs=4k count=1 2>/dev/null || { fail "the file r
 scope=/sys/fs/cgroup/system.slice/slurmstepd.scope fill=/sys/fs/cgroup/user.slice/fill
 mkdir -p $scope/job_1/step_0 $scope/job_777/step_0 $fill || { fail "cgroups"; exit 1; }
 up() { cut -d' ' -f1 /proc/uptime; }
-entries() { bpftool map dump name jobio -j 2>/dev/null | jq length; }
+# root's job map, by id: the unit's tracer has a jobio of its own, and bpftool's dump by name
+# of two maps is an array of both (its length 2, whatever either held)
+entries() { bpftool map dump id "$jid" -j 2>/dev/null | jq length; }
+newest_jobio() { bpftool map show -j | jq '[.[] | select(.name == "jobio")] | max_by(.id) | .id'; }
 echo 3 >/proc/sys/kernel/perf_event_paranoid
 caps="cap_bpf,cap_perfmon"
 env capsh --caps="$caps,cap_setpcap,cap_setuid,cap_setgid+eip" --keep=1 --user=nobody --addamb="$caps" \
@@ -35,10 +38,13 @@ i=0; until grep -q '"interval"' /tmp/u.json 2>/dev/null || [ $i -ge 300 ]; do sl
 w0=$(mountstats_op /mnt/a WRITE bytes_sent)
 if [ "$CAP" = 0 ]; then
 	jobwin_start slotscope -v --json 1 --ckpt-threshold 0.01
-	CAP=$(bpftool map show name jobio -j | jq .max_entries)
+	jid=$(newest_jobio)
+	CAP=$(bpftool map show id "$jid" -j | jq .max_entries)
 else
 	jobwin_start env SLOTSCOPE_TEST_JOBIO=$CAP slotscope-faults -v --json 1 --ckpt-threshold 0.01
+	jid=$(newest_jobio)
 fi
+check_eq "root's job map, its size" "$(bpftool map show id "$jid" -j | jq .max_entries)" "$CAP"
 # the map's size every second while the cgroups come
 ( most=0; while [ ! -f /tmp/filled ]; do n=$(entries); [ "${n:-0}" -gt $most ] && most=$n; echo $most >/tmp/most; sleep 1; done ) &
 sleep 2

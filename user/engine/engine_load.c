@@ -100,8 +100,8 @@ static void add_hooks(struct engine *e)
 		 * struct file's may be reused too, and an O_DIRECT call's RPCs end before it returns)
 		 */
 		{ "alloc_nfs_open_context", FUNC_RET, G_JOBS_CTX, false,
-		  "an NFS open context made where a freed one was may count its first call's RPCs to "
-		  "the old one's job", s->progs.fexit_alloc_nfs_open_context,
+		  "new open contexts are seen from vmlinux's open instead (do_filp_open), which "
+		  "open_by_handle_at() and the kernel's own opens do not pass", s->progs.fexit_alloc_nfs_open_context,
 		  s->progs.kretprobe_alloc_nfs_open_context },
 		/* where it cannot be hooked: the new file an open returns carries the new context */
 		{ "do_filp_open", FUNC_RET, G_JOBS_VFS_CTX, false,
@@ -135,7 +135,7 @@ static void add_hooks(struct engine *e)
 		if (t[i].kind == FUNC_RET && t[i].b) {
 			char entry[64];
 
-			snprintf(entry, sizeof(entry), "kprobe_%s", h->name);
+			snprintf(entry, sizeof(entry), "kprobe_%s", t[i].name);
 			h->with[1] = bpf_object__find_program_by_name(s->obj, entry);
 		}
 	}
@@ -512,8 +512,13 @@ void engine_arm(struct engine *e)
 			continue;
 		if (!strcmp(e->hooks[i].name, "nfs4_free_slot"))
 			e->skel->bss->session_levels = 1;
-		/* before arming: no file call has named a context yet, so every entry is born watched */
-		if (!strcmp(e->hooks[i].name, "alloc_nfs_open_context"))
+		/*
+		 * before arming: no file call has named a context yet, so every entry is born watched.
+		 * Not for do_filp_open: opens that do not pass there (open_by_handle_at(), the
+		 * kernel's own) make contexts it never sees, whose entries the file check still proves.
+		 * Nor for a kretprobe, which misses returns past its maxactive calls at once.
+		 */
+		if (!strcmp(e->hooks[i].name, "alloc_nfs_open_context") && e->status[i].method == HOOK_FEXIT)
 			e->skel->bss->ctx_births = 1;
 		if (!strcmp(e->hooks[i].name, "xprt_get_cong") || !strcmp(e->hooks[i].name, "xprt_put_cong"))
 			cong++;

@@ -312,8 +312,15 @@ int choose_methods(struct engine *e)
 			continue;
 		}
 		/* the program's section names the function by our name: the kernel's is attached */
-		if (pick == 0 && h->renamed && bpf_program__set_attach_target(h->progs[0], 0, h->renamed))
-			pick = -1;
+		if (pick == 0 && h->renamed) {
+			int err = bpf_program__set_attach_target(h->progs[0], 0, h->renamed);
+
+			if (err) {
+				pr_warn("hook %s left off: cannot aim its program at it: %s\n", h->name,
+					strerror(-err));
+				pick = -1;
+			}
+		}
 		if (pick >= 0 && h->group == G_JOBS)
 			nfs_jobs[is_write(h)] = true;
 		if (pick >= 0 && h->group == G_JOBS_CTX)
