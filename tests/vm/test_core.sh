@@ -181,9 +181,7 @@ check_eq "every hook's fallback, the function design: nothing refused" "$(grep -
 # hooked, and a new open context is seen from vmlinux's open (do_filp_open(), do_file_open() from
 # 7.0), its program loaded on every kernel of the matrix while an NFS file is opened and written
 echo 3 >/proc/sys/kernel/perf_event_paranoid
-caps="cap_bpf,cap_perfmon"
-env capsh --caps="$caps,cap_setpcap,cap_setuid,cap_setgid+eip" --keep=1 --user=nobody --addamb="$caps" \
-	--shell=/bin/sh -- -c "exec slotscope -v --json 1 -d 4 >/tmp/u.json 2>/tmp/u.err" &
+as_unit "exec slotscope -v --json 1 -d 4 >/tmp/u.json 2>/tmp/u.err" &
 up=$!
 i=0; until grep -q '"interval"' /tmp/u.json 2>/dev/null || [ $i -ge 300 ]; do sleep 0.2; i=$((i + 1)); done
 dd if=/dev/zero of=/mnt/t/unit bs=64k count=1 oflag=direct 2>/dev/null || fail "a write as the unit traced"

@@ -30,9 +30,7 @@ up() { cut -d' ' -f1 /proc/uptime; }
 entries() { bpftool map dump id "$jid" -j 2>/dev/null | jq length; }
 newest_jobio() { bpftool map show -j | jq '[.[] | select(.name == "jobio")] | max_by(.id) | .id'; }
 echo 3 >/proc/sys/kernel/perf_event_paranoid
-caps="cap_bpf,cap_perfmon"
-env capsh --caps="$caps,cap_setpcap,cap_setuid,cap_setgid+eip" --keep=1 --user=nobody --addamb="$caps" \
-	--shell=/bin/sh -- -c "exec slotscope -v --json 1 --ckpt-threshold 0.01 --mounts-of 1 >/tmp/u.json 2>/tmp/u.err" &
+as_unit "exec slotscope -v --json 1 --ckpt-threshold 0.01 --mounts-of 1 >/tmp/u.json 2>/tmp/u.err" &
 upid=$!
 i=0; until grep -q '"interval"' /tmp/u.json 2>/dev/null || [ $i -ge 300 ]; do sleep 0.2; i=$((i + 1)); done
 w0=$(mountstats_op /mnt/a WRITE bytes_sent)

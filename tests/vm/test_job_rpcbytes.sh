@@ -30,9 +30,7 @@ done
 chmod 666 /mnt/a/j/data.*
 slotscope --json 1 --ckpt-threshold 0.5 --restore-threshold 0.5 --prom-file /tmp/s.prom >/tmp/root.json 2>/tmp/root.err &
 rp=$!
-caps="cap_bpf,cap_perfmon"
-env capsh --caps="$caps,cap_setpcap,cap_setuid,cap_setgid+eip" --keep=1 --user=nobody --addamb="$caps" \
-	--shell=/bin/sh -- -c "exec slotscope -v --json 1 --ckpt-threshold 0.5 --restore-threshold 0.5 --mounts-of 1 >/tmp/unit.json 2>/tmp/unit.err" &
+as_unit "exec slotscope -v --json 1 --ckpt-threshold 0.5 --restore-threshold 0.5 --mounts-of 1 >/tmp/unit.json 2>/tmp/unit.err" &
 up=$!
 tracing() { grep -q '"interval"' /tmp/$1.json 2>/dev/null; }
 i=0; until tracing root && tracing unit || [ $i -ge 300 ]; do sleep 0.2; i=$((i + 1)); done
