@@ -395,10 +395,12 @@ _mountstats_xprt() {
 
 # kill_matching TEXT: SIGTERM to every process whose command line holds TEXT (the image has no
 # pkill; this shell's own $(...) copies hold the script's command line, not TEXT)
-# as_unit CMD: the shell command CMD run as nobody with the package unit's capabilities alone
-# (CAP_BPF and CAP_PERFMON, ambient: kept across its exec of slotscope)
+# as_unit CMD &: the shell command CMD run as nobody with the package unit's capabilities alone
+# (CAP_BPF and CAP_PERFMON, ambient: kept across its exec of slotscope). It execs, so that $! is
+# the command's own pid (a signal to a backgrounded function's subshell would not reach it): run
+# it in the background or in a subshell, never in the test's own shell.
 as_unit() {
-	capsh --caps="cap_bpf,cap_perfmon,cap_setpcap,cap_setuid,cap_setgid+eip" --keep=1 --user=nobody \
+	exec capsh --caps="cap_bpf,cap_perfmon,cap_setpcap,cap_setuid,cap_setgid+eip" --keep=1 --user=nobody \
 		--addamb="cap_bpf,cap_perfmon" --shell=/bin/sh -- -c "$1"
 }
 kill_matching() {
