@@ -72,6 +72,8 @@ self=$(echo "$sum" | jq -c .self)
 echo "note slotscope's own cost over $ticks intervals: $self, $(echo "$self" | jq --argjson n "$ticks" \
 	'(.user_s + .sys_s - .startup_cpu_s) / $n * 1000 | floor') ms of emulated CPU a tick after its start"
 grep "jobio" /tmp/c.err | tail -n 5 | sed "s/^/note /"
+# runs the kernel skipped (counters.recursion_misses) are named: each may be a count short
+grep -h "the kernel skipped" /tmp/c.err /tmp/u.err | sed "s/^/note /"
 check_eq "no job's count dropped for want of room (counters.jobs_full)" "$(echo "$sum" | jq .counters.jobs_full)" 0
 check_eq "one checkpoint window" "$(jq -s '[.[] | select(.type == "checkpoint")] | length' /tmp/c.json)" 1
 check_eq "the new step named: job 777, its 1 MiB of file calls, at least that sent" \
