@@ -393,8 +393,6 @@ _mountstats_xprt() {
 		}' /proc/self/mountstats
 }
 
-# kill_matching TEXT: SIGTERM to every process whose command line holds TEXT (the image has no
-# pkill; this shell's own $(...) copies hold the script's command line, not TEXT)
 # as_unit CMD &: the shell command CMD run as nobody with the package unit's capabilities alone
 # (CAP_BPF and CAP_PERFMON, ambient: kept across its exec of slotscope). It execs, so that $! is
 # the command's own pid (a signal to a backgrounded function's subshell would not reach it): run
@@ -403,6 +401,8 @@ as_unit() {
 	exec capsh --caps="cap_bpf,cap_perfmon,cap_setpcap,cap_setuid,cap_setgid+eip" --keep=1 --user=nobody \
 		--addamb="cap_bpf,cap_perfmon" --shell=/bin/sh -- -c "$1"
 }
+# kill_matching TEXT: SIGTERM to every process whose command line holds TEXT (the image has no
+# pkill; this shell's own $(...) copies hold the script's command line, not TEXT)
 kill_matching() {
 	for _p in /proc/[0-9]*; do
 		_c=$(tr '\0' ' ' <"$_p/cmdline" 2>/dev/null)

@@ -100,8 +100,8 @@ static void add_hooks(struct engine *e)
 		 * struct file's may be reused too, and an O_DIRECT call's RPCs end before it returns)
 		 */
 		{ "alloc_nfs_open_context", FUNC_RET, G_JOBS_CTX, false,
-		  "new open contexts are seen from vmlinux's open instead (do_filp_open), which "
-		  "open_by_handle_at() and the kernel's own opens do not pass", s->progs.fexit_alloc_nfs_open_context,
+		  "new open contexts are seen from vmlinux's open instead where it can be hooked "
+		  "(do_filp_open), which open_by_handle_at() and the kernel's own opens do not pass", s->progs.fexit_alloc_nfs_open_context,
 		  s->progs.kretprobe_alloc_nfs_open_context },
 		/* where it cannot be hooked: the new file an open returns carries the new context */
 		{ "do_filp_open", FUNC_RET, G_JOBS_VFS_CTX, false,
