@@ -381,7 +381,7 @@ help:
 	@echo "  all              the binary, $(O)/slotscope"
 	@echo "  deps             install the Debian packages a build needs (deps-test: the tests' too)"
 	@echo "  demo             checkpoint writes over NFS/TCP and NFS/RDMA in VMs, traced (~5 min)"
-	@echo "  test             everything CI runs (42-45 min from a clean clone with no cache here; CI's machine ran the same tests in 37 min); ends 'tests: N passed, N failed, N skipped'"
+	@echo "  test             everything CI runs (42-48 min from a clean clone with no cache here, as the machine's pace goes; CI's machine ran the same tests in 37 min); ends 'tests: N passed, N failed, N skipped'"
 	@echo "  unit-test        the unit tests; check: the same under ASan and UBSan; fuzz: every fuzzer"
 	@echo "  unit T=NAME      one unit test (tests/unit/NAME.c)"
 	@echo "  host T=NAME      one host test (tests/host/NAME.sh)"
